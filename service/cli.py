@@ -1,0 +1,146 @@
+"""Command line: ``verify`` logs, ``generate`` random legal games.
+
+    python -m service verify sample_logs/*          # one JSON report per game per line
+    python -m service verify --text games.ndjson    # a readable summary instead
+    python -m service generate --variant gin --games 100 --seed 1 > games.ndjson
+
+``verify`` exits 0 when every game is valid, 1 when any is illegal, mismatched or
+incomplete, 2 when any input is malformed (its field errors go to stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+
+import orjson
+
+from .engine import LogValidationError, load_json, parse_game, verify
+from .engine.report import VALID
+
+EXIT_VALID, EXIT_FAILED, EXIT_MALFORMED = 0, 1, 2
+NDJSON_SUFFIXES = (".ndjson", ".jsonl")
+
+
+def read_sources(path: str) -> Iterator[tuple[str, bytes]]:
+    """The games of one input as (source, JSON text): a JSON file is one game
+    (source = the path), an NDJSON file one game a line (source = path:line)."""
+    data = sys.stdin.buffer.read() if path == "-" else _read(path)
+    label = "<stdin>" if path == "-" else path
+    if not path.endswith(NDJSON_SUFFIXES):
+        try:
+            load_json(data)
+        except LogValidationError:
+            if data.count(b"\n") <= 1 or not data.lstrip().startswith(b"{"):
+                yield label, data
+                return
+        else:
+            yield label, data
+            return
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.strip():
+            yield f"{label}:{number}", line
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def verify_one(source: str, text: bytes) -> tuple[dict, int]:
+    """The report (with ``source``) of one game and its exit code."""
+    try:
+        game = parse_game(load_json(text))
+    except LogValidationError as error:
+        return {"source": source, "status": "malformed", "errors": error.errors}, EXIT_MALFORMED
+    report = verify(game).to_dict()
+    report = {"source": source, **report}
+    return report, EXIT_VALID if report["status"] == VALID else EXIT_FAILED
+
+
+def summary(report: dict) -> str:
+    """One readable paragraph per game."""
+    lines = [f"{report['source']}: {report['status']}"]
+    if report["status"] == "malformed":
+        for path, messages in report["errors"].items():
+            lines.extend(f"  {path or '(document)'}: {m}" for m in messages)
+        return "\n".join(lines)
+    totals = report["totals"]
+    scores = ", ".join(f"{p} {v}" for p, v in (totals.get("teams") or totals["points"]).items())
+    lines[0] += f"  ({len(report['deals'])} deals; {scores}; winner {totals['winner']})"
+    for v in report["violations"]:
+        where = "game" if v["deal"] is None else f"deal {v['deal']}" + (
+            f" move {v['move']}" if v["move"] is not None else "")
+        lines.append(f"  {where}: {v['code']}: {v['message']}")
+    for w in report["warnings"]:
+        lines.append(f"  deal {w['deal']} move {w['move']}: warning {w['code']}: {w['message']}")
+    return "\n".join(lines)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    worst = EXIT_VALID
+    out = sys.stdout.buffer
+    for path in args.paths:
+        try:
+            sources = list(read_sources(path))
+        except OSError as error:
+            print(f"{path}: cannot read: {error.strerror}", file=sys.stderr)
+            worst = EXIT_MALFORMED
+            continue
+        for source, text in sources:
+            report, code = verify_one(source, text)
+            worst = max(worst, code)
+            if code == EXIT_MALFORMED:
+                for field_path, messages in report["errors"].items():
+                    for message in messages:
+                        print(f"{source}: {field_path or '(document)'}: {message}",
+                              file=sys.stderr)
+            if args.text:
+                out.write(summary(report).encode() + b"\n")
+            else:
+                out.write(orjson.dumps(report) + b"\n")
+    out.flush()
+    return worst
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from .engine.generate import generate_games
+
+    out = sys.stdout.buffer
+    rules = orjson.loads(args.rules) if args.rules else None
+    for log in generate_games(args.variant, args.games, seed=args.seed, players=args.players,
+                              rules=rules, with_deck=args.deck):
+        out.write(orjson.dumps(log) + b"\n")
+    out.flush()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rummy-audit", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    v = sub.add_parser("verify", help="verify game logs (JSON or NDJSON files, - for stdin)")
+    v.add_argument("paths", nargs="+")
+    v.add_argument("--text", action="store_true", help="a readable summary instead of JSON")
+    v.set_defaults(func=cmd_verify)
+    g = sub.add_parser("generate", help="write random legal games as NDJSON")
+    g.add_argument("--variant", required=True)
+    g.add_argument("--games", type=int, default=1)
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--players", type=int, default=None)
+    g.add_argument("--rules", default=None, help="option overrides as a JSON object")
+    g.add_argument("--deck", action="store_true", help="record each deal's full deck")
+    g.set_defaults(func=cmd_generate)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        return EXIT_VALID
+
+
+if __name__ == "__main__":
+    sys.exit(main())

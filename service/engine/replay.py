@@ -1,0 +1,240 @@
+"""Replay a parsed game deal by deal and build its verification report.
+
+After a deal's first illegal move (or a problem of the deal as a whole) the rest of
+that deal is not judged: it is unscored but counts as played, and the next deals are
+still judged.  Claims are compared only where the deal (or, for the game's claims,
+every deal) is legal and finished.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import report as R
+from .gin import VOID, GinTable
+from .model import Deal, Game
+from .report import DealResult, Report, Violation, Warning
+from .rummy import BLOCKED, RummyTable
+from .scoring import Scoreboard, rummy_blocked_points, rummy_out_points
+from .table import Table
+
+
+def verify(game: Game) -> Report:
+    """Replay every deal of ``game`` and compare each claim with the recomputed value."""
+    return _GameReplay(game).run()
+
+
+class _GameReplay:
+    def __init__(self, game: Game):
+        self.game = game
+        self.rules = game.rules
+        names = game.players
+        if game.teams:
+            self.sides = ["+".join(names[s] for s in team) for team in game.teams]
+            side_of = {s: i for i, team in enumerate(game.teams) for s in team}
+        else:
+            self.sides = list(names)
+            side_of = {s: s for s in range(len(names))}
+        self.board = Scoreboard(game.rules, self.sides, side_of)
+        self.player_points = dict.fromkeys(range(len(names)), 0)
+        self.violations: list[Violation] = []
+        self.warnings: list[Warning] = []
+        self.results: list[DealResult] = []
+        self.any_illegal = False
+        self.over = False
+        self.played = 0  # deals counted toward the game (GAME_OVER ones are not)
+        self.last_pair: tuple[int, ...] | None = None
+        self.last_winner: int | None = None
+
+    def run(self) -> Report:
+        game = self.game
+        last = len(game.deals) - 1
+        finished_last = True
+        for d, deal in enumerate(game.deals):
+            if self.over:
+                self._deal_problem(d, deal, R.GAME_OVER, f"deal {d} was logged after the game "
+                                   "ended")
+                continue
+            finished_last = self._play_deal(d, deal, is_last=d == last)
+            self.played += 1
+            if not game.teams or self.played % 2 == 0:
+                self.board.end_unit()
+                self.over = self.board.over()
+        rules = self.rules
+        has_end = rules.target is not None or rules.deals is not None
+        whole_rounds = not game.teams or self.played % 2 == 0
+        finished = self.over or (not has_end and finished_last and whole_rounds)
+        return self._report(finished)
+
+    # -- one deal ---------------------------------------------------------------------
+
+    def _seats(self, deal: Deal) -> tuple[int, ...]:
+        if deal.players is None:
+            return tuple(range(len(self.game.players)))
+        return tuple(sorted(deal.players))
+
+    def _seating_problem(self, seats: tuple[int, ...]) -> str | None:
+        """Three-player gin: the winner plays the one who sat out, the same pair after
+        a deal without winner; partnership gin: partners face each opponent in turn."""
+        game = self.game
+        if not self.rules.is_gin or len(game.players) == 2:
+            return None
+        names = game.players
+        if game.teams:
+            (a, b), (c, d) = game.teams
+            pairs = [(a, c), (b, d)] if (self.played // 2) % 2 == 0 else [(a, d), (b, c)]
+            pairs = [tuple(sorted(p)) for p in pairs]
+            if self.played % 2 == 1 and self.last_pair in pairs:
+                pairs.remove(self.last_pair)
+            if seats not in pairs:
+                want = " or ".join(f"{names[x]} v {names[y]}" for x, y in pairs)
+                return (f"{names[seats[0]]} v {names[seats[1]]} is not this round's pairing; "
+                        f"expected {want}")
+            return None
+        if self.last_pair is None:
+            return None
+        if self.last_winner is None:
+            expected = self.last_pair
+        else:
+            sitter = next(s for s in range(3) if s not in self.last_pair)
+            expected = tuple(sorted((self.last_winner, sitter)))
+        if seats != expected:
+            return (f"{names[seats[0]]} v {names[seats[1]]} is the wrong pair; "
+                    f"{names[expected[0]]} v {names[expected[1]]} should play")
+        return None
+
+    def _play_deal(self, d: int, deal: Deal, is_last: bool) -> bool:
+        """Judge one deal; True when it ended (legally or not)."""
+        seats = self._seats(deal)
+        names = self.game.players
+        seating = self._seating_problem(seats)
+        self.last_pair = seats
+        self.last_winner = None
+        if seating:
+            self._deal_problem(d, deal, R.WRONG_SEATING, seating, seats)
+            return True
+        table_class = GinTable if self.rules.is_gin else RummyTable
+        table: Table = table_class(self.rules, names, deal, seats)
+        problem = table.deal_cards(deal)
+        if problem:
+            self._deal_problem(d, deal, problem[0], problem[1], seats, table)
+            return True
+        for m, move in enumerate(deal.moves):
+            problem = table.play(move)
+            if isinstance(table, GinTable) and table.warnings:
+                for code, message in table.warnings:
+                    self.warnings.append(Warning(d, m, code, message))
+                table.warnings.clear()
+            if problem:
+                self.any_illegal = True
+                self.violations.append(Violation(d, m, names[move.player], *problem))
+                self.results.append(self._unscored(deal, seats, table))
+                return True
+        if not _finished(table):
+            if not is_last:
+                self._deal_problem(d, deal, R.DEAL_NOT_FINISHED, f"deal {d} stops before it "
+                                   "ends, and another deal follows", seats, table)
+                return True
+            self.results.append(self._unscored(deal, seats, table))
+            return False
+        outcome, winner, points = _score(table)
+        self.last_winner = winner
+        for seat, value in points.items():
+            self.player_points[seat] += value
+        self.board.add_deal(points, winner)
+        result = DealResult(
+            outcome=outcome, winner=names[winner] if winner is not None else None,
+            points={names[s]: points[s] for s in seats}, hand_values=table.hand_values(),
+            claimed=deal.claimed, players=tuple(names[s] for s in seats), turns=table.draws,
+            finished=True)
+        self.results.append(result)
+        self._compare_deal(d, result)
+        return True
+
+    def _unscored(self, deal: Deal, seats: tuple[int, ...], table: Table | None) -> DealResult:
+        names = self.game.players
+        values = table.hand_values() if table is not None else {names[s]: 0 for s in seats}
+        return DealResult(outcome=None, winner=None, points={names[s]: 0 for s in seats},
+                          hand_values=values, claimed=deal.claimed,
+                          players=tuple(names[s] for s in seats),
+                          turns=table.draws if table is not None else 0)
+
+    def _deal_problem(self, d: int, deal: Deal, code: str, message: str,
+                      seats: tuple[int, ...] | None = None, table: Table | None = None) -> None:
+        self.any_illegal = True
+        self.violations.append(Violation(d, None, None, code, message))
+        result = self._unscored(deal, seats or self._seats(deal), table)
+        result.illegal = True
+        self.results.append(result)
+
+    # -- claims -----------------------------------------------------------------------
+
+    def _compare_deal(self, d: int, result: DealResult) -> None:
+        claimed = result.claimed
+        if not claimed:
+            return
+        for player, value in (claimed.get("points") or {}).items():
+            actual = result.points.get(player, 0)
+            if value != actual:
+                self._mismatch(d, player, f"deal {d}: {player} is claimed to score {value}, "
+                               f"recomputed {actual}")
+        if "winner" in claimed and claimed["winner"] != result.winner:
+            self._mismatch(d, None, f"deal {d}: the claimed winner is {claimed['winner']}, "
+                           f"recomputed {result.winner}")
+        if "outcome" in claimed and claimed["outcome"] != result.outcome:
+            self._mismatch(d, None, f"deal {d}: the claimed outcome is {claimed['outcome']}, "
+                           f"recomputed {result.outcome}")
+
+    def _mismatch(self, d: int | None, player: str | None, message: str) -> None:
+        self.violations.append(Violation(d, None, player, R.SCORE_MISMATCH, message))
+
+    def _report(self, finished: bool) -> Report:
+        names = self.game.players
+        side_totals, winner, margin = self.board.final(finished)
+        totals: dict[str, Any] = {}
+        if self.game.teams:
+            totals["points"] = {names[s]: v for s, v in self.player_points.items()}
+            totals["teams"] = dict(zip(self.sides, side_totals, strict=True))
+        else:
+            totals["points"] = dict(zip(self.sides, side_totals, strict=True))
+        totals["winner"] = self.sides[winner] if winner is not None else None
+        totals["margin"] = margin
+        totals["claimed"] = self.game.claimed
+        if self.game.claimed and not self.any_illegal:
+            self._compare_game(totals)
+        status = R.status_of(self.violations, finished)
+        return Report(status, self.violations, self.results, totals, self.warnings)
+
+    def _compare_game(self, totals: dict[str, Any]) -> None:
+        claimed = self.game.claimed or {}
+        by_name = {**totals["points"], **totals.get("teams", {})}
+        for key, value in (claimed.get("totals") or {}).items():
+            actual = by_name.get(key, 0)
+            if value != actual:
+                self._mismatch(None, key if key in totals["points"] else None,
+                               f"game: {key}'s claimed total is {value}, recomputed {actual}")
+        if "winner" in claimed and claimed["winner"] != totals["winner"]:
+            self._mismatch(None, None, f"game: the claimed winner is {claimed['winner']}, "
+                           f"recomputed {totals['winner']}")
+
+
+def _finished(table: Table) -> bool:
+    if isinstance(table, GinTable):
+        return table.ended or table.knocker is not None
+    return table.ended
+
+
+def _score(table: Table) -> tuple[str, int | None, dict[int, int]]:
+    if isinstance(table, GinTable):
+        return table.score()
+    rules = table.rules
+    values = {s: table.hand_value(s) for s in table.seats}
+    if table.outcome == BLOCKED:
+        points, winner = rummy_blocked_points(rules, table.seats, values)
+        return BLOCKED, winner, points
+    winner = table.winner
+    points = rummy_out_points(rules, table.seats, winner, values, table.outcome == "rummy")
+    return table.outcome, winner, points
+
+
+__all__ = ["verify", "VOID"]

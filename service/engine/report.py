@@ -1,0 +1,141 @@
+"""The verification report: status, violations, per-deal results, totals, warnings.
+
+Violation codes are the closed list at the end of RULES.md; a new code goes there first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+VALID, ILLEGAL, MISMATCH, INCOMPLETE = "valid", "illegal", "mismatch", "incomplete"
+
+# Problems of a deal as a whole (``move`` is null).
+DUPLICATE_CARD = "DUPLICATE_CARD"
+WRONG_HAND_SIZE = "WRONG_HAND_SIZE"
+DEAL_MISMATCH = "DEAL_MISMATCH"
+WRONG_SEATING = "WRONG_SEATING"
+GAME_OVER = "GAME_OVER"
+DEAL_NOT_FINISHED = "DEAL_NOT_FINISHED"
+SCORE_MISMATCH = "SCORE_MISMATCH"
+# Problems of one move.
+ACTION_NOT_ALLOWED = "ACTION_NOT_ALLOWED"
+MOVE_AFTER_DEAL_END = "MOVE_AFTER_DEAL_END"
+NOT_YOUR_TURN = "NOT_YOUR_TURN"
+MUST_DRAW_FIRST = "MUST_DRAW_FIRST"
+ALREADY_DREW = "ALREADY_DREW"
+CARD_NOT_IN_HAND = "CARD_NOT_IN_HAND"
+STOCK_CARD_REQUIRED = "STOCK_CARD_REQUIRED"
+STOCK_CARD_MISMATCH = "STOCK_CARD_MISMATCH"
+WRONG_DISCARD_TOP = "WRONG_DISCARD_TOP"
+EMPTY_STOCK = "EMPTY_STOCK"
+EMPTY_DISCARD_PILE = "EMPTY_DISCARD_PILE"
+UPCARD_NOT_REFUSED = "UPCARD_NOT_REFUSED"
+STOCK_FLOOR = "STOCK_FLOOR"
+INVALID_MELD = "INVALID_MELD"
+TOO_MANY_MELDS = "TOO_MANY_MELDS"
+NO_SUCH_MELD = "NO_SUCH_MELD"
+LAYOFF_DOES_NOT_FIT = "LAYOFF_DOES_NOT_FIT"
+LAYOFF_BEFORE_OWN_MELD = "LAYOFF_BEFORE_OWN_MELD"
+LAYOFF_ON_GIN = "LAYOFF_ON_GIN"
+MELDS_NOT_DECLARED = "MELDS_NOT_DECLARED"
+MUST_DISCARD_TO_GO_OUT = "MUST_DISCARD_TO_GO_OUT"
+DISCARD_OF_TAKEN_CARD = "DISCARD_OF_TAKEN_CARD"
+KNOCK_OVER_LIMIT = "KNOCK_OVER_LIMIT"
+GIN_WITH_DEADWOOD = "GIN_WITH_DEADWOOD"
+RESHUFFLE_NOT_ALLOWED = "RESHUFFLE_NOT_ALLOWED"
+RESHUFFLE_MISMATCH = "RESHUFFLE_MISMATCH"
+END_NOT_ALLOWED = "END_NOT_ALLOWED"
+
+VIOLATION_CODES: tuple[str, ...] = (
+    DUPLICATE_CARD, WRONG_HAND_SIZE, DEAL_MISMATCH, WRONG_SEATING, GAME_OVER,
+    DEAL_NOT_FINISHED, SCORE_MISMATCH, ACTION_NOT_ALLOWED, MOVE_AFTER_DEAL_END,
+    NOT_YOUR_TURN, MUST_DRAW_FIRST, ALREADY_DREW, CARD_NOT_IN_HAND, STOCK_CARD_REQUIRED,
+    STOCK_CARD_MISMATCH, WRONG_DISCARD_TOP, EMPTY_STOCK, EMPTY_DISCARD_PILE,
+    UPCARD_NOT_REFUSED, STOCK_FLOOR, INVALID_MELD, TOO_MANY_MELDS, NO_SUCH_MELD,
+    LAYOFF_DOES_NOT_FIT, LAYOFF_BEFORE_OWN_MELD, LAYOFF_ON_GIN, MELDS_NOT_DECLARED,
+    MUST_DISCARD_TO_GO_OUT, DISCARD_OF_TAKEN_CARD, KNOCK_OVER_LIMIT, GIN_WITH_DEADWOOD,
+    RESHUFFLE_NOT_ALLOWED, RESHUFFLE_MISMATCH, END_NOT_ALLOWED,
+)
+
+SUBOPTIMAL_DECLARATION = "SUBOPTIMAL_DECLARATION"
+WARNING_CODES: tuple[str, ...] = (SUBOPTIMAL_DECLARATION,)
+
+OUTCOMES = ("out", "rummy", "gin", "knock", "undercut", "tie", "blocked", "void")
+
+
+@dataclass(slots=True)
+class Violation:
+    """A broken rule: where (deal and move index, 0-based), who, a stable code, why."""
+
+    deal: int | None
+    move: int | None
+    player: str | None
+    code: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"deal": self.deal, "move": self.move, "player": self.player,
+                "code": self.code, "message": self.message}
+
+
+@dataclass(slots=True)
+class Warning:
+    """Legal, but worth an auditor's eye."""
+
+    deal: int
+    move: int | None
+    code: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"deal": self.deal, "move": self.move, "code": self.code,
+                "message": self.message}
+
+
+@dataclass(slots=True)
+class DealResult:
+    """One deal as recomputed; ``outcome`` is None when it was not judged to its end."""
+
+    outcome: str | None
+    winner: str | None
+    points: dict[str, int]
+    hand_values: dict[str, int]
+    claimed: dict[str, Any] | None
+    players: tuple[str, ...] = ()
+    turns: int = 0
+    finished: bool = False
+    illegal: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "winner": self.winner, "points": self.points,
+                "hand_values": self.hand_values, "claimed": self.claimed}
+
+
+@dataclass(slots=True)
+class Report:
+    status: str
+    violations: list[Violation]
+    deals: list[DealResult]
+    totals: dict[str, Any]
+    warnings: list[Warning] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return self.status == VALID
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status,
+                "violations": [v.to_dict() for v in self.violations],
+                "deals": [d.to_dict() for d in self.deals],
+                "totals": self.totals,
+                "warnings": [w.to_dict() for w in self.warnings]}
+
+
+def status_of(violations: list[Violation], finished: bool) -> str:
+    """illegal > mismatch > incomplete > valid."""
+    if any(v.code != SCORE_MISMATCH for v in violations):
+        return ILLEGAL
+    if violations:
+        return MISMATCH
+    return VALID if finished else INCOMPLETE

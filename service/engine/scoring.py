@@ -1,0 +1,168 @@
+"""Deal and game scoring for every scoring mode and bonus.
+
+Seats are ints; ``values`` maps a seat to the card points left in its hand (Rummy
+family) or its counted deadwood (gin).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .rules import Rules
+
+KNOCK, GIN, UNDERCUT, TIE = "knock", "gin", "undercut", "tie"
+
+
+def rummy_out_points(rules: Rules, seats: Sequence[int], winner: int,
+                     values: dict[int, int], rummy: bool) -> dict[int, int]:
+    """A deal won by going out, with the rummy bonus when the winner went rummy.
+
+    winner_collects: the winner scores the cards left in the other hands;
+    penalty: each loser scores their own cards as penalty points;
+    settlement: each loser pays the winner the points in their hand.
+    The bonus: double (everything doubled), plus10 (10 more for the winner; under
+    penalty the winner gets -10), penalty25 (25 more per loser).
+    """
+    bonus = rules.rummy_bonus if rummy else "none"
+    losers = [s for s in seats if s != winner]
+    factor = 2 if bonus == "double" else 1
+    extra = 25 if bonus == "penalty25" else 0
+    points = dict.fromkeys(seats, 0)
+    if rules.scoring == "winner_collects":
+        points[winner] = sum(factor * values[s] + extra for s in losers)
+        if bonus == "plus10":
+            points[winner] += 10
+    elif rules.scoring == "penalty":
+        for s in losers:
+            points[s] = factor * values[s] + extra
+        if bonus == "plus10":
+            points[winner] = -10
+    else:  # settlement
+        plus = 10 if bonus == "plus10" else 0
+        for s in losers:
+            points[s] = -(factor * values[s] + extra + plus)
+        points[winner] = -sum(points[s] for s in losers)
+    return points
+
+
+def rummy_blocked_points(rules: Rules, seats: Sequence[int],
+                         values: dict[int, int]) -> tuple[dict[int, int], int | None]:
+    """A deal that ended with nobody out: no bonus.
+
+    winner_collects: the lowest hand scores the sum of the differences with every
+    other hand (000: A 6, B 15, C 7, D 21 -> A scores 25); players tied for lowest
+    share it, rounded down, and the deal has no winner.  penalty: every player scores
+    their own cards, no winner.  settlement: each higher hand pays its difference to
+    the lowest; tied lowest hands share, the remainder is lost.
+    """
+    points = dict.fromkeys(seats, 0)
+    if rules.scoring == "penalty":
+        for s in seats:
+            points[s] = values[s]
+        return points, None
+    low = min(values[s] for s in seats)
+    lowest = [s for s in seats if values[s] == low]
+    total = sum(values[s] - low for s in seats)
+    share = total // len(lowest)
+    for s in lowest:
+        points[s] = share
+    if rules.scoring == "settlement":
+        for s in seats:
+            if values[s] != low:
+                points[s] = -(values[s] - low)
+    return points, lowest[0] if len(lowest) == 1 else None
+
+
+def gin_points(rules: Rules, knocker: int, defender: int, knocker_deadwood: int,
+               defender_deadwood: int, gin: bool, big_gin: bool = False,
+               doubled: bool = False) -> tuple[str, int | None, dict[int, int]]:
+    """Outcome, winner and points of a knock or gin (001).
+
+    Gin scores the gin bonus (big gin: the big gin bonus) plus the defender's
+    deadwood.  A knock scores the difference; when the knocker's count is higher, or
+    equal under ``undercut_on_tie``, the defender scores the difference plus the
+    undercut bonus; an equal count otherwise scores nothing.  Oklahoma's spade
+    upcard doubles the deal.
+    """
+    points = {knocker: 0, defender: 0}
+    factor = 2 if doubled else 1
+    if gin:
+        bonus = rules.big_gin_bonus if big_gin else rules.gin_bonus
+        points[knocker] = factor * ((bonus or 0) + defender_deadwood)
+        return GIN, knocker, points
+    diff = defender_deadwood - knocker_deadwood
+    if diff > 0:
+        points[knocker] = factor * diff
+        return KNOCK, knocker, points
+    if diff == 0 and not rules.undercut_on_tie:
+        return TIE, None, points
+    points[defender] = factor * (-diff + rules.undercut_bonus)
+    return UNDERCUT, defender, points
+
+
+@dataclass
+class Scoreboard:
+    """Running game score by side (a player, or a partnership in four-player gin)."""
+
+    rules: Rules
+    sides: list[str]
+    side_of: dict[int, int]  # seat -> side index
+    totals: list[int] = field(init=False)
+    boxes: list[int] = field(init=False)
+    units: int = 0  # deals, or rounds in partnership gin
+
+    def __post_init__(self) -> None:
+        self.totals = [0] * len(self.sides)
+        self.boxes = [0] * len(self.sides)
+
+    @property
+    def lower_wins(self) -> bool:
+        return not self.rules.is_gin and self.rules.scoring == "penalty"
+
+    def add_deal(self, points: dict[int, int], winner: int | None) -> None:
+        for seat, value in points.items():
+            self.totals[self.side_of[seat]] += value
+        if winner is not None:
+            self.boxes[self.side_of[winner]] += 1
+
+    def end_unit(self) -> None:
+        self.units += 1
+
+    def over(self) -> bool:
+        """The end condition: ``target`` reached (>=) or ``deals`` played, the first."""
+        rules = self.rules
+        if rules.deals is not None and self.units >= rules.deals:
+            return True
+        return rules.target is not None and max(self.totals) >= rules.target
+
+    def leader(self) -> int | None:
+        """The best side by game score, None on a tie for best."""
+        best = min(self.totals) if self.lower_wins else max(self.totals)
+        leaders = [i for i, t in enumerate(self.totals) if t == best]
+        return leaders[0] if len(leaders) == 1 else None
+
+    def final(self, finished: bool) -> tuple[list[int], int | None, int]:
+        """Totals with the end-of-game bonuses, the winning side and the margin.
+
+        Gin: each box adds ``box_bonus`` to its side, the winner gets ``game_bonus``
+        and ``shutout_bonus`` once per opponent who scored no point; these count only
+        once the game is over.  An unfinished game has no winner.
+        """
+        totals = list(self.totals)
+        winner = self.leader() if finished else None
+        if self.rules.is_gin and finished:
+            for i, boxes in enumerate(self.boxes):
+                totals[i] += boxes * self.rules.box_bonus
+            if winner is not None:
+                totals[winner] += self.rules.game_bonus
+                shutouts = sum(1 for i, t in enumerate(self.totals) if i != winner and t == 0)
+                totals[winner] += shutouts * self.rules.shutout_bonus
+        margin = 0
+        if winner is not None:
+            others = [t for i, t in enumerate(totals) if i != winner]
+            if self.lower_wins:
+                margin = min(others) - totals[winner]
+            else:
+                margin = totals[winner] - max(others)
+        return totals, winner, margin
