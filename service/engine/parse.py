@@ -102,7 +102,7 @@ class LogValidationError(ValueError):
 
     def __init__(self, errors: dict[str, list[str]]) -> None:
         self.errors = errors
-        shown = "; ".join(f"{path or '(document)'}: {' '.join(msgs)}"
+        shown = "; ".join(f"{path[:100] or '(document)'}: {' '.join(msgs)}"
                           for path, msgs in list(errors.items())[:5])
         more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
         super().__init__(f"invalid {FORMAT} log: {shown}{more}")
@@ -120,8 +120,10 @@ def _show(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
+    if isinstance(value, float) or (isinstance(value, int) and value.bit_length() <= 64):
         return repr(value)
+    if isinstance(value, int):
+        return "a number too large"
     if isinstance(value, list):
         return "an array"
     if isinstance(value, dict):
@@ -332,13 +334,23 @@ class _Map(fields.Field):
         out: dict[Any, Any] = {}
         errors: dict[Any, Any] = {}
         for key, item in value.items():
-            try:
-                if self.key_field is not None:
+            key_errors: list[Any] = []
+            if self.key_field is not None:
+                try:
                     self.key_field.deserialize(key)
+                except ValidationError as exc:
+                    key_errors = list(exc.messages)
+            try:
                 out[key] = (item if self.value_field is None
                             else self.value_field.deserialize(item))
             except ValidationError as exc:
-                errors[key] = exc.messages
+                if isinstance(exc.messages, dict):
+                    errors[key] = ({"_schema": key_errors} if key_errors else {}) | exc.messages
+                else:
+                    errors[key] = key_errors + list(exc.messages)
+            else:
+                if key_errors:
+                    errors[key] = key_errors
         if errors:
             raise ValidationError(errors, valid_data=out)
         return out
@@ -414,7 +426,7 @@ class DealSchema(Schema):
 
     dealer = _Player(required=True)
     players = _List(_Player())
-    deck = _cards(validate=Length(equal=52, error="a deck has 52 cards, not {input_len}"))
+    deck = _cards(validate=Length(equal=52, error="a deck has exactly {equal} cards"))
     hands = _Map(_cards())
     upcard = _Card()
     moves = _List(_Object(MoveSchema), required=True,
@@ -991,10 +1003,12 @@ def parse_game(obj: Any) -> Game:
     game = fast_parse_game(obj)
     if game is not None:
         return game
-    errors = schema_errors(obj)
-    if not errors:  # the schemas accept what the fast path refused: trust the schemas
+    try:
         return _GAME_SCHEMA.load(obj)
-    raise LogValidationError(errors)
+    except ValidationError as exc:
+        errors: dict[str, list[str]] = {}
+        _flatten(exc.messages, "", errors)
+        raise LogValidationError(errors) from None
 
 
 def game_from_json(data: bytes | str, max_bytes: int = MAX_BYTES) -> Game:

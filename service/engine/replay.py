@@ -128,7 +128,9 @@ class _GameReplay:
             if problem:
                 self.any_illegal = True
                 self.violations.append(Violation(d, m, names[move.player], *problem))
-                self.results.append(self._unscored(deal, seats, table))
+                result = self._unscored(deal, seats, table)
+                result.illegal = True
+                self.results.append(result)
                 return True
         if not _finished(table):
             if not is_last:
@@ -145,7 +147,8 @@ class _GameReplay:
         result = DealResult(
             outcome=outcome, winner=names[winner] if winner is not None else None,
             points={names[s]: points[s] for s in seats}, hand_values=table.hand_values(),
-            claimed=deal.claimed, players=tuple(names[s] for s in seats), turns=table.draws,
+            claimed=deal.claimed, players=tuple(names[s] for s in seats),
+            first=names[table.order[0]], knocker=_knocker(table, names), turns=table.draws,
             finished=True)
         self.results.append(result)
         self._compare_deal(d, result)
@@ -157,6 +160,7 @@ class _GameReplay:
         return DealResult(outcome=None, winner=None, points={names[s]: 0 for s in seats},
                           hand_values=values, claimed=deal.claimed,
                           players=tuple(names[s] for s in seats),
+                          first=names[table.order[0]] if table is not None else None,
                           turns=table.draws if table is not None else 0)
 
     def _deal_problem(self, d: int, deal: Deal, code: str, message: str,
@@ -222,6 +226,11 @@ def _finished(table: Table) -> bool:
     if isinstance(table, GinTable):
         return table.ended or table.knocker is not None
     return table.ended
+
+
+def _knocker(table: Table, names: tuple[str, ...]) -> str | None:
+    knocker = getattr(table, "knocker", None)
+    return names[knocker] if knocker is not None else None
 
 
 def _score(table: Table) -> tuple[str, int | None, dict[int, int]]:

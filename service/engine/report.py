@@ -103,6 +103,8 @@ class DealResult:
     hand_values: dict[str, int]
     claimed: dict[str, Any] | None
     players: tuple[str, ...] = ()
+    first: str | None = None  # who played first
+    knocker: str | None = None  # gin: who knocked or went gin
     turns: int = 0
     finished: bool = False
     illegal: bool = False

@@ -1,0 +1,851 @@
+"""Seeded generator of complete, legal ``rummy-log/1`` games played by simple bots.
+
+Every deal is really played: a shuffled 52-card deck is dealt as RULES.md says (the
+player to the dealer's left gets ``deck[0]``, one card at a time clockwise, then the
+upcard; the rest is the stock, ``deck[n * size + 1]`` drawn first) and every move goes
+through the engine's own tables, which must accept it.  The claims are the replay's own
+recomputed values, so a generated game verifies ``valid``.  Same arguments, same game.
+
+Bots (simple but sensible):
+
+* Rummy family: take the discard when it makes or extends a meld in hand or fits a table
+  meld, else the stock; lay the best melds (``melds_per_turn``), lay off what fits
+  (``layoff_requires_own_meld``; under ``discard_to_go_out`` never empty the hand but by
+  a discard), discard the highest card outside melds (never the card just taken unless
+  ``discard_taken_card``).  Some players hold their melds back to go rummy.  Facing an
+  empty stock that cannot be rebuilt, a player who declines the discard records ``end``.
+* Gin: take the discard when it lowers the best deadwood; knock at the limit (some
+  players keep playing for gin), gin at 0; the defender lays off what lowers their
+  deadwood and sometimes shows melds; the upcard pass and the stock floor as the options
+  say (at the floor: take the discard only to knock at once, else ``pass``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from .cards import card_name, cards_of, point_table
+from .gin import UPCARD, GinTable
+from .melds import best_arrangement, candidate_melds, layoff_fits, meld_kind
+from .model import (
+    DISCARD,
+    DISCARD_PILE,
+    DRAW,
+    END,
+    GIN,
+    KNOCK,
+    LAYOFF,
+    MELD,
+    PASS,
+    RESHUFFLE,
+    SHOW,
+    STOCK,
+    Deal,
+    Game,
+    Move,
+)
+from .replay import verify
+from .rules import GIN as GIN_FAMILY
+from .rules import OPTIONS, PRESETS, Rules, resolve_rules
+from .rummy import BLOCKED, RummyTable
+from .rummy import RUMMY as WENT_RUMMY
+from .scoring import Scoreboard, rummy_blocked_points, rummy_out_points
+
+__all__ = ["FORMAT", "PLAYER_NAMES", "corpus", "generate_game", "generate_games",
+           "random_rules"]
+
+FORMAT = "rummy-log/1"
+PLAYER_NAMES = ("ana", "ben", "cleo", "dan", "eva", "finn")
+MOVE_CAP = 600  # moves per deal before a Rummy-family deal is dealt again
+AGGRESSIVE_AFTER = 200  # moves after which nobody holds melds back any more
+DEAL_RETRIES = 20  # fresh shuffles tried for a deal that would not end
+MAX_UNITS = 400  # deals (gin partnerships: rounds) before giving up on the end condition
+KEEP_LAST = "reshuffle_keep_last_discard"
+
+Seed = int | tuple[int, ...]
+Json = dict[str, Any]
+
+
+class DealTooLong(Exception):
+    """A deal passed MOVE_CAP moves: it is dealt again with a fresh shuffle."""
+
+
+# --------------------------------------------------------------------------- public API
+
+def generate_game(variant: str, seed: Seed, players: int | None = None,
+                  rules: dict | None = None, with_deck: bool = False) -> Json:
+    """One complete, legal game as a JSON-ready dict, the same for the same arguments.
+
+    ``players`` defaults to a seeded choice within the preset's range; ``rules`` are
+    option overrides written to the log unchanged (a preset without an end condition
+    gets ``deals`` or ``target`` added when the caller set neither).  With ``with_deck``
+    each deal records its ``deck``, otherwise ``hands`` and ``upcard``.
+    """
+    rng = _rng(seed)
+    return _GameWriter(variant, rng, players, rules, with_deck).run()
+
+
+def generate_games(variant: str, games: int, seed: int = 0, players: int | None = None,
+                   rules: dict | None = None, with_deck: bool = False) -> Iterator[Json]:
+    """``games`` games; game ``i`` is ``generate_game(variant, (seed, i), ...)``."""
+    for i in range(games):
+        yield generate_game(variant, (seed, i), players, rules, with_deck)
+
+
+def corpus(variant: str, games: int, seed: int) -> list[bytes]:
+    """Generated games as JSON documents (``orjson.dumps``), for benchmarks."""
+    return [orjson.dumps(g) for g in generate_games(variant, games, seed=seed)]
+
+
+def random_rules(variant: str, rng: random.Random, players: int | None = None) -> dict:
+    """A random, valid override dict for the variant's family.
+
+    Each option of the family (RULES.md, Options) is set with probability 1/2, to any
+    value of its range (every choice, both booleans, null where allowed; integers within
+    bounds that keep a game short).  ``hand_size`` leaves a stock for ``players`` (default:
+    the preset's most players); a Rummy-family hand of 1 or 2 cards, which can never go
+    out, gets a finite ``max_stock_reuses`` and ``deals`` so that its game still ends.
+    """
+    preset = PRESETS[variant]
+    family = preset.family
+    seated = 2 if family == GIN_FAMILY else (players or preset.max_players)
+    out: dict[str, Any] = {}
+    for name, spec in OPTIONS.items():
+        if spec.family not in ("both", family) or rng.random() < 0.5:
+            continue
+        out[name] = _random_value(name, spec.choices, rng, seated, family)
+    if family != GIN_FAMILY:
+        if out.get("hand_size", 6) <= 2:  # never out: blocked deals of a card or two
+            out["max_stock_reuses"] = rng.randint(0, 2)
+            out["deals"] = rng.randint(1, 3)  # their tiny scores might never reach a target
+    else:
+        stock = 52 - 2 * out.get("hand_size", 10) - 1
+        if out.get("stock_floor", 2) > stock - 3:
+            out["stock_floor"] = rng.randint(0, max(0, min(8, stock - 3)))
+    return out
+
+
+def _random_value(name: str, choices: tuple, rng: random.Random, seated: int,
+                  family: str) -> Any:
+    """A value of one option (see ``random_rules``)."""
+    if choices:
+        return rng.choice(choices)
+    if name in ("discard_taken_card", "layoff_requires_own_meld", "discard_to_go_out",
+                "oklahoma", "undercut_on_tie", "upcard_pass"):
+        return rng.random() < 0.5
+    if name == "ace_points":
+        return rng.choice((0, 1, 11, 15, rng.randint(0, 20)))
+    if name == "hand_size":
+        biggest = 51 // seated
+        if family == GIN_FAMILY:
+            biggest = min(biggest, 20)  # keep a stock above the floor
+        if rng.random() < 0.6:
+            return rng.randint(max(1, min(biggest, 6)), min(biggest, 10))
+        return rng.randint(1, biggest)
+    if name == "target":
+        return None if rng.random() < 0.2 else rng.randint(1, 200)
+    if name == "deals":
+        return None if rng.random() < 0.3 else rng.randint(1, 4)
+    if name == "max_stock_reuses":
+        return None if rng.random() < 0.4 else rng.randint(0, 3)
+    if name == "knock_limit":
+        return rng.randint(0, 10)
+    if name == "big_gin_bonus":
+        return None if rng.random() < 0.4 else rng.randint(0, 50)
+    if name == "stock_floor":
+        return rng.randint(0, 8)
+    if name in ("gin_bonus", "undercut_bonus"):
+        return rng.randint(0, 50)
+    if name in ("box_bonus", "shutout_bonus", "game_bonus"):
+        return rng.randint(0, 150)
+    raise ValueError(f"no random value for option {name!r}")
+
+
+def _rng(seed: Seed) -> random.Random:
+    """A generator seeded by an int or a tuple of ints (as text: stable across runs)."""
+    if isinstance(seed, tuple):
+        return random.Random(":".join(str(int(part)) for part in seed))
+    return random.Random(seed)
+
+
+# --------------------------------------------------------------------------- the game
+
+class _GameWriter:
+    """Plays one game deal by deal until its end condition and writes its log."""
+
+    def __init__(self, variant: str, rng: random.Random, players: int | None,
+                 overrides: dict | None, with_deck: bool):
+        preset = PRESETS.get(variant)
+        if preset is None:
+            raise ValueError(f"unknown variant {variant!r}; one of {', '.join(PRESETS)}")
+        if players is None:
+            players = rng.randint(preset.min_players, preset.max_players)
+        if not preset.min_players <= players <= preset.max_players:
+            raise ValueError(f"{variant} is played by {preset.min_players} to "
+                             f"{preset.max_players} players, not {players}")
+        self.rng = rng
+        self.variant = variant
+        self.with_deck = with_deck
+        self.names = PLAYER_NAMES[:players]
+        self.overrides = dict(overrides or {})
+        rules, errors = resolve_rules(variant, self.overrides, players)
+        if rules is None:
+            raise ValueError(f"invalid rules for {variant}: {errors}")
+        self.fixed_deals: int | None = None  # no end condition: the number of deals to log
+        if rules.target is None and rules.deals is None:
+            if "target" in self.overrides or "deals" in self.overrides:
+                self.fixed_deals = rng.randint(1, 4)  # the caller asked for no end
+            else:
+                roll = rng.random()
+                if roll < 0.45:
+                    self.overrides["deals"] = rng.randint(1, 4)
+                elif roll < 0.75:
+                    self.overrides["target"] = rng.choice((50, 100, 150))
+                else:
+                    self.fixed_deals = rng.randint(1, 4)
+                rules, errors = resolve_rules(variant, self.overrides, players)
+                assert rules is not None, errors
+        self.rules: Rules = rules
+        self.teams: list[list[int]] | None = None
+        if rules.is_gin and players == 4:
+            self.teams = [[0, 2], [1, 3]]
+        if self.teams:
+            sides = ["+".join(self.names[s] for s in team) for team in self.teams]
+            side_of = {s: i for i, team in enumerate(self.teams) for s in team}
+        else:
+            sides = list(self.names)
+            side_of = {s: s for s in range(players)}
+        self.board = Scoreboard(rules, sides, side_of)
+        self.deals: list[Json] = []
+        self.outcomes: list[str] = []
+
+    # -- the deals ---------------------------------------------------------------------
+
+    def run(self) -> Json:
+        n = len(self.names)
+        dealer = self.rng.randrange(n)
+        pair: tuple[int, ...] = tuple(range(n))
+        if self.rules.is_gin and n == 3:
+            pair = tuple(sorted(self.rng.sample(range(3), 2)))
+            dealer = self.rng.choice(pair)
+        units = 0
+        while True:
+            if self.teams:
+                a, b = self.teams
+                if units % 2 == 0:
+                    pairs = [(a[0], b[0]), (a[1], b[1])]
+                else:
+                    pairs = [(a[0], b[1]), (a[1], b[0])]
+                self.rng.shuffle(pairs)
+                for p in pairs:
+                    seats = tuple(sorted(p))
+                    self._play_deal(seats, self.rng.choice(seats))
+            elif self.rules.is_gin and n == 3:
+                winner = self._play_deal(pair, dealer)
+                if winner is not None:
+                    sitter = next(s for s in range(3) if s not in pair)
+                    pair = tuple(sorted((winner, sitter)))
+                dealer = _next_in(dealer, pair, 3)
+            else:
+                self._play_deal(tuple(range(n)), dealer)
+                dealer = (dealer + 1) % n
+            self.board.end_unit()
+            units += 1
+            if self.fixed_deals is not None:
+                if units >= self.fixed_deals:
+                    break
+            elif self.board.over():
+                break
+            if units >= MAX_UNITS:
+                raise ValueError(f"{self.variant} with rules {self.overrides} did not reach "
+                                 f"its end in {MAX_UNITS} deals")
+        return self._finish()
+
+    def _play_deal(self, seats: tuple[int, ...], dealer: int) -> int | None:
+        """Play one deal to its end (dealt again when it drags on); its winner."""
+        for _ in range(DEAL_RETRIES):
+            deck = list(range(52))
+            self.rng.shuffle(deck)
+            writer_class = _GinDeal if self.rules.is_gin else _RummyDeal
+            writer = writer_class(self, seats, dealer, deck)
+            try:
+                writer.play()
+            except DealTooLong:
+                continue
+            outcome, winner, points = writer.score()
+            self.board.add_deal(points, winner)
+            self.deals.append(writer.log)
+            self.outcomes.append(outcome)
+            return winner
+        raise ValueError(f"{self.variant} with rules {self.overrides}: no deal ended within "
+                         f"{MOVE_CAP} moves in {DEAL_RETRIES} shuffles")
+
+    # -- claims ------------------------------------------------------------------------
+
+    def _finish(self) -> Json:
+        """The log with every claim set to the replay's recomputed value."""
+        log: Json = {"format": FORMAT, "variant": self.variant, "players": list(self.names)}
+        if self.overrides:
+            log["rules"] = self.overrides
+        if self.teams:
+            log["teams"] = [[self.names[s] for s in team] for team in self.teams]
+        log["deals"] = self.deals
+        report = verify(_model_of(log))
+        if report.status != "valid":
+            raise AssertionError(f"generated game is {report.status}: "
+                                 f"{[v.to_dict() for v in report.violations][:3]}")
+        for deal, result, outcome in zip(self.deals, report.deals, self.outcomes,
+                                         strict=True):
+            if result.outcome != outcome:
+                raise AssertionError(f"the replay scores a deal {result.outcome}, "
+                                     f"the generator {outcome}")
+            deal["claimed"] = {"points": dict(result.points), "winner": result.winner,
+                               "outcome": result.outcome}
+        totals = report.totals
+        log["claimed"] = {"totals": {**totals["points"], **totals.get("teams", {})},
+                          "winner": totals["winner"]}
+        again = verify(_model_of(log))
+        if again.status != "valid":
+            raise AssertionError(f"generated game with claims is {again.status}: "
+                                 f"{[v.to_dict() for v in again.violations][:3]}")
+        return log
+
+
+def _next_in(dealer: int, pair: tuple[int, ...], n: int) -> int:
+    """The first player of ``pair`` clockwise after ``dealer``."""
+    for step in range(1, n + 1):
+        seat = (dealer + step) % n
+        if seat in pair:
+            return seat
+    raise AssertionError("empty pair")
+
+
+def _model_of(log: Json) -> Game:
+    """The engine's model of a log: the parser's when it is there, else built here."""
+    try:
+        from .parse import parse_game
+    except ImportError:  # pragma: no cover - the parser is part of the engine
+        return _build_model(log)
+    return parse_game(log)
+
+
+def _build_model(log: Json) -> Game:
+    """The model of a generated log, built directly (generated logs are well formed)."""
+    names = log["players"]
+    seat = {name: i for i, name in enumerate(names)}
+    rules, errors = resolve_rules(log["variant"], log.get("rules"), len(names))
+    assert rules is not None, errors
+
+    def cards(codes: list[str]) -> tuple[int, ...]:
+        return tuple(_CARD_OF[c] for c in codes)
+
+    def move(m: Json) -> Move:
+        melds = m.get("melds")
+        return Move(
+            player=seat[m["p"]], action=m["a"], source=m.get("from"),
+            card=_CARD_OF[m["card"]] if "card" in m else None,
+            cards=cards(m["cards"]) if "cards" in m else None, meld=m.get("meld"),
+            melds=tuple(cards(x) for x in melds) if melds is not None else None,
+            stock=cards(m["stock"]) if "stock" in m else None, reason=m.get("reason"))
+
+    deals = []
+    for d in log["deals"]:
+        deals.append(Deal(
+            dealer=seat[d["dealer"]], moves=tuple(move(m) for m in d["moves"]),
+            players=tuple(seat[p] for p in d["players"]) if "players" in d else None,
+            deck=cards(d["deck"]) if "deck" in d else None,
+            hands={seat[p]: cards(h) for p, h in d["hands"].items()} if "hands" in d else None,
+            upcard=_CARD_OF[d["upcard"]] if "upcard" in d else None,
+            claimed=d.get("claimed")))
+    teams = log.get("teams")
+    return Game(rules=rules, players=tuple(names), deals=tuple(deals),
+                teams=tuple(tuple(seat[p] for p in t) for t in teams) if teams else None,
+                claimed=log.get("claimed"))
+
+
+_CARD_OF = {card_name(c): c for c in range(52)}
+
+
+def _union(masks: tuple[int, ...] | list[int]) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
+
+
+# --------------------------------------------------------------------------- one deal
+
+class _DealWriter:
+    """One deal: deals the deck, drives the engine's table, logs every move."""
+
+    table: RummyTable | GinTable
+
+    def __init__(self, game: _GameWriter, seats: tuple[int, ...], dealer: int,
+                 deck: list[int]):
+        self.game = game
+        self.rules = game.rules
+        self.rng = game.rng
+        self.names = game.names
+        self.seats = seats
+        self.with_deck = game.with_deck
+        self.points = point_table(self.rules.ace_points)
+        self.ace = self.rules.ace
+        n = len(seats)
+        size = self.rules.hand_size
+        start = (seats.index(dealer) + 1) % n
+        order = seats[start:] + seats[:start]
+        hands: dict[int, list[int]] = {s: [] for s in seats}
+        for k in range(n * size):
+            hands[order[k % n]].append(deck[k])
+        upcard = deck[n * size]
+        self.stock = list(reversed(deck[n * size + 1:]))  # the real stock, top last
+        self.known = self.with_deck  # whether the engine knows the stock's order
+        listed = seats if self.rules.is_gin and len(game.names) > 2 else None
+        self.log: Json = {"dealer": self.names[dealer]}
+        if listed:
+            self.log["players"] = [self.names[s] for s in listed]
+        if self.with_deck:
+            self.log["deck"] = [card_name(c) for c in deck]
+            model = Deal(dealer=dealer, moves=(), players=listed, deck=tuple(deck))
+        else:
+            self.log["hands"] = {self.names[s]: [card_name(c) for c in sorted(hands[s])]
+                                 for s in seats}
+            self.log["upcard"] = card_name(upcard)
+            model = Deal(dealer=dealer, moves=(), players=listed,
+                         hands={s: tuple(sorted(hands[s])) for s in seats}, upcard=upcard)
+        self.moves: list[Json] = []
+        self.log["moves"] = self.moves
+        self.table = self.make_table(model)
+        problem = self.table.deal_cards(model)
+        if problem is not None:
+            raise AssertionError(f"the engine refused the deal: {problem}")
+
+    def make_table(self, model: Deal) -> RummyTable | GinTable:
+        raise NotImplementedError
+
+    def play(self) -> None:
+        raise NotImplementedError
+
+    def score(self) -> tuple[str, int | None, dict[int, int]]:
+        raise NotImplementedError
+
+    # -- moves -------------------------------------------------------------------------
+
+    def do(self, move: Move, entry: Json) -> None:
+        """Play a move on the engine's table, which must accept it, and log it."""
+        problem = self.table.play(move)
+        if problem is not None:
+            raise AssertionError(f"the engine refused move {len(self.moves)} {entry} of deal "
+                                 f"{len(self.game.deals)}: {problem[0]}: {problem[1]}")
+        self.moves.append(entry)
+        if len(self.moves) > MOVE_CAP:
+            raise DealTooLong
+
+    def entry(self, seat: int, action: str, **fields: Any) -> Json:
+        return {"p": self.names[seat], "a": action, **fields}
+
+    def draw_discard(self, seat: int) -> int:
+        top = self.table.pile[-1]
+        entry = self.entry(seat, DRAW, **{"from": DISCARD_PILE})
+        if self.rng.random() < 0.3:
+            entry["card"] = card_name(top)
+        named = top if "card" in entry else None
+        self.do(Move(seat, DRAW, source=DISCARD_PILE, card=named), entry)
+        return top
+
+    def draw_stock(self, seat: int) -> int:
+        """Draw the real top of the stock; name it where the engine cannot know it (and
+        always without a deck), sometimes where it can."""
+        card = self.stock.pop()
+        table = self.table
+        if self.known and table.stock_order:
+            assert table.stock_order[-1] == card, "the generator lost the stock order"
+        named = not self.with_deck or not self.known or self.rng.random() < 0.3
+        entry = self.entry(seat, DRAW, **{"from": STOCK})
+        if named:
+            entry["card"] = card_name(card)
+        self.do(Move(seat, DRAW, source=STOCK, card=card if named else None), entry)
+        return card
+
+    def best(self, mask: int) -> tuple[int, tuple[int, ...]]:
+        return best_arrangement(mask, self.ace, self.points)
+
+
+# --------------------------------------------------------------------------- rummy
+
+class _RummyDeal(_DealWriter):
+    """A Rummy-family deal: draw, meld, lay off, discard until out or blocked."""
+
+    table: RummyTable
+
+    def make_table(self, model: Deal) -> RummyTable:
+        return RummyTable(self.rules, self.names, model, self.seats)
+
+    def play(self) -> None:
+        rng = self.rng
+        self.limit = self.rules.melds_per_turn or 99
+        # Some players hold their melds back for a while, hoping to go rummy.
+        self.hold_turns = {s: rng.randint(3, 12) if rng.random() < 0.3 else 0
+                           for s in self.seats}
+        self.turns = dict.fromkeys(self.seats, 0)
+        self.blocked_takes = 0
+        while not self.table.ended:
+            self.turn()
+
+    def score(self) -> tuple[str, int | None, dict[int, int]]:
+        table = self.table
+        values = {s: table.hand_value(s) for s in table.seats}
+        if table.outcome == BLOCKED:
+            points, winner = rummy_blocked_points(self.rules, table.seats, values)
+            return BLOCKED, winner, points
+        assert table.outcome is not None and table.winner is not None
+        points = rummy_out_points(self.rules, table.seats, table.winner, values,
+                                  table.outcome == WENT_RUMMY)
+        return table.outcome, table.winner, points
+
+    # -- stock reuse -------------------------------------------------------------------
+
+    def reuse(self, seat: int) -> None:
+        """The stock is rebuilt now from the discards: shuffle them (turn_over: flip the
+        pile), and sometimes record it as an explicit ``reshuffle``."""
+        table = self.table
+        cards = list(table.reusable() or ())
+        assert cards
+        turn_over = self.rules.stock_exhausted == "turn_over"
+        order = list(cards)  # drawn first .. drawn last
+        if not turn_over:
+            self.rng.shuffle(order)
+        self.stock = list(reversed(order))
+        self.known = turn_over
+        if self.rng.random() < 0.4:
+            give = self.rng.random() < 0.5
+            entry = self.entry(seat, RESHUFFLE)
+            if give:
+                entry["stock"] = [card_name(c) for c in order]
+                self.known = True
+            self.do(Move(seat, RESHUFFLE, stock=tuple(order) if give else None), entry)
+
+    # -- a turn ------------------------------------------------------------------------
+
+    def turn(self) -> None:
+        table = self.table
+        rules = self.rules
+        seat = table.to_move
+        keep_last = rules.stock_exhausted == KEEP_LAST
+        stock_left = table.stock_count > 0
+        if keep_last and table.reuse_pending and table.reusable():
+            self.reuse(seat)  # right after the discard that emptied the stock
+            stock_left = True
+        top = table.pile[-1] if table.pile else None
+        want = top is not None and self.wants(seat, top)
+        rebuild_on_draw = not stock_left and not keep_last and bool(table.reusable())
+        if not stock_left and not rebuild_on_draw:
+            # The stock is empty for good: take a useful discard a few times, else end.
+            if want and self.blocked_takes < 2 * len(self.seats):
+                self.blocked_takes += 1
+                self.draw_discard(seat)
+            else:
+                self.do(Move(seat, END, reason="stock_exhausted"),
+                        self.entry(seat, END, reason="stock_exhausted"))
+                return
+        elif want:
+            self.draw_discard(seat)
+        else:
+            if rebuild_on_draw:
+                self.reuse(seat)
+            self.draw_stock(seat)
+        self.turns[seat] += 1
+        self.meld_and_lay_off(seat)
+        if not table.ended:
+            self.discard(seat)
+
+    def wants(self, seat: int, card: int) -> bool:
+        """The card makes or extends a meld with the hand, or fits a table meld that the
+        player may lay off on."""
+        table = self.table
+        hand = table.hands[seat]
+        bit = 1 << card
+        if any(m & bit for m in candidate_melds(hand | bit, self.ace)):
+            return True
+        if not table.melds:
+            return False
+        may_lay_off = (not self.rules.layoff_requires_own_meld or seat in table.melded
+                       or bool(self.best(hand)[1]))
+        return may_lay_off and any(layoff_fits(mask, kind, card, self.ace)
+                                   for mask, kind in table.melds)
+
+    def playable(self, rest: int) -> bool:
+        """A hand the turn may leave after a meld or layoff: empty only when going out
+        needs no discard, else holding a card that may be discarded."""
+        if rest == 0:
+            return not self.rules.discard_to_go_out
+        taken = self.table.taken
+        return self.rules.discard_taken_card or taken is None or rest != 1 << taken
+
+    def plan(self, seat: int) -> tuple[list[tuple], int]:
+        """The melds and layoffs to play now, and the hand they leave."""
+        table = self.table
+        hand = table.hands[seat]
+        melds = [[mask, kind] for mask, kind in table.melds]
+        has_melded = seat in table.melded
+        actions: list[tuple] = []
+        for _ in range(self.limit):
+            _, arrangement = self.best(hand)
+            options = sorted(arrangement, key=lambda m: (-_points(m, self.points), m))
+            chosen = next((m for m in options if self.playable(hand & ~m)), None)
+            if chosen is None:
+                break
+            actions.append((MELD, chosen))
+            hand &= ~chosen
+            melds.append([chosen, meld_kind(chosen, self.ace)])
+            has_melded = True
+            if hand == 0:
+                return actions, hand
+        if self.rules.layoff_requires_own_meld and not has_melded:
+            return actions, hand
+        changed = True
+        while changed and hand:
+            changed = False
+            base = self.best(hand)[0]
+            for card in sorted(cards_of(hand), key=lambda c: (-self.points[c], c)):
+                bit = 1 << card
+                rest = hand & ~bit
+                if not self.playable(rest) or (rest and self.best(rest)[0] > base):
+                    continue
+                target = next((i for i, (mask, kind) in enumerate(melds)
+                               if layoff_fits(mask, kind, card, self.ace)), None)
+                if target is None:
+                    continue
+                actions.append((LAYOFF, card, target))
+                melds[target][0] |= bit
+                hand = rest
+                changed = True
+                break
+        return actions, hand
+
+    def meld_and_lay_off(self, seat: int) -> None:
+        table = self.table
+        actions, rest = self.plan(seat)
+        if not actions:
+            return
+        taken = table.taken
+        going_out = rest == 0 or (rest.bit_count() == 1 and (
+            self.rules.discard_taken_card or taken is None or rest != 1 << taken))
+        if self.holding(seat) and not going_out:
+            return
+        for action in actions:
+            if action[0] == MELD:
+                cards = cards_of(action[1])
+                self.rng.shuffle(cards)  # runs are sets: any order is fine
+                self.do(Move(seat, MELD, cards=tuple(cards)),
+                        self.entry(seat, MELD, cards=[card_name(c) for c in cards]))
+            else:
+                _, card, target = action
+                self.do(Move(seat, LAYOFF, card=card, meld=target),
+                        self.entry(seat, LAYOFF, card=card_name(card), meld=target))
+            if table.ended:
+                return
+
+    def holding(self, seat: int) -> bool:
+        """Still holding melds back: within the player's patience, the deal young, and
+        no opponent close to going out."""
+        table = self.table
+        if self.turns[seat] > self.hold_turns[seat] or len(self.moves) > AGGRESSIVE_AFTER:
+            return False
+        if seat in table.played_before:
+            return False
+        return all(table.hands[s].bit_count() > 3 for s in self.seats if s != seat)
+
+    def discard(self, seat: int) -> None:
+        """The highest card outside the hand's melds, preferring loose cards (in a deal
+        that drags on, often a random card outside melds instead)."""
+        table = self.table
+        hand = table.hands[seat]
+        taken = table.taken
+        in_melds = _union(self.best(hand)[1])
+        options = [c for c in cards_of(hand) if c != taken or self.rules.discard_taken_card]
+        assert options, "no card may be discarded"
+
+        def fits(card: int) -> bool:
+            return any(layoff_fits(mask, kind, card, self.ace) for mask, kind in table.melds)
+
+        def key(card: int) -> tuple:
+            return (not in_melds >> card & 1, not fits(card),
+                    not _connected(card, hand), self.points[card], card)
+
+        card = max(options, key=key)
+        if len(self.moves) > AGGRESSIVE_AFTER and self.rng.random() < 0.5:
+            # A stalemate (everyone keeps low cards and throws back what they draw) is
+            # broken by letting kept cards go round.
+            loose = [c for c in options if not in_melds >> c & 1]
+            lonely = [c for c in loose if not _connected(c, hand)]
+            card = self.rng.choice(lonely or loose or options)
+        self.do(Move(seat, DISCARD, card=card), self.entry(seat, DISCARD, card=card_name(card)))
+
+
+def _points(mask: int, points: tuple[int, ...]) -> int:
+    return sum(points[c] for c in cards_of(mask))
+
+
+def _connected(card: int, hand: int) -> bool:
+    """Another card of the hand has the same rank, or the same suit within two ranks."""
+    rank, suit = card % 13, card // 13
+    for other in cards_of(hand & ~(1 << card)):
+        if other % 13 == rank:
+            return True
+        if other // 13 == suit and abs(other % 13 - rank) <= 2:
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- gin
+
+class _GinDeal(_DealWriter):
+    """A gin deal: draw and discard until a knock, gin, or a pass at the floor."""
+
+    table: GinTable
+
+    def make_table(self, model: Deal) -> GinTable:
+        return GinTable(self.rules, self.names, model, self.seats)
+
+    def play(self) -> None:
+        # Some players keep playing for gin instead of knocking at once.
+        self.hunter = {s: self.rng.random() < 0.25 for s in self.seats}
+        table = self.table
+        while not table.ended and table.knocker is None:
+            self.turn()
+        if table.knocker is not None:
+            self.defend()
+
+    def score(self) -> tuple[str, int | None, dict[int, int]]:
+        return self.table.score()
+
+    def best_discard(self, hand: int, taken: int | None) -> tuple[int, int]:
+        """The least deadwood after a discard, and that discard (the highest card among
+        equals); the card taken from the pile stays unless the rules allow otherwise."""
+        best: tuple[int, int, int] | None = None
+        for card in cards_of(hand):
+            if card == taken and not self.rules.discard_taken_card:
+                continue
+            dw = self.best(hand & ~(1 << card))[0]
+            key = (dw, -self.points[card], -card)
+            if best is None or key < best:
+                best = key
+        assert best is not None
+        return best[0], -best[2]
+
+    def takes(self, seat: int, card: int, must_knock: bool) -> bool:
+        """Take the discard when it lowers the best deadwood (at the floor: only when it
+        lets the player knock at once)."""
+        table = self.table
+        hand = table.hands[seat]
+        after, _ = self.best_discard(hand | 1 << card, card)
+        if must_knock:
+            return after <= table.knock_limit
+        return after < self.best(hand)[0]
+
+    def turn(self) -> None:
+        table = self.table
+        seat = table.to_move
+        top = table.pile[-1] if table.pile else None
+        if table.phase == UPCARD and table.refusals < 2:
+            if top is not None and self.takes(seat, top, table.at_floor):
+                self.draw_discard(seat)
+            else:
+                self.do(Move(seat, PASS), self.entry(seat, PASS))
+                return
+        elif table.at_floor:
+            if (table.phase != UPCARD and top is not None
+                    and self.takes(seat, top, must_knock=True)):
+                self.draw_discard(seat)
+            else:
+                self.do(Move(seat, PASS), self.entry(seat, PASS))  # a void deal
+                return
+        elif table.phase != UPCARD and top is not None and self.takes(seat, top, False):
+            self.draw_discard(seat)
+        else:
+            self.draw_stock(seat)
+        self.after_draw(seat)
+
+    def after_draw(self, seat: int) -> None:
+        table = self.table
+        rules = self.rules
+        hand = table.hands[seat]
+        if rules.big_gin_bonus is not None and self.best(hand)[0] == 0:
+            self.end_turn(seat, GIN, None, hand)
+            return
+        dw, card = self.best_discard(hand, table.taken)
+        rest = hand & ~(1 << card)
+        if dw == 0:
+            self.end_turn(seat, KNOCK if self.rng.random() < 0.15 else GIN, card, rest)
+        elif dw <= table.knock_limit and (
+                table.at_floor or not self.hunter[seat]
+                or table.stock_count <= rules.stock_floor + 4):
+            self.end_turn(seat, KNOCK, card, rest)
+        else:
+            assert not table.at_floor, "took the discard at the floor without knocking"
+            self.do(Move(seat, DISCARD, card=card),
+                    self.entry(seat, DISCARD, card=card_name(card)))
+
+    def end_turn(self, seat: int, action: str, card: int | None, rest: int) -> None:
+        """Knock or gin, declaring the best melds or leaving them to the engine."""
+        entry = self.entry(seat, action)
+        if card is not None:
+            entry["card"] = card_name(card)
+        melds = None
+        if self.rng.random() < 0.6:
+            melds = tuple(tuple(cards_of(m)) for m in self.best(rest)[1])
+            entry["melds"] = [[card_name(c) for c in m] for m in melds]
+        self.do(Move(seat, action, card=card, melds=melds), entry)
+
+    def defend(self) -> None:
+        """The defender's layoffs onto declared melds (not after gin) and maybe a show,
+        before or after them."""
+        table = self.table
+        seat = table.defender
+        show = self.rng.random() < 0.5
+        show_first = show and self.rng.random() < 0.3
+        if show_first:
+            self.show(seat)
+        if not table.is_gin and table.declared:
+            self.lay_off(seat)
+        if show and not show_first:
+            self.show(seat)
+
+    def lay_off(self, seat: int) -> None:
+        """Lay off, one card at a time, whatever fits and lowers the deadwood (a run
+        grows as cards are added to it)."""
+        table = self.table
+        changed = True
+        while changed:
+            changed = False
+            shown = _union(table.shown or ())
+            free = table.hands[seat] & ~table.laid_off & ~shown
+            base = None if shown or table.shown is not None else self.best(free)[0]
+            for card in sorted(cards_of(free), key=lambda c: (-self.points[c], c)):
+                bit = 1 << card
+                if base is not None and self.best(free & ~bit)[0] >= base:
+                    continue
+                target = next((i for i, (mask, kind) in enumerate(table.knock_melds)
+                               if layoff_fits(mask, kind, card, self.ace)), None)
+                if target is None:
+                    continue
+                self.do(Move(seat, LAYOFF, card=card, meld=target),
+                        self.entry(seat, LAYOFF, card=card_name(card), meld=target))
+                changed = True
+                break
+
+    def show(self, seat: int) -> None:
+        table = self.table
+        free = table.hands[seat] & ~table.laid_off
+        entry = self.entry(seat, SHOW)
+        melds = None
+        if self.rng.random() < 0.8:
+            melds = tuple(tuple(cards_of(m)) for m in self.best(free)[1])
+            entry["melds"] = [[card_name(c) for c in m] for m in melds]
+        self.do(Move(seat, SHOW, melds=melds), entry)
+

@@ -1,0 +1,319 @@
+"""The DuckDB store: owns the connection, the migrations, the writes and the reads.
+
+DuckDB allows one read-write process per file.  The service therefore runs one
+process; inside it every request takes its own cursor, and all writes go through one
+writer thread.  The writer takes whatever games are waiting, from every request, and
+commits them in one transaction bulk-inserted from Arrow tables (a group commit: a
+commit costs milliseconds whatever its size, so batching is what makes concurrent
+single uploads fast).  A game is acknowledged only after its transaction committed.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from .migrations import BOOKKEEPING, MIGRATIONS
+from .records import GameRecord
+
+_S, _I, _B, _T = pa.string(), pa.int64(), pa.bool_(), pa.timestamp("us", tz="UTC")
+_COLUMNS: dict[str, list[tuple[str, pa.DataType]]] = {
+    "games": [("id", _S), ("seq", _I), ("uploaded_at", _T), ("uploader", _S),
+              ("source_id", _S), ("variant", _S), ("status", _S), ("n_players", _I),
+              ("n_deals", _I), ("n_moves", _I), ("players", pa.list_(_S)),
+              ("tournament_id", _S), ("tournament_round", _I), ("tournament_table", _S),
+              ("played_at", _T), ("game_time", _T), ("winner", _S), ("margin", _I),
+              ("finished", _B), ("rules", _S), ("meta", _S), ("report", _S),
+              ("log", pa.binary())],
+    "game_players": [("game_id", _S), ("seat", _I), ("player", _S), ("team", _S),
+                     ("variant", _S), ("status", _S), ("tournament_id", _S), ("game_time", _T),
+                     ("points", _I), ("claimed", _I), ("won", _B), ("finished", _B),
+                     ("n_deals", _I)],
+    "deals": [("game_id", _S), ("deal_no", _I), ("variant", _S), ("n_players", _I),
+              ("dealer", _S), ("first_player", _S), ("knocker", _S), ("outcome", _S),
+              ("winner", _S), ("turns", _I), ("n_moves", _I), ("illegal", _B),
+              ("scored", _B)],
+    "deal_players": [("game_id", _S), ("deal_no", _I), ("player", _S), ("variant", _S),
+                     ("status", _S), ("tournament_id", _S), ("game_time", _T), ("outcome", _S),
+                     ("points", _I), ("hand_value", _I), ("won", _B), ("is_first", _B),
+                     ("is_knocker", _B), ("scored", _B)],
+    "moves": [("game_id", _S), ("deal_no", _I), ("move_no", _I), ("player", _S),
+              ("action", _S), ("source", _S), ("card", _S), ("cards", _S), ("meld", _I)],
+    "violations": [("game_id", _S), ("deal_no", _I), ("move_no", _I), ("player", _S),
+                   ("code", _S), ("message", _S), ("variant", _S), ("tournament_id", _S),
+                   ("game_time", _T)],
+}
+_SCHEMAS = {table: pa.schema(cols) for table, cols in _COLUMNS.items()}
+_CHILD_TABLES = ("game_players", "deals", "deal_players", "moves", "violations")
+
+
+class StoreError(RuntimeError):
+    pass
+
+
+class StoreLocked(StoreError):
+    """Another process holds the database file open for writing."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameFilter:
+    player: str | None = None
+    variant: str | None = None
+    status: str | None = None
+    tournament: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+def _arrow(table: str, rows: Sequence[tuple]) -> pa.Table:
+    schema = _SCHEMAS[table]
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+    return pa.Table.from_arrays([pa.array(col, type=f.type) for col, f in
+                                 zip(columns, schema, strict=True)], schema=schema)
+
+
+MAX_GROUP = 2000  # games per group commit
+
+
+class Store:
+    """One DuckDB file.  Open it once per process (after any fork)."""
+
+    def __init__(self, path: str | Path, read_only: bool = False):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._con = duckdb.connect(self.path, read_only=read_only)
+        except duckdb.IOException as error:
+            if "lock" in str(error).lower():
+                raise StoreLocked(f"the database {self.path} is in use by another process "
+                                  "(stop the server, or load through its HTTP API)") from error
+            raise StoreError(f"cannot open the database {self.path}: {error}") from error
+        self._write_lock = threading.Lock()
+        self._queue: queue.SimpleQueue[tuple[list[GameRecord], Future] | None] = \
+            queue.SimpleQueue()
+        self._writer: threading.Thread | None = None
+        if not read_only:
+            self._migrate()
+        self._seq = self._con.execute("SELECT coalesce(max(seq), 0) FROM games").fetchone()[0]
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        con = self._con
+        con.execute(BOOKKEEPING)
+        done = {v for (v,) in con.execute("SELECT version FROM schema_migrations").fetchall()}
+        for version, description, sql in MIGRATIONS:
+            if version in done:
+                continue
+            con.execute("BEGIN TRANSACTION")
+            try:
+                con.execute(sql)
+                con.execute("INSERT INTO schema_migrations (version, description) VALUES (?, ?)",
+                            [version, description])
+                con.execute("COMMIT")
+            except Exception:
+                con.execute("ROLLBACK")
+                raise
+
+    @property
+    def schema_version(self) -> int:
+        return self._con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._queue.put(None)
+            self._writer.join()
+            self._writer = None
+        self._con.close()
+
+    @contextmanager
+    def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor of its own for one request or thread."""
+        cur = self._con.cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
+
+    # -- writes -------------------------------------------------------------------------
+
+    def submit(self, records: Sequence[GameRecord]) -> list[tuple[str, bool]]:
+        """Store games through the writer thread, committed together with whatever other
+        requests are waiting; returns once they are committed, as ``add_games``."""
+        if not records:
+            return []
+        future: Future = Future()
+        with self._write_lock:
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_loop, name="store-writer",
+                                                daemon=True)
+                self._writer.start()
+        self._queue.put((list(records), future))
+        return future.result()
+
+    def _write_loop(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            group = [item]
+            size = len(item[0])
+            while size < MAX_GROUP:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._queue.put(None)
+                    break
+                group.append(more)
+                size += len(more[0])
+            self._commit_group(group)
+
+    def _commit_group(self, group: list[tuple[list[GameRecord], Future]]) -> None:
+        try:
+            answers = self.add_games([r for records, _ in group for r in records])
+        except Exception:
+            if len(group) == 1:
+                group[0][1].set_exception(_current_error())
+                return
+            for records, future in group:  # one bad request must not fail the others
+                try:
+                    future.set_result(self.add_games(records))
+                except Exception as error:
+                    future.set_exception(error)
+            return
+        start = 0
+        for records, future in group:
+            future.set_result(answers[start:start + len(records)])
+            start += len(records)
+
+    def add_games(self, records: Sequence[GameRecord]) -> list[tuple[str, bool]]:
+        """Store the games not stored yet, all in one transaction; for each record its id
+        and whether it was new.  Nothing is stored if anything fails."""
+        if not records:
+            return []
+        with self._write_lock, self.cursor() as cur:
+            ids = [r.id for r in records]
+            present = {row[0] for row in cur.execute(
+                "SELECT id FROM games WHERE id IN (SELECT unnest(?))", [ids]).fetchall()}
+            fresh: list[GameRecord] = []
+            answers = []
+            for record in records:
+                new = record.id not in present
+                answers.append((record.id, new))
+                if new:
+                    present.add(record.id)
+                    fresh.append(record)
+            if not fresh:
+                return answers
+            seq = self._seq
+            games = []
+            for record in fresh:
+                seq += 1
+                games.append(record.games[:1] + (seq,) + record.games[2:])
+            tables = {"games": _arrow("games", games)}
+            for name in _CHILD_TABLES:
+                tables[name] = _arrow(name, [row for r in fresh for row in getattr(r, name)])
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                for name, table in tables.items():
+                    cur.register("incoming", table)
+                    cur.execute(f"INSERT INTO {name} SELECT * FROM incoming")
+                    cur.unregister("incoming")
+                cur.execute("COMMIT")
+            except Exception:
+                cur.execute("ROLLBACK")
+                raise
+            self._seq = seq
+            return answers
+
+    # -- reads --------------------------------------------------------------------------
+
+    def ping(self) -> bool:
+        with self.cursor() as cur:
+            return cur.execute("SELECT 1").fetchone()[0] == 1
+
+    def get_game(self, gid: str) -> dict[str, Any] | None:
+        with self.cursor() as cur:
+            row = cur.execute(
+                "SELECT id, seq, uploaded_at, uploader, source_id, variant, status, players, "
+                "tournament_id, tournament_round, tournament_table, played_at, n_deals, "
+                "n_moves, winner, margin, rules, meta, report FROM games WHERE id = ?",
+                [gid]).fetchone()
+            if row is None:
+                return None
+            names = [d[0] for d in cur.description]
+        return dict(zip(names, row, strict=True))
+
+    def get_log(self, gid: str) -> bytes | None:
+        with self.cursor() as cur:
+            row = cur.execute("SELECT log FROM games WHERE id = ?", [gid]).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def list_games(self, where: GameFilter, limit: int,
+                   before_seq: int | None = None) -> list[dict[str, Any]]:
+        """Newest first; ``before_seq`` continues after the last game of a page."""
+        clauses, params = _filter_sql(where)
+        if before_seq is not None:
+            clauses.append("seq < ?")
+            params.append(before_seq)
+        sql = ("SELECT id, seq, uploaded_at, source_id, variant, status, players, "
+               "tournament_id, played_at, n_deals, winner FROM games")
+        if clauses:
+            sql += " WHERE " + " AND ".join(clauses)
+        sql += " ORDER BY seq DESC LIMIT ?"
+        params.append(limit)
+        with self.cursor() as cur:
+            rows = cur.execute(sql, params).fetchall()
+            names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def games_by_status(self) -> dict[str, int]:
+        with self.cursor() as cur:
+            return dict(cur.execute("SELECT status, count(*) FROM games GROUP BY status")
+                        .fetchall())
+
+    def count(self, table: str) -> int:
+        if table not in _SCHEMAS:
+            raise ValueError(f"no table {table!r}")
+        with self.cursor() as cur:
+            return cur.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def _current_error() -> BaseException:
+    import sys
+
+    return sys.exc_info()[1] or StoreError("write failed")
+
+
+def _filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:
+    """WHERE clauses for the /games filters; values always go in as parameters."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if where.player is not None:
+        clauses.append("list_contains(players, ?)")
+        params.append(where.player)
+    for column, value in (("variant", where.variant), ("status", where.status),
+                          ("tournament_id", where.tournament)):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    if where.since is not None:
+        clauses.append("game_time >= ?")
+        params.append(where.since)
+    if where.until is not None:
+        clauses.append("game_time < ?")
+        params.append(where.until)
+    return clauses, params

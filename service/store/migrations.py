@@ -1,0 +1,113 @@
+"""Versioned schema migrations, applied in order at start-up.
+
+Each migration runs once, inside a transaction, and is recorded in
+``schema_migrations``.  Never edit a released migration: add a new one.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (1, "games, players, deals, moves, violations", """
+CREATE TABLE games (
+    id               VARCHAR PRIMARY KEY,  -- hash of the log's canonical JSON
+    seq              BIGINT NOT NULL,      -- insertion order: keyset pagination
+    uploaded_at      TIMESTAMPTZ NOT NULL,
+    uploader         VARCHAR,
+    source_id        VARCHAR,              -- the uploader's own id for the game
+    variant          VARCHAR NOT NULL,
+    status           VARCHAR NOT NULL,
+    n_players        SMALLINT NOT NULL,
+    n_deals          INTEGER NOT NULL,
+    n_moves          INTEGER NOT NULL,
+    players          VARCHAR[] NOT NULL,
+    tournament_id    VARCHAR,
+    tournament_round INTEGER,
+    tournament_table VARCHAR,
+    played_at        TIMESTAMPTZ,
+    game_time        TIMESTAMPTZ NOT NULL, -- played_at, else uploaded_at
+    winner           VARCHAR,
+    margin           INTEGER,
+    finished         BOOLEAN NOT NULL,
+    rules            JSON NOT NULL,
+    meta             JSON,
+    report           JSON NOT NULL,
+    log              BLOB NOT NULL         -- the log exactly as uploaded
+);
+CREATE TABLE game_players (
+    game_id        VARCHAR NOT NULL,
+    seat           SMALLINT NOT NULL,
+    player         VARCHAR NOT NULL,
+    team           VARCHAR,
+    variant        VARCHAR NOT NULL,
+    status         VARCHAR NOT NULL,
+    tournament_id  VARCHAR,
+    game_time      TIMESTAMPTZ NOT NULL,
+    points         INTEGER NOT NULL,  -- recomputed game total (with bonuses)
+    claimed        INTEGER,           -- the log's claimed total, when given
+    won            BOOLEAN NOT NULL,
+    finished       BOOLEAN NOT NULL,
+    n_deals        INTEGER NOT NULL   -- deals this player took part in
+);
+CREATE TABLE deals (
+    game_id        VARCHAR NOT NULL,
+    deal_no        INTEGER NOT NULL,
+    variant        VARCHAR NOT NULL,
+    n_players      SMALLINT NOT NULL,
+    dealer         VARCHAR NOT NULL,
+    first_player   VARCHAR,
+    knocker        VARCHAR,
+    outcome        VARCHAR,
+    winner         VARCHAR,
+    turns          INTEGER NOT NULL,
+    n_moves        INTEGER NOT NULL,
+    illegal        BOOLEAN NOT NULL,
+    scored         BOOLEAN NOT NULL
+);
+CREATE TABLE deal_players (
+    game_id        VARCHAR NOT NULL,
+    deal_no        INTEGER NOT NULL,
+    player         VARCHAR NOT NULL,
+    variant        VARCHAR NOT NULL,
+    status         VARCHAR NOT NULL,
+    tournament_id  VARCHAR,
+    game_time      TIMESTAMPTZ NOT NULL,
+    outcome        VARCHAR,
+    points         INTEGER NOT NULL,
+    hand_value     INTEGER NOT NULL,
+    won            BOOLEAN NOT NULL,
+    is_first       BOOLEAN NOT NULL,
+    is_knocker     BOOLEAN NOT NULL,
+    scored         BOOLEAN NOT NULL
+);
+CREATE TABLE moves (
+    game_id        VARCHAR NOT NULL,
+    deal_no        INTEGER NOT NULL,
+    move_no        INTEGER NOT NULL,
+    player         VARCHAR NOT NULL,
+    action         VARCHAR NOT NULL,
+    source         VARCHAR,
+    card           VARCHAR,
+    cards          VARCHAR,  -- meld cards; declared melds separated by ' | '
+    meld           INTEGER
+);
+CREATE TABLE violations (
+    game_id        VARCHAR NOT NULL,
+    deal_no        INTEGER,
+    move_no        INTEGER,
+    player         VARCHAR,
+    code           VARCHAR NOT NULL,
+    message        VARCHAR NOT NULL,
+    variant        VARCHAR NOT NULL,
+    tournament_id  VARCHAR,
+    game_time      TIMESTAMPTZ NOT NULL
+);
+"""),
+]
+
+BOOKKEEPING = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version     INTEGER PRIMARY KEY,
+    description VARCHAR NOT NULL,
+    applied_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+)
+"""

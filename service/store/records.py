@@ -1,0 +1,120 @@
+"""Turn a verified game into the rows of each table (plain tuples, no SQL here).
+
+The game's id is a hash of its canonical JSON (keys sorted, no white space), so the
+same log uploaded twice, however formatted, is the same game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from ..engine.cards import card_name
+from ..engine.model import Game, Move
+from ..engine.report import Report
+
+ID_LENGTH = 24  # hex characters of the SHA-256 kept as the id
+
+
+def game_id(document: Any) -> str:
+    canonical = orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(canonical).hexdigest()[:ID_LENGTH]
+
+
+def parse_time(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    value = datetime.fromisoformat(text.replace("z", "Z"))
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+@dataclass
+class GameRecord:
+    """One game's rows, ready for the tables of the same names."""
+
+    id: str
+    games: tuple
+    game_players: list[tuple] = field(default_factory=list)
+    deals: list[tuple] = field(default_factory=list)
+    deal_players: list[tuple] = field(default_factory=list)
+    moves: list[tuple] = field(default_factory=list)
+    violations: list[tuple] = field(default_factory=list)
+
+
+def _move_row(gid: str, d: int, m: int, move: Move, names: tuple[str, ...]) -> tuple:
+    cards = None
+    if move.cards is not None:
+        cards = " ".join(card_name(c) for c in move.cards)
+    elif move.melds is not None:
+        cards = " | ".join(" ".join(card_name(c) for c in meld) for meld in move.melds)
+    elif move.stock is not None:
+        cards = " ".join(card_name(c) for c in move.stock)
+    return (gid, d, m, names[move.player], move.action, move.source,
+            card_name(move.card) if move.card is not None else None, cards, move.meld)
+
+
+def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Report,
+                 uploader: str | None = None, uploaded_at: datetime | None = None,
+                 gid: str | None = None) -> GameRecord:
+    """All rows of one verified game.  ``seq`` (column 2 of ``games``) is set to 0 here
+    and assigned by the store when the game is written."""
+    gid = gid or game_id(document)
+    uploaded_at = uploaded_at or datetime.now(UTC)
+    names = game.players
+    tournament = document.get("tournament") or {}
+    played_at = parse_time(document.get("played_at"))
+    at = played_at or uploaded_at
+    variant = game.rules.variant
+    status = report.status
+    totals = report.totals
+    finished = totals["winner"] is not None or status in ("valid", "mismatch")
+    tid = tournament.get("id")
+    n_moves = sum(len(d.moves) for d in game.deals)
+    games = (gid, 0, uploaded_at, uploader, document.get("id"), variant, status, len(names),
+             len(game.deals), n_moves, list(names), tid, tournament.get("round"),
+             tournament.get("table"), played_at, at, totals["winner"], totals["margin"],
+             finished, orjson.dumps(game.rules.as_dict()).decode(),
+             orjson.dumps(document["meta"]).decode() if "meta" in document else None,
+             orjson.dumps(report.to_dict()).decode(), raw)
+    record = GameRecord(gid, games)
+
+    team_of: dict[str, str] = {}
+    if game.teams:
+        for team in game.teams:
+            label = "+".join(names[s] for s in team)
+            for s in team:
+                team_of[names[s]] = label
+    claimed_totals = (game.claimed or {}).get("totals") or {}
+    deals_of = dict.fromkeys(names, 0)
+    for result in report.deals:
+        for p in result.players:
+            deals_of[p] += 1
+    winner = totals["winner"]
+    for seat, name in enumerate(names):
+        team = team_of.get(name)
+        won = winner is not None and (winner == name or winner == team)
+        record.game_players.append((
+            gid, seat, name, team, variant, status, tid, at, totals["points"].get(name, 0),
+            claimed_totals.get(name), won, finished, deals_of[name]))
+
+    for d, (deal, result) in enumerate(zip(game.deals, report.deals, strict=True)):
+        scored = result.outcome is not None
+        record.deals.append((
+            gid, d, variant, len(result.players), names[deal.dealer], result.first,
+            result.knocker, result.outcome, result.winner, result.turns, len(deal.moves),
+            result.illegal, scored))
+        for p in result.players:
+            record.deal_players.append((
+                gid, d, p, variant, status, tid, at, result.outcome, result.points.get(p, 0),
+                result.hand_values.get(p, 0), result.winner == p, result.first == p,
+                result.knocker == p, scored))
+        for m, move in enumerate(deal.moves):
+            record.moves.append(_move_row(gid, d, m, move, names))
+    for v in report.violations:
+        record.violations.append((gid, v.deal, v.move, v.player, v.code, v.message, variant,
+                                  tid, at))
+    return record

@@ -1,0 +1,898 @@
+"""Parsing and validation of rummy-log/1 documents (service.engine.parse) and the JSON Schemas.
+
+The rule under test: a document is accepted exactly when it has the shape of LOG_FORMAT.md;
+the fast path and the marshmallow schemas agree on every document and build equal games;
+the JSON Schema copy rejects what it can express; garbage only ever raises
+LogValidationError.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from marshmallow import ValidationError
+
+from service.engine.cards import CARD_NAMES, parse_card
+from service.engine.model import Deal, Game, Move
+from service.engine.parse import (
+    ACTION_FIELDS,
+    FORMAT,
+    MAX_DEALS,
+    MAX_DEPTH,
+    MAX_MOVES,
+    GameSchema,
+    LogValidationError,
+    fast_parse_game,
+    game_from_json,
+    load_json,
+    parse_game,
+    parse_header,
+    schema_errors,
+)
+from service.engine.rules import GIN, OPTIONS, PRESETS, RUMMY
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+LOG_SCHEMA = json.loads((SCHEMAS / "rummy-log-1.schema.json").read_text(encoding="utf-8"))
+REPORT_SCHEMA = json.loads((SCHEMAS / "report.schema.json").read_text(encoding="utf-8"))
+LOG_VALIDATOR = jsonschema.Draft202012Validator(LOG_SCHEMA)
+REPORT_VALIDATOR = jsonschema.Draft202012Validator(REPORT_SCHEMA)
+
+VIOLATION_CODES = [  # the closed list at the end of RULES.md
+    "DUPLICATE_CARD", "WRONG_HAND_SIZE", "DEAL_MISMATCH", "WRONG_SEATING", "GAME_OVER",
+    "DEAL_NOT_FINISHED", "SCORE_MISMATCH", "ACTION_NOT_ALLOWED", "MOVE_AFTER_DEAL_END",
+    "NOT_YOUR_TURN", "MUST_DRAW_FIRST", "ALREADY_DREW", "CARD_NOT_IN_HAND",
+    "STOCK_CARD_REQUIRED", "STOCK_CARD_MISMATCH", "WRONG_DISCARD_TOP", "EMPTY_STOCK",
+    "EMPTY_DISCARD_PILE", "UPCARD_NOT_REFUSED", "STOCK_FLOOR", "INVALID_MELD",
+    "TOO_MANY_MELDS", "NO_SUCH_MELD", "LAYOFF_DOES_NOT_FIT", "LAYOFF_BEFORE_OWN_MELD",
+    "LAYOFF_ON_GIN", "MELDS_NOT_DECLARED", "MUST_DISCARD_TO_GO_OUT", "DISCARD_OF_TAKEN_CARD",
+    "KNOCK_OVER_LIMIT", "GIN_WITH_DEADWOOD", "RESHUFFLE_NOT_ALLOWED", "RESHUFFLE_MISMATCH",
+    "END_NOT_ALLOWED",
+]
+
+
+def card(code: str) -> int:
+    value = parse_card(code)
+    assert value is not None
+    return value
+
+
+def shuffled_deck(seed: int) -> list[str]:
+    deck = list(CARD_NAMES)
+    random.Random(seed).shuffle(deck)
+    return deck
+
+
+# --------------------------------------------------------------------------- example logs
+
+RUMMY_LOG: dict[str, Any] = {
+    "format": "rummy-log/1", "variant": "rummy", "players": ["ana", "ben"],
+    "deals": [{
+        "dealer": "ben",
+        "hands": {"ana": ["AH", "2H", "3H", "9C", "9D", "9S", "KC", "4D", "7S", "5C"],
+                  "ben": ["2C", "3C", "4C", "JD", "JH", "TS", "8D", "6H", "QS", "5S"]},
+        "upcard": "7D",
+        "moves": [
+            {"p": "ana", "a": "draw", "from": "stock", "card": "4H"},
+            {"p": "ana", "a": "meld", "cards": ["AH", "2H", "3H", "4H"]},
+            {"p": "ana", "a": "meld", "cards": ["9C", "9D", "9S"]},
+            {"p": "ana", "a": "discard", "card": "KC"},
+            {"p": "ben", "a": "draw", "from": "discard", "card": "KC"},
+            {"p": "ben", "a": "meld", "cards": ["2C", "3C", "4C"]},
+            {"p": "ben", "a": "layoff", "card": "5C", "meld": 2},
+            {"p": "ben", "a": "discard", "card": "8D"},
+        ],
+        "claimed": {"points": {"ana": 0, "ben": 0}, "winner": None, "outcome": None}}],
+    "claimed": {"totals": {"ana": 0, "ben": 0}},
+}
+
+GIN_LOG: dict[str, Any] = {
+    "format": "rummy-log/1", "id": "club-2024-0117", "variant": "gin",
+    "rules": {"upcard_pass": True, "knock_limit": 10, "target": None},
+    "players": ["ana", "ben"],
+    "tournament": {"id": "spring-open", "round": 2, "table": "T4"},
+    "played_at": "2024-05-01T19:30:00+02:00",
+    "deals": [{
+        "dealer": "ben", "deck": shuffled_deck(1),
+        "moves": [
+            {"p": "ana", "a": "pass"},
+            {"p": "ben", "a": "pass"},
+            {"p": "ana", "a": "draw", "from": "stock"},
+            {"p": "ana", "a": "discard", "card": "10d"},
+            {"p": "ben", "a": "draw", "from": "discard", "card": "T♦"},
+            {"p": "ben", "a": "knock", "card": "kc",
+             "melds": [["7D", "8D", "9D"], ["QS", "QH", "QC"]]},
+            {"p": "ana", "a": "layoff", "card": "6D", "meld": 0},
+            {"p": "ana", "a": "show", "melds": [["2S", "3S", "4S"]]},
+        ],
+        "claimed": {"points": {"ana": 0, "ben": 12}, "winner": "ben", "outcome": "knock"}}],
+    "claimed": {"totals": {"ana": 0, "ben": 12}, "winner": None},
+    "meta": {"room": "blue", "software": {"name": "cardtable", "version": [1, 4]}},
+}
+
+GIN3_LOG: dict[str, Any] = {
+    "format": "rummy-log/1", "variant": "gin", "players": ["ana", "ben", "cy"],
+    "deals": [
+        {"dealer": "ana", "players": ["ana", "ben"],
+         "hands": {"ana": list(CARD_NAMES[0:10]), "ben": list(CARD_NAMES[10:20])}, "upcard": "8D",
+         "moves": [{"p": "ben", "a": "draw", "from": "stock", "card": "9D"},
+                   {"p": "ben", "a": "gin", "card": "TD"}],
+         "claimed": {"points": {"ben": 40}, "winner": "ben", "outcome": "gin"}},
+        {"dealer": "cy", "players": ["ben", "cy"],
+         "hands": {"cy": list(CARD_NAMES[20:30]), "ben": list(CARD_NAMES[30:40])}, "upcard": "AH",
+         "moves": []},
+    ],
+}
+
+GIN4_LOG: dict[str, Any] = {
+    "format": "rummy-log/1", "variant": "gin", "players": ["ana", "ben", "cy", "dee"],
+    "teams": [["ana", "cy"], ["ben", "dee"]],
+    "deals": [
+        {"dealer": "ana", "players": ["ana", "ben"], "deck": shuffled_deck(2),
+         "moves": [{"p": "ben", "a": "draw", "from": "stock"},
+                   {"p": "ben", "a": "discard", "card": "5C"}]},
+        {"dealer": "dee", "players": ["cy", "dee"], "deck": shuffled_deck(3),
+         "moves": [{"p": "cy", "a": "draw", "from": "discard"},
+                   {"p": "cy", "a": "knock", "card": "2H"}]},
+    ],
+    "claimed": {"totals": {"ana+cy": 10, "ben+dee": 0}, "winner": "ana+cy"},
+}
+
+BLOCK_LOG: dict[str, Any] = {
+    "format": "rummy-log/1", "variant": "rummy-block", "players": ["ana", "ben", "cy"],
+    "rules": {"max_stock_reuses": 1, "melds_per_turn": "unlimited", "deals": 3},
+    "deals": [{
+        "dealer": "cy", "players": ["ana", "ben", "cy"], "deck": shuffled_deck(4),
+        "hands": {"ana": ["2C"], "ben": [], "cy": ["2C", "2C"]}, "upcard": " 7s ",
+        "moves": [{"p": "ana", "a": "reshuffle", "stock": ["7S", "8S"]},
+                  {"p": "ana", "a": "reshuffle"},
+                  {"p": "ana", "a": "end", "reason": "stock_exhausted"},
+                  {"p": "ben", "a": "end"},
+                  {"p": "ben", "a": "pass"}]}],
+}
+
+EXAMPLES = {"rummy": RUMMY_LOG, "gin": GIN_LOG, "gin3": GIN3_LOG, "gin4": GIN4_LOG,
+            "block": BLOCK_LOG}
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_examples_are_valid_for_json_schema_and_parser(name: str) -> None:
+    doc = copy.deepcopy(EXAMPLES[name])
+    LOG_VALIDATOR.validate(doc)
+    game = parse_game(doc)
+    assert game == GameSchema().load(doc) == fast_parse_game(doc)
+    assert game == game_from_json(orjson.dumps(doc))
+    assert doc == EXAMPLES[name]  # parsing never changes the document
+
+
+def test_rummy_model() -> None:
+    game = parse_game(RUMMY_LOG)
+    assert game.players == ("ana", "ben")
+    assert game.rules.variant == "rummy" and game.rules.target == 150
+    assert game.teams is None and game.meta == {}
+    assert game.claimed == {"totals": {"ana": 0, "ben": 0}}
+    deal = game.deals[0]
+    assert deal.dealer == 1 and deal.players is None and deal.deck is None
+    assert deal.hands is not None and set(deal.hands) == {0, 1}
+    assert deal.hands[0][:3] == (card("AH"), card("2H"), card("3H"))
+    assert deal.upcard == card("7D")
+    assert deal.claimed == {"points": {"ana": 0, "ben": 0}, "winner": None, "outcome": None}
+    assert deal.moves[0] == Move(0, "draw", source="stock", card=card("4H"))
+    assert deal.moves[1] == Move(0, "meld", cards=tuple(card(c) for c in ("AH", "2H", "3H", "4H")))
+    assert deal.moves[4] == Move(1, "draw", source="discard", card=card("KC"))
+    assert deal.moves[6] == Move(1, "layoff", card=card("5C"), meld=2)
+    assert all(isinstance(m.cards, tuple) for m in deal.moves if m.action == "meld")
+
+
+def test_gin_model() -> None:
+    game = parse_game(GIN_LOG)
+    assert game.rules.is_gin and game.rules.upcard_pass and game.rules.target is None
+    deal = game.deals[0]
+    assert deal.deck == tuple(card(c) for c in shuffled_deck(1))
+    assert deal.hands is None and deal.upcard is None
+    moves = deal.moves
+    assert moves[0] == Move(0, "pass") and moves[1] == Move(1, "pass")
+    assert moves[2] == Move(0, "draw", source="stock")
+    assert moves[3] == Move(0, "discard", card=card("TD"))
+    assert moves[4] == Move(1, "draw", source="discard", card=card("TD"))
+    assert moves[5] == Move(1, "knock", card=card("KC"), melds=(
+        (card("7D"), card("8D"), card("9D")), (card("QS"), card("QH"), card("QC"))))
+    assert moves[7] == Move(0, "show", melds=((card("2S"), card("3S"), card("4S")),))
+    assert game.meta == GIN_LOG["meta"]
+    assert parse_header(GIN_LOG) == {
+        "id": "club-2024-0117", "tournament": {"id": "spring-open", "round": 2, "table": "T4"},
+        "played_at": "2024-05-01T19:30:00+02:00", "variant": "gin"}
+    assert parse_header(RUMMY_LOG) == {"id": None, "tournament": None, "played_at": None,
+                                       "variant": "rummy"}
+
+
+def test_three_and_four_player_gin_model() -> None:
+    game3 = parse_game(GIN3_LOG)
+    assert [d.players for d in game3.deals] == [(0, 1), (1, 2)]
+    assert game3.deals[1].dealer == 2
+    assert game3.deals[1].hands == {2: tuple(range(20, 30)), 1: tuple(range(30, 40))}
+    assert game3.deals[0].moves[1] == Move(1, "gin", card=card("TD"))
+    game4 = parse_game(GIN4_LOG)
+    assert game4.teams == ((0, 2), (1, 3))
+    assert [d.players for d in game4.deals] == [(0, 1), (2, 3)]
+    assert game4.claimed == {"totals": {"ana+cy": 10, "ben+dee": 0}, "winner": "ana+cy"}
+
+
+def test_block_model() -> None:
+    game = parse_game(BLOCK_LOG)
+    assert game.rules.max_stock_reuses == 1 and game.rules.melds_per_turn is None
+    deal = game.deals[0]
+    assert deal.players == (0, 1, 2)
+    assert deal.hands == {0: (card("2C"),), 1: (), 2: (card("2C"), card("2C"))}
+    assert deal.upcard == card("7S")
+    assert deal.moves[0] == Move(0, "reshuffle", stock=(card("7S"), card("8S")))
+    assert deal.moves[1] == Move(0, "reshuffle")
+    assert deal.moves[2] == Move(0, "end", reason="stock_exhausted")
+    assert deal.moves[3] == Move(1, "end")
+
+
+# --------------------------------------------------------------------------- invalid logs
+
+Mutation = Callable[[dict[str, Any]], None]
+
+
+def _set(path: str, value: Any) -> Mutation:
+    def apply(doc: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        node: Any = doc
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+    return apply
+
+
+def _del(path: str) -> Mutation:
+    def apply(doc: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        node: Any = doc
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        del node[int(last) if isinstance(node, list) else last]
+    return apply
+
+
+M0 = "deals.0.moves.0"
+# (base example, mutation, an error path it must report, whether the JSON Schema can tell)
+INVALID: dict[str, tuple[str, Mutation, str, bool]] = {
+    "no format": ("gin", _del("format"), "format", True),
+    "format v2": ("gin", _set("format", "rummy-log/2"), "format", True),
+    "unknown field": ("gin", _set("moevs", []), "moevs", True),
+    "id too long": ("gin", _set("id", "x" * 129), "id", True),
+    "id a number": ("gin", _set("id", 7), "id", True),
+    "null id": ("gin", _set("id", None), "id", True),
+    "unknown variant": ("gin", _set("variant", "canasta"), "variant", True),
+    "no variant": ("gin", _del("variant"), "variant", True),
+    "unknown option": ("gin", _set("rules.knock_limt", 9), "rules.knock_limt", True),
+    "option of other family": ("rummy", _set("rules", {"knock_limit": 5}), "rules.knock_limit",
+                               True),
+    "knock_limit 11": ("gin", _set("rules.knock_limit", 11), "rules.knock_limit", True),
+    "knock_limit bool": ("gin", _set("rules.knock_limit", True), "rules.knock_limit", True),
+    "rules not object": ("gin", _set("rules", [1]), "rules", True),
+    "hand_size leaves no stock": ("rummy", _set("rules", {"hand_size": 26}), "rules.hand_size",
+                                  False),
+    "players not list": ("gin", _set("players", "ana,ben"), "players", True),
+    "players repeated": ("rummy", _set("players", ["ana", "ana"]), "players", True),
+    "empty player name": ("rummy", _set("players.0", ""), "players.0", True),
+    "player name too long": ("rummy", _set("players.1", "b" * 65), "players.1", True),
+    "player not string": ("rummy", _set("players.1", 2), "players.1", True),
+    "one player": ("rummy", _set("players", ["ana"]), "players", True),
+    "seven rummy players": ("rummy", _set("players", list("abcdefg")), "players", True),
+    "five gin players": ("gin", _set("players", list("abcde")), "players", True),
+    "five greek players": ("rummy", lambda d: d.update(variant="greek", players=list("abcde")),
+                           "players", True),
+    "four gin players no teams": ("gin4", _del("teams"), "teams", True),
+    "teams in two-player gin": ("gin", _set("teams", [["ana"], ["ben"]]), "teams", True),
+    "teams in rummy": ("rummy", _set("teams", [["ana"], ["ben"]]), "teams", True),
+    "three teams": ("gin4", _set("teams", [["ana", "cy"], ["ben"], ["dee"]]), "teams", True),
+    "team not covering": ("gin4", _set("teams", [["ana", "ben"], ["ana", "dee"]]), "teams",
+                          False),
+    "team of strangers": ("gin4", _set("teams", [["ana", "cy"], ["ben", "zoe"]]), "teams",
+                          False),
+    "tournament unknown key": ("gin", _set("tournament.seat", 3), "tournament.seat", True),
+    "tournament round 0": ("gin", _set("tournament.round", 0), "tournament.round", True),
+    "tournament id empty": ("gin", _set("tournament.id", ""), "tournament.id", True),
+    "played_at prose": ("gin", _set("played_at", "yesterday"), "played_at", True),
+    "played_at no zone": ("gin", _set("played_at", "2024-05-01T19:30:00"), "played_at", True),
+    "played_at 30 February": ("gin", _set("played_at", "2024-02-30T10:00:00Z"), "played_at",
+                              False),
+    "no deals": ("gin", _set("deals", []), "deals", True),
+    "deals not list": ("gin", _set("deals", {}), "deals", True),
+    "deal not object": ("gin", _set("deals.0", []), "deals.0", True),
+    "no dealer": ("gin", _del("deals.0.dealer"), "deals.0.dealer", True),
+    "dealer a stranger": ("gin", _set("deals.0.dealer", "zoe"), "deals.0.dealer", False),
+    "deal unknown field": ("gin", _set("deals.0.moevs", []), "deals.0.moevs", True),
+    "no moves": ("gin", _del("deals.0.moves"), "deals.0.moves", True),
+    "deck 51 cards": ("gin", lambda d: d["deals"][0]["deck"].pop(), "deals.0.deck", True),
+    "deck bad card": ("gin", _set("deals.0.deck.3", "1X"), "deals.0.deck.3", True),
+    "no deck no hands": ("rummy", _del("deals.0.hands"), "deals.0.hands", True),
+    "no deck no upcard": ("rummy", _del("deals.0.upcard"), "deals.0.upcard", True),
+    "hand missing": ("rummy", _del("deals.0.hands.ben"), "deals.0.hands", False),
+    "hand of a stranger": ("rummy", _set("deals.0.hands.zoe", []), "deals.0.hands.zoe", False),
+    "hand of a sitter": ("gin3", _set("deals.0.hands.cy", []), "deals.0.hands.cy", False),
+    "hand bad card": ("rummy", _set("deals.0.hands.ana.0", "ZZ"), "deals.0.hands.ana.0", True),
+    "hand not list": ("rummy", _set("deals.0.hands.ana", "AH"), "deals.0.hands.ana", True),
+    "upcard bad": ("rummy", _set("deals.0.upcard", "11H"), "deals.0.upcard", True),
+    "rummy deal not everyone": ("block", _set("deals.0.players", ["ana", "cy"]),
+                                "deals.0.players", False),
+    "rummy deal of one": ("rummy", _set("deals.0.players", ["ana"]), "deals.0.players", True),
+    "rummy deal player twice": ("rummy", _set("deals.0.players", ["ana", "ana"]),
+                                "deals.0.players", True),
+    "gin3 deal without players": ("gin3", _del("deals.0.players"), "deals.0.players", True),
+    "gin deal three players": ("gin3", _set("deals.0.players", ["ana", "ben", "cy"]),
+                               "deals.0.players", True),
+    "gin deal same player twice": ("gin3", _set("deals.0.players", ["ana", "ana"]),
+                                   "deals.0.players", True),
+    "gin deal stranger": ("gin3", _set("deals.0.players", ["ana", "zoe"]), "deals.0.players.1",
+                          False),
+    "gin dealer sits out": ("gin3", _set("deals.1.dealer", "ana"), "deals.1.dealer", False),
+    "move not object": ("gin", _set(M0, "pass"), M0, True),
+    "unknown action": ("gin", _set(f"{M0}.a", "fold"), f"{M0}.a", True),
+    "no action": ("gin", _del(f"{M0}.a"), f"{M0}.a", True),
+    "no player": ("gin", _del(f"{M0}.p"), f"{M0}.p", True),
+    "move by a stranger": ("gin", _set(f"{M0}.p", "zoe"), f"{M0}.p", False),
+    "player a number": ("gin", _set(f"{M0}.p", 0), f"{M0}.p", True),
+    "draw without pile": ("rummy", _del(f"{M0}.from"), f"{M0}.from", True),
+    "draw from the table": ("rummy", _set(f"{M0}.from", "table"), f"{M0}.from", True),
+    "draw with cards": ("rummy", _set(f"{M0}.cards", ["4H"]), f"{M0}.cards", True),
+    "draw bad card": ("rummy", _set(f"{M0}.card", "4X"), f"{M0}.card", True),
+    "discard without card": ("rummy", _del("deals.0.moves.3.card"), "deals.0.moves.3.card",
+                             True),
+    "discard card number": ("rummy", _set("deals.0.moves.3.card", 13), "deals.0.moves.3.card",
+                            True),
+    "discard with meld": ("rummy", _set("deals.0.moves.3.meld", 0), "deals.0.moves.3.meld",
+                          True),
+    "meld no cards": ("rummy", _set("deals.0.moves.1.cards", []), "deals.0.moves.1.cards",
+                      True),
+    "meld without cards": ("rummy", _del("deals.0.moves.1.cards"), "deals.0.moves.1.cards",
+                           True),
+    "layoff meld -1": ("rummy", _set("deals.0.moves.6.meld", -1), "deals.0.moves.6.meld", True),
+    "layoff meld true": ("rummy", _set("deals.0.moves.6.meld", True), "deals.0.moves.6.meld",
+                         True),
+    "layoff meld 1.0": ("rummy", _set("deals.0.moves.6.meld", 1.0), "deals.0.moves.6.meld",
+                        False),
+    "layoff without meld": ("rummy", _del("deals.0.moves.6.meld"), "deals.0.moves.6.meld", True),
+    "knock without card": ("gin", _del("deals.0.moves.5.card"), "deals.0.moves.5.card", True),
+    "knock melds flat": ("gin", _set("deals.0.moves.5.melds", ["7D", "8D", "9D"]),
+                         "deals.0.moves.5.melds.0", True),
+    "show with card": ("gin", _set("deals.0.moves.7.card", "2S"), "deals.0.moves.7.card", True),
+    "pass with card": ("gin", _set(f"{M0}.card", "2S"), f"{M0}.card", True),
+    "reshuffle stock not list": ("block", _set(f"{M0}.stock", "7S"), f"{M0}.stock", True),
+    "end for another reason": ("block", _set("deals.0.moves.2.reason", "bored"),
+                               "deals.0.moves.2.reason", True),
+    "move unknown field": ("gin", _set(f"{M0}.x", 1), f"{M0}.x", True),
+    "too many moves": ("gin", _set("deals.0.moves", [{"p": "ana", "a": "pass"}] * (MAX_MOVES + 1)),
+                       "deals.0.moves", True),
+    "too many deals": ("gin", lambda d: d.update(deals=d["deals"] * (MAX_DEALS + 1)), "deals",
+                       True),
+    "deal outcome unknown": ("gin", _set("deals.0.claimed.outcome", "win"),
+                             "deals.0.claimed.outcome", True),
+    "deal points not int": ("gin", _set("deals.0.claimed.points.ana", "3"),
+                            "deals.0.claimed.points.ana", True),
+    "deal points stranger": ("gin", _set("deals.0.claimed.points.zoe", 3),
+                             "deals.0.claimed.points.zoe", False),
+    "deal winner stranger": ("gin", _set("deals.0.claimed.winner", "zoe"),
+                             "deals.0.claimed.winner", False),
+    "deal claim unknown field": ("gin", _set("deals.0.claimed.loser", "ana"),
+                                 "deals.0.claimed.loser", True),
+    "totals stranger": ("gin", _set("claimed.totals.zoe", 1), "claimed.totals.zoe", False),
+    "team winner in two-player gin": ("gin", _set("claimed.winner", "ana+ben"), "claimed.winner",
+                                      False),
+    "team name out of order": ("gin4", _set("claimed.winner", "cy+ana"), "claimed.winner", False),
+    "totals float": ("gin", _set("claimed.totals.ana", 1.5), "claimed.totals.ana", True),
+    "claim unknown field": ("gin", _set("claimed.loser", "ana"), "claimed.loser", True),
+    "meta not object": ("gin", _set("meta", "blue room"), "meta", True),
+}
+
+
+@pytest.mark.parametrize("name", INVALID)
+def test_invalid_documents_are_rejected(name: str) -> None:
+    base, mutate, path, schema_can_tell = INVALID[name]
+    doc = copy.deepcopy(EXAMPLES[base])
+    mutate(doc)
+    with pytest.raises(LogValidationError) as caught:
+        parse_game(doc)
+    errors = caught.value.errors
+    assert path in errors, errors
+    assert all(isinstance(m, str) and m for msgs in errors.values() for m in msgs)
+    assert fast_parse_game(doc) is None
+    # The JSON Schema rejects what it can express; the rest passes it.
+    assert LOG_VALIDATOR.is_valid(doc) is not schema_can_tell
+
+
+def test_every_problem_is_listed() -> None:
+    doc = copy.deepcopy(GIN_LOG)
+    doc["rules"]["knock_limit"] = 12
+    doc["rules"]["scoring"] = "penalty"
+    doc["tournament"]["round"] = "two"
+    moves = doc["deals"][0]["moves"]
+    moves[3]["card"] = "1X"
+    moves[4]["p"] = "zoe"
+    moves[5]["cards"] = ["KC"]
+    del moves[6]["meld"]
+    doc["deals"][0]["claimed"]["outcome"] = "won"
+    doc["deals"].append({"dealer": "ben", "moves": []})
+    with pytest.raises(LogValidationError) as caught:
+        parse_game(doc)
+    errors = caught.value.errors
+    assert errors["deals.0.moves.3.card"] == ["'1X' is not a card"]
+    assert errors["rules.knock_limit"] == ["knock_limit must be at most 10"]
+    assert set(errors) == {
+        "rules.knock_limit", "rules.scoring", "tournament.round", "deals.0.moves.3.card",
+        "deals.0.moves.4.p", "deals.0.moves.5.cards", "deals.0.moves.6.meld",
+        "deals.0.claimed.outcome", "deals.1.hands", "deals.1.upcard"}
+    assert "deals.0.moves.3.card" in str(caught.value)
+
+
+def test_errors_on_the_same_path_are_merged() -> None:
+    doc = copy.deepcopy(RUMMY_LOG)
+    doc["deals"][0]["hands"]["zoe"] = ["1X"]
+    errors = schema_errors(doc)
+    assert sorted(errors) == ["deals.0.hands.zoe", "deals.0.hands.zoe.0"]
+    assert errors["deals.0.hands.zoe"] == ["'zoe' does not play this deal"]
+
+
+VALID_VARIATIONS: dict[str, tuple[str, Mutation]] = {
+    "card notations": ("rummy", _set("deals.0.hands.ana", ["10d", "T♦", "td", " 7S", "q♠",
+                                                            "A♡", "10♣"])),
+    "duplicate cards": ("gin", lambda d: d["deals"][0]["deck"].__setitem__(0, "AS")),
+    "hands of any size": ("rummy", _set("deals.0.hands", {"ana": [], "ben": ["AS"] * 30})),
+    "deck beside hands": ("gin", lambda d: d["deals"][0].update(
+        hands={"ana": ["AS"], "ben": ["2S"]}, upcard="3S")),
+    "empty moves": ("gin", _set("deals.0.moves", [])),
+    "rummy deal lists everyone": ("rummy", _set("deals.0.players", ["ben", "ana"])),
+    "two-player gin deal lists both": ("gin", _set("deals.0.players", ["ben", "ana"])),
+    "null target": ("rummy", _set("rules", {"target": None, "deals": 2})),
+    "empty id": ("gin", _set("id", "")),
+    "free-form meta": ("gin", _set("meta", {"a": [[[[{"b": None}]]]], "moevs": 1.5})),
+    "claims by team members": ("gin4", _set("claimed.totals", {"ana": 5, "ana+cy": 5})),
+    "fractional seconds": ("gin", _set("played_at", "2024-12-31t23:59:60.25z")),
+    "any seated mover": ("gin3", _set("deals.0.moves.0.p", "cy")),
+    "draw without card": ("rummy", _del(f"{M0}.card")),
+    "action of the other family": ("rummy", _set(f"{M0}", {"p": "ana", "a": "knock",
+                                                           "card": "AH"})),
+}
+
+
+@pytest.mark.parametrize("name", VALID_VARIATIONS)
+def test_valid_variations_are_accepted(name: str) -> None:
+    base, mutate = VALID_VARIATIONS[name]
+    doc = copy.deepcopy(EXAMPLES[base])
+    mutate(doc)
+    LOG_VALIDATOR.validate(doc)
+    assert fast_parse_game(doc) is not None
+    assert parse_game(doc) == GameSchema().load(doc)
+
+
+def test_limits_are_inclusive() -> None:
+    doc = copy.deepcopy(GIN_LOG)
+    doc["deals"][0]["moves"] = [{"p": "ana", "a": "pass"}] * MAX_MOVES
+    doc["id"] = "x" * 128
+    doc["players"] = ["a" * 64, "ben"]
+    for key in ("deals", "claimed"):
+        doc.pop(key)
+    doc["deals"] = [{"dealer": "ben", "hands": {"ben": [], "a" * 64: []}, "upcard": "AS",
+                     "moves": [{"p": "ben", "a": "pass"}] * MAX_MOVES}] * 2
+    assert len(parse_game(doc).deals[0].moves) == MAX_MOVES
+    doc["deals"] = [doc["deals"][0] | {"moves": []}] * MAX_DEALS
+    assert len(parse_game(doc).deals) == MAX_DEALS
+
+
+# --------------------------------------------------------------------------- garbage
+
+def test_load_json_rejects_garbage_as_whole_document() -> None:
+    text = orjson.dumps(GIN_LOG)
+    cases: list[Any] = [
+        text[:-1], text[: len(text) // 2], b"", b"   ", b"{", b"nul", b"NaN", b"[1,]",
+        b"\xff\xfe{}", b'{"a": "\xff"}', "\ud800", b'{"a":1}{"b":2}', b"\xef\xbb\xbf{}",
+        b"[" * 100_000 + b"]" * 100_000, b"[" * 100_000,
+        b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
+        b'"' + b"x" * (10 << 20) + b'"', "x" * (10 << 20),
+        12, None, [text],
+    ]
+    for data in cases:
+        with pytest.raises(LogValidationError) as caught:
+            load_json(data)
+        assert list(caught.value.errors) == [""]
+        assert len(str(caught.value)) < 300
+        with pytest.raises(LogValidationError):
+            game_from_json(data)
+
+
+def test_depth_limit() -> None:
+    def nested(depth: int) -> bytes:  # `depth` arrays and objects inside each other
+        inner = b"[" * (depth - 1) + b'"]]}{"' + b"]" * (depth - 1)
+        return b'{"k":' + inner + b"}"
+
+    assert load_json(nested(MAX_DEPTH))["k"] is not None
+    with pytest.raises(LogValidationError, match="deeper"):
+        load_json(nested(MAX_DEPTH + 1))
+    escaped = b'{"k": ["\\\\", "\\"[[[[", "\\\\\\"{{{{{{"], "\\\\[": [[]]}'
+    assert load_json(escaped)["\\["] == [[]]
+    brackets_in_strings = orjson.dumps({"k": ["[" * 50, "{" * 50, "]]" * 50]})
+    assert load_json(brackets_in_strings)["k"][0] == "[" * 50
+    doc = copy.deepcopy(GIN_LOG)
+    doc["meta"] = {"x": [[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]}  # depth 20 with the document
+    assert game_from_json(orjson.dumps(doc)).meta == doc["meta"]
+    doc["meta"] = {"x": [doc["meta"]["x"]]}
+    with pytest.raises(LogValidationError):
+        game_from_json(orjson.dumps(doc))
+
+
+def test_size_limit() -> None:
+    text = orjson.dumps(GIN_LOG)
+    assert game_from_json(text, max_bytes=len(text)) == parse_game(GIN_LOG)
+    with pytest.raises(LogValidationError, match="larger"):
+        game_from_json(text, max_bytes=len(text) - 1)
+    with pytest.raises(LogValidationError, match="larger"):
+        game_from_json(text.decode() + " ", max_bytes=len(text))
+    with pytest.raises(LogValidationError, match="larger"):  # é is two bytes
+        load_json('"' + "é" * 10 + '"', max_bytes=15)
+
+
+@pytest.mark.parametrize("top", [[], "gin", 1, 1.5, None, True, [GIN_LOG]])
+def test_top_level_must_be_an_object(top: Any) -> None:
+    with pytest.raises(LogValidationError) as caught:
+        parse_game(top)
+    assert list(caught.value.errors) == [""]
+    with pytest.raises(LogValidationError):
+        game_from_json(orjson.dumps(top))
+
+
+def test_huge_and_deep_values_in_python_objects() -> None:
+    deep: Any = []
+    for _ in range(100_000):
+        deep = [deep]
+    huge = "x" * (10 << 20)
+    for path in ("id", "variant", "players", "players.0", "rules.knock_limit", "rules.ace",
+                 "deals", "deals.0", "deals.0.deck", "deals.0.moves.0", "deals.0.moves.0.p",
+                 "deals.0.moves.0.a", "deals.0.moves.3.card", "deals.0.claimed",
+                 "claimed.totals", "tournament", "teams"):
+        for value in (deep, huge):
+            doc = copy.deepcopy(GIN_LOG)
+            _set(path, value)(doc)
+            with pytest.raises(LogValidationError) as caught:
+                parse_game(doc)
+            assert len(str(caught.value)) < 1000
+            assert all(len(m) < 300 for msgs in caught.value.errors.values() for m in msgs)
+    doc = copy.deepcopy(GIN_LOG)
+    doc["meta"] = {"deep": deep, "huge": huge}
+    assert parse_game(doc).meta["huge"] is huge
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 60) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(["", "ana", "ben", "gin", "rummy", FORMAT, "7D", "draw", "stock"])
+    | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["format", "variant", "players", "deals", "dealer", "moves", "p", "a",
+                         "hands", "upcard", "card", "x"]), inner, max_size=5),
+    max_leaves=30)
+
+
+@settings(max_examples=100, derandomize=True, deadline=None)
+@given(JSON_VALUES)
+def test_wrong_types_everywhere(value: Any) -> None:
+    try:
+        game = parse_game(value)
+    except LogValidationError as exc:
+        assert exc.errors and all(isinstance(k, str) for k in exc.errors)
+    else:
+        assert isinstance(game, Game)
+
+
+# --------------------------------------------------------------------------- equivalence
+
+NAMES = ["ana", "ben", "cy", "dee", "eve", "fay"]
+CODES = list(CARD_NAMES) + ["10d", "t♦", "as", "Q♠", "2♧", " 9H"]
+VALID_OVERRIDES: dict[str, list[tuple[str, Any]]] = {
+    "both": [("ace", "high_or_low"), ("ace_points", 11), ("discard_taken_card", True),
+             ("target", None), ("target", 50), ("deals", 2), ("hand_size", 7)],
+    RUMMY: [("melds_per_turn", 1), ("melds_per_turn", "unlimited"), ("scoring", "penalty"),
+            ("stock_exhausted", "end_deal"), ("max_stock_reuses", None),
+            ("discard_to_go_out", True), ("rummy_bonus", "none")],
+    GIN: [("knock_limit", 0), ("upcard_pass", True), ("oklahoma", False), ("stock_floor", 0),
+          ("big_gin_bonus", 50)],
+}
+POOL: list[Any] = [
+    None, True, False, 0, 1, -1, 2, 52, 1.0, 2.5, "", "zoe", "ana", "ben", "cy", "dee", "7D",
+    "10d", "1X", "T♦", "draw", "pass", "discard", "meld", "knock", "show", "end", "stock",
+    "stock_exhausted", "out", "gin", "rummy", "greek", FORMAT, "rummy-log/2",
+    "2024-05-01T19:30:00Z", "ana+cy", "ana+ben", [], {}, ["7D"], [["7D", "8D"]], ["ana", "ben"],
+    {"ana": 1}, {"p": "ana", "a": "pass"}, "x" * 70]
+KEY_POOL = ["p", "a", "from", "card", "cards", "meld", "melds", "stock", "reason", "dealer",
+            "players", "deck", "hands", "upcard", "moves", "claimed", "points", "winner",
+            "outcome", "totals", "id", "round", "table", "teams", "rules", "meta", "x",
+            "knock_limit", "ana", "zoe"]
+
+
+def _move(action: str, required: dict[str, Any] | None = None,
+          optional: dict[str, Any] | None = None) -> st.SearchStrategy[dict[str, Any]]:
+    """A move whose `p` is a seat number, named once the players are known."""
+    return st.fixed_dictionaries({"p": st.integers(0, 3), "a": st.just(action),
+                                  **(required or {})}, optional=optional or {})
+
+
+CODE = st.sampled_from(CODES)
+MELDS = st.lists(st.lists(CODE, min_size=1, max_size=3), max_size=2)
+MOVES = st.lists(st.one_of(
+    _move("draw", {"from": st.sampled_from(["stock", "discard"])}, {"card": CODE}),
+    _move("pass"),
+    _move("meld", {"cards": st.lists(CODE, min_size=1, max_size=3)}),
+    _move("layoff", {"card": CODE, "meld": st.integers(0, 3)}),
+    _move("discard", {"card": CODE}),
+    _move("knock", {"card": CODE}, {"melds": MELDS}),
+    _move("gin", None, {"card": CODE, "melds": MELDS}),
+    _move("show", None, {"melds": MELDS}),
+    _move("reshuffle", None, {"stock": st.lists(CODE, max_size=3)}),
+    _move("end", None, {"reason": st.just("stock_exhausted")}),
+), max_size=5)
+SEATS = st.permutations(range(6))
+META = st.dictionaries(st.text(max_size=3), JSON_VALUES, max_size=2)
+TOURNAMENT = st.fixed_dictionaries({}, optional={
+    "id": st.just("open"), "round": st.integers(1, 9), "table": st.just("")})
+PLAYED_AT = st.sampled_from(["2024-05-01T19:30:00Z", "2023-02-28T00:00:00.5-05:30"])
+HAND = st.lists(CODE, max_size=4)
+POINTS = st.lists(st.tuples(st.integers(0, 5), st.integers(-5, 200)), max_size=4)
+WINNER = st.none() | st.integers(0, 5)
+OUTCOME = st.none() | st.sampled_from(["out", "gin", "knock", "blocked"])
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> dict[str, Any]:
+    """Valid logs of every variant, small, with every optional field now and then."""
+    variant = draw(st.sampled_from(sorted(PRESETS)))
+    preset = PRESETS[variant]
+    n = draw(st.integers(preset.min_players, min(preset.max_players, 4)))
+    players = [NAMES[i] for i in draw(SEATS)[:n]]
+    gin = preset.family == GIN
+    doc: dict[str, Any] = {"format": FORMAT, "variant": variant, "players": players}
+    if gin and n == 4:
+        doc["teams"] = [[players[0], players[2]], [players[1], players[3]]]
+    if draw(st.booleans()):
+        choices = VALID_OVERRIDES["both"] + VALID_OVERRIDES[preset.family]
+        doc["rules"] = dict(draw(st.lists(st.sampled_from(choices), max_size=3)))
+    if draw(st.booleans()):
+        doc["id"] = draw(st.text(max_size=8))
+    if draw(st.booleans()):
+        doc["tournament"] = draw(TOURNAMENT)
+    if draw(st.booleans()):
+        doc["played_at"] = draw(PLAYED_AT)
+    if draw(st.booleans()):
+        doc["meta"] = draw(META)
+    names = players + (["+".join(t) for t in doc["teams"]] if "teams" in doc else [])
+    if draw(st.booleans()):
+        doc["claimed"] = {"totals": {names[i % len(names)]: v for i, v in draw(POINTS)}}
+        if draw(st.booleans()):
+            winner = draw(WINNER)
+            doc["claimed"]["winner"] = None if winner is None else names[winner % len(names)]
+    deals = []
+    for _ in range(draw(st.integers(1, 2))):
+        deal: dict[str, Any] = {}
+        seated = players
+        if gin and (n >= 3 or draw(st.booleans())):
+            seated = [players[i] for i in draw(SEATS) if i < n][:2]
+            deal["players"] = seated
+        elif not gin and draw(st.booleans()):
+            deal["players"] = [players[i] for i in draw(SEATS) if i < n]
+        deal["dealer"] = seated[draw(st.integers(0, len(seated) - 1))]
+        with_deck = draw(st.booleans())
+        if with_deck:
+            deal["deck"] = list(CARD_NAMES)
+            random.Random(draw(st.integers(0, 3))).shuffle(deal["deck"])
+        if not with_deck or draw(st.booleans()):
+            deal["hands"] = {name: draw(HAND) for name in seated}
+            deal["upcard"] = draw(CODE)
+        deal["moves"] = draw(MOVES)
+        for move in deal["moves"]:
+            move["p"] = players[move["p"] % n]
+        if draw(st.booleans()):
+            claimed = {"points": {players[i % n]: v for i, v in draw(POINTS)}}
+            winner = draw(WINNER)
+            claimed["winner"] = None if winner is None else players[winner % n]
+            claimed["outcome"] = draw(OUTCOME)
+            for key in ("points", "winner", "outcome"):
+                if draw(st.booleans()):
+                    del claimed[key]
+            deal["claimed"] = claimed
+        deals.append(deal)
+    doc["deals"] = deals
+    return doc
+
+
+def _locations(doc: Any) -> list[tuple[Any, Any]]:
+    """Every (container, key or index) in the document (a list: its first four), iteratively."""
+    out: list[tuple[Any, Any]] = []
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        keys = list(node) if isinstance(node, dict) else range(min(len(node), 4))
+        for key in keys:
+            out.append((node, key))
+            if isinstance(node[key], (dict, list)):
+                stack.append(node[key])
+    return out
+
+
+def mutate(doc: dict[str, Any], data: st.DataObject) -> None:
+    """One random change: drop, replace, rename, insert or repeat something."""
+    places = _locations(doc)
+    node, key = places[data.draw(st.integers(0, len(places) - 1))]
+    op = data.draw(st.sampled_from(["drop", "replace", "replace", "rename", "insert", "repeat"]))
+    value = copy.deepcopy(data.draw(st.sampled_from(POOL)))
+    if op == "drop":
+        del node[key]
+    elif op == "replace":
+        node[key] = value
+    elif isinstance(node, dict) and op == "rename":
+        node[data.draw(st.sampled_from(KEY_POOL))] = node.pop(key)
+    elif isinstance(node, dict):
+        node[data.draw(st.sampled_from(KEY_POOL))] = value
+    elif op == "repeat":
+        node.append(copy.deepcopy(node[key]))
+    else:
+        node.insert(key, value)
+
+
+SCHEMA = GameSchema()
+
+
+def judge(doc: Any) -> tuple[Game | None, Game | None]:
+    fast = fast_parse_game(doc)
+    try:
+        slow = SCHEMA.load(doc)
+    except ValidationError:
+        slow = None
+    return fast, slow
+
+
+@settings(max_examples=200, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(documents(), st.data())
+def test_fast_path_and_schemas_agree(doc: dict[str, Any], data: st.DataObject) -> None:
+    valid_fast, valid_slow = judge(doc)
+    assert valid_fast is not None and valid_fast == valid_slow, schema_errors(doc)
+    for _ in range(data.draw(st.integers(1, 3))):
+        mutate(doc, data)
+        fast, slow = judge(doc)
+        assert (fast is None) == (slow is None), (schema_errors(doc), doc)
+        assert fast == slow
+        if slow is None:
+            with pytest.raises(LogValidationError):
+                parse_game(doc)
+        else:
+            assert parse_game(doc) == slow == game_from_json(orjson.dumps(doc))
+
+
+@settings(max_examples=40, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(documents())
+def test_generated_logs_pass_the_json_schema(doc: dict[str, Any]) -> None:
+    LOG_VALIDATOR.validate(doc)
+
+
+# --------------------------------------------------------------------------- the JSON Schemas
+
+CARD_PATTERN = re.compile(LOG_SCHEMA["$defs"]["card"]["pattern"])
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.text(alphabet="0123456789AaTtJjQqKkCcDdHhSsXx♣♦♥♠♧♢♡♤ \t", max_size=5))
+def test_card_pattern_matches_parse_card(code: str) -> None:
+    assert (CARD_PATTERN.search(code) is not None) == (parse_card(code) is not None)
+
+
+def test_json_schemas_are_valid_draft_2020_12() -> None:
+    jsonschema.Draft202012Validator.check_schema(LOG_SCHEMA)
+    jsonschema.Draft202012Validator.check_schema(REPORT_SCHEMA)
+
+
+def test_log_schema_follows_the_code() -> None:
+    props = LOG_SCHEMA["properties"]
+    assert props["format"] == {"const": FORMAT}
+    assert props["variant"]["enum"] == list(PRESETS)
+    assert props["deals"]["maxItems"] == MAX_DEALS
+    assert LOG_SCHEMA["$defs"]["deal"]["properties"]["moves"]["maxItems"] == MAX_MOVES
+    rules = LOG_SCHEMA["$defs"]["rules"]["properties"]
+    assert list(rules) == list(OPTIONS)
+    for name, spec in OPTIONS.items():
+        option = rules[name]
+        if spec.kind == "choice":
+            assert option["enum"] == list(spec.choices)
+        else:
+            kind = "boolean" if spec.kind == "bool" else "integer"
+            assert option["type"] == ([kind, "null"] if spec.nullable else kind)
+            assert option.get("minimum") == spec.minimum
+            assert option.get("maximum") == spec.maximum
+    for action, (required, optional) in ACTION_FIELDS.items():
+        move = LOG_SCHEMA["$defs"][f"move_{action}"]
+        assert move["properties"]["a"] == {"const": action}
+        assert set(move["properties"]) == {"p", "a"} | required | optional
+        assert set(move["required"]) == {"p", "a"} | required
+    for name, preset in PRESETS.items():
+        rule = next(r for r in LOG_SCHEMA["allOf"]
+                    if r["if"]["properties"].get("variant") == {"const": name}
+                    and "players" in r["then"]["properties"])
+        players = rule["then"]["properties"]["players"]
+        assert (players["minItems"], players["maxItems"]) == (preset.min_players,
+                                                              preset.max_players)
+
+
+EXAMPLE_REPORT: dict[str, Any] = {
+    "status": "illegal",
+    "violations": [{"deal": 0, "move": 17, "player": "ben", "code": "DISCARD_OF_TAKEN_CARD",
+                    "message": "ben discarded 7D, the card taken from the discard pile this "
+                               "turn"}],
+    "deals": [{"outcome": None, "winner": None, "points": {"ana": 0, "ben": 0},
+               "hand_values": {"ana": 31, "ben": 12},
+               "claimed": {"points": {"ana": 0, "ben": 25}, "winner": "ben", "outcome": "out"}}],
+    "totals": {"points": {"ana": 0, "ben": 0}, "winner": None, "margin": 0,
+               "claimed": {"totals": {"ana": 0, "ben": 25}, "winner": "ben"}},
+    "warnings": [],
+}
+
+
+def test_report_schema_accepts_reports() -> None:
+    REPORT_VALIDATOR.validate(EXAMPLE_REPORT)
+    report = copy.deepcopy(EXAMPLE_REPORT)
+    report.update(status="valid", violations=[], source="upload-17.ndjson")
+    report["deals"][0].update(outcome="gin", winner="ana", claimed=None)
+    report["totals"].update(teams={"ana+cy": 10, "ben+dee": 0}, winner="ana+cy", margin=10,
+                            claimed=None)
+    report["warnings"] = [{"deal": 0, "move": 4, "code": "SUBOPTIMAL_DECLARATION",
+                           "message": "ben declared 7D 8D 9D; 7D 8D 9D TD was possible"}]
+    report["violations"] = [{"deal": 1, "move": None, "player": None, "code": code,
+                             "message": "..."} for code in VIOLATION_CODES]
+    REPORT_VALIDATOR.validate(report)
+    assert REPORT_SCHEMA["$defs"]["code"]["enum"] == VIOLATION_CODES
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: r.update(status="ok"),
+    lambda r: r.pop("warnings"),
+    lambda r: r.update(extra=1),
+    lambda r: r["violations"][0].update(code="CHEATING"),
+    lambda r: r["violations"][0].update(move="17"),
+    lambda r: r["violations"][0].pop("player"),
+    lambda r: r["deals"][0].update(outcome="won"),
+    lambda r: r["deals"][0]["points"].update(ana=1.5),
+    lambda r: r["totals"].pop("margin"),
+    lambda r: r["totals"].update(teams=[]),
+    lambda r: r["warnings"].append({"deal": 0, "move": None, "code": "X"}),
+    lambda r: r.update(source=None),
+])
+def test_report_schema_rejects_bad_reports(change: Callable[[dict[str, Any]], Any]) -> None:
+    report = copy.deepcopy(EXAMPLE_REPORT)
+    change(report)
+    assert not REPORT_VALIDATOR.is_valid(report)
+
+
+def test_error_type() -> None:
+    exc = LogValidationError({"": ["bad"], "deals": ["worse"]})
+    assert isinstance(exc, ValueError)
+    assert exc.errors == {"": ["bad"], "deals": ["worse"]}
+    assert "(document): bad" in str(exc) and "deals: worse" in str(exc)
+
+
+def test_models_are_plain_values() -> None:
+    game = parse_game(GIN3_LOG)
+    assert isinstance(game.deals, tuple) and all(isinstance(d, Deal) for d in game.deals)
+    assert all(isinstance(m, Move) for d in game.deals for m in d.moves)
+    assert hash(game.deals[0].moves[0]) == hash(parse_game(GIN3_LOG).deals[0].moves[0])

@@ -1,0 +1,97 @@
+"""The command line, run as a real subprocess: sources, exit codes, text output."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.engine.logs import deal, game
+
+ROOT = Path(__file__).resolve().parent.parent
+ANA = "2C 3C 4C 5D 5H 5S 9H 9D 9S KS"
+BEN = "5C 6C 7C 8C 9C AD 2D 3D JH JS"
+KNOCK = ["ana ds AH", "ana knock KS | 2C 3C 4C | 5D 5H 5S | 9H 9D 9S"]
+
+
+def gin_log(moves=KNOCK, claimed=None):
+    return game("gin", ["ana", "ben"],
+                [deal("ben", {"ana": ANA, "ben": BEN}, "TD", moves, claimed=claimed)],
+                rules={"target": None})
+
+
+def run(*args, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "service", *args], cwd=ROOT, input=stdin,
+                          capture_output=True, timeout=120)
+
+
+@pytest.fixture
+def files(tmp_path):
+    valid = tmp_path / "valid.json"
+    valid.write_text(json.dumps(gin_log()))
+    illegal = tmp_path / "illegal.json"
+    illegal.write_text(json.dumps(gin_log(["ana ds AH", "ana knock 2C"])))
+    batch = tmp_path / "batch.ndjson"
+    batch.write_text(json.dumps(gin_log()) + "\n\n" + json.dumps(gin_log(
+        claimed={"points": {"ana": 20}})) + "\n")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "rummy-log/1", "variant": "gin", "players": ["ana"')
+    return {"valid": valid, "illegal": illegal, "batch": batch, "broken": broken}
+
+
+def lines(output: bytes) -> list[dict]:
+    return [json.loads(line) for line in output.decode().splitlines()]
+
+
+def test_valid_game_exits_zero(files):
+    result = run("verify", str(files["valid"]))
+    assert result.returncode == 0, result.stderr
+    (report,) = lines(result.stdout)
+    assert report["source"] == str(files["valid"])
+    assert report["status"] == "valid"
+    assert report["deals"][0]["points"] == {"ana": 19, "ben": 0}
+
+
+def test_reports_in_input_order_with_line_sources(files):
+    result = run("verify", str(files["batch"]), str(files["illegal"]))
+    assert result.returncode == 1
+    reports = lines(result.stdout)
+    assert [r["source"] for r in reports] == [f"{files['batch']}:1", f"{files['batch']}:3",
+                                              str(files["illegal"])]
+    assert [r["status"] for r in reports] == ["valid", "mismatch", "illegal"]
+
+
+def test_malformed_input_exits_two_with_errors_on_stderr(files):
+    result = run("verify", str(files["valid"]), str(files["broken"]))
+    assert result.returncode == 2
+    assert str(files["broken"]) in result.stderr.decode()
+    assert b"Traceback" not in result.stderr
+    statuses = [r["status"] for r in lines(result.stdout)]
+    assert statuses == ["valid", "malformed"]
+
+
+def test_field_errors_name_their_path(tmp_path):
+    log = gin_log()
+    log["deals"][0]["moves"][0]["card"] = "1X"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(log))
+    result = run("verify", str(path))
+    assert result.returncode == 2
+    assert "deals.0.moves.0.card" in result.stderr.decode()
+
+
+def test_stdin_and_text_summary(files):
+    result = run("verify", "--text", "-", stdin=files["illegal"].read_bytes())
+    assert result.returncode == 1
+    text = result.stdout.decode()
+    assert text.startswith("<stdin>: illegal")
+    assert "KNOCK_OVER_LIMIT" in text
+
+
+def test_missing_file(tmp_path):
+    result = run("verify", str(tmp_path / "nope.json"))
+    assert result.returncode == 2
+    assert b"cannot read" in result.stderr

@@ -1,0 +1,136 @@
+"""The DuckDB store on a real file: migrations, idempotent writes, atomicity, filters."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from datetime import UTC, datetime
+
+import orjson
+import pytest
+
+from service.engine import parse_game, verify
+from service.store import GameFilter, Store, StoreLocked, build_record
+from tests.engine.test_gin import KNOCK, gin_game
+
+
+def record(**changes):
+    doc = gin_game(KNOCK) | changes
+    game = parse_game(doc)
+    return build_record(doc, orjson.dumps(doc), game, verify(game))
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "data" / "rummy.duckdb")
+    yield s
+    s.close()
+
+
+def test_migrations_run_once(tmp_path):
+    path = tmp_path / "db.duckdb"
+    first = Store(path)
+    assert first.schema_version == 1
+    first.close()
+    again = Store(path)
+    assert again.schema_version == 1
+    again.close()
+
+
+def test_same_game_is_stored_once(store):
+    rec = record()
+    assert store.add_games([rec]) == [(rec.id, True)]
+    assert store.add_games([rec]) == [(rec.id, False)]
+    # Twice in one batch too.
+    other = record(id="x")
+    assert store.add_games([other, other]) == [(other.id, True), (other.id, False)]
+    assert store.count("games") == 2
+    assert store.count("moves") == 4
+    assert store.count("deal_players") == 4
+
+
+def test_reads(store):
+    rec = record(id="mine")
+    store.add_games([rec])
+    game = store.get_game(rec.id)
+    assert game["status"] == "valid" and game["source_id"] == "mine"
+    assert orjson.loads(game["report"])["deals"][0]["points"] == {"ana": 19, "ben": 0}
+    assert store.get_log(rec.id) == rec.games[-1]
+    assert store.get_game("nope") is None and store.get_log("nope") is None
+    assert store.games_by_status() == {"valid": 1}
+
+
+def test_a_failing_group_stores_nothing(store):
+    good = record(id="good")
+    bad = record(id="bad")
+    bad.moves.append(("bad",))  # a row of the wrong shape
+    with pytest.raises(ValueError):
+        store.add_games([good, bad])
+    assert store.count("games") == 0 and store.count("moves") == 0
+    # Through the writer, the good request still lands.
+    results = {}
+
+    def send(name, rec):
+        try:
+            results[name] = store.submit([rec])
+        except Exception as error:
+            results[name] = error
+
+    threads = [threading.Thread(target=send, args=(n, r)) for n, r in (("g", good), ("b", bad))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results["g"] == [(good.id, True)]
+    assert isinstance(results["b"], Exception)
+    assert store.count("games") == 1
+
+
+def test_concurrent_submits_all_commit(store):
+    records = [record(id=f"g{i}") for i in range(64)]
+    out = []
+
+    def send(chunk):
+        for rec in chunk:
+            out.extend(store.submit([rec]))
+
+    threads = [threading.Thread(target=send, args=(records[k::8],)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(out) == sorted((r.id, True) for r in records)
+    assert store.count("games") == 64
+
+
+def test_filters_and_keyset_pages(store):
+    for i in range(5):
+        store.add_games([record(id=f"g{i}", tournament={"id": "spring" if i % 2 else "fall"})])
+    page = store.list_games(GameFilter(), 2)
+    assert [g["source_id"] for g in page] == ["g4", "g3"]
+    page = store.list_games(GameFilter(), 2, before_seq=page[-1]["seq"])
+    assert [g["source_id"] for g in page] == ["g2", "g1"]
+    assert len(store.list_games(GameFilter(tournament="spring"), 10)) == 2
+    assert len(store.list_games(GameFilter(player="ana", variant="gin"), 10)) == 5
+    assert store.list_games(GameFilter(player="ana' OR '1'='1"), 10) == []
+    assert store.list_games(GameFilter(status="valid'; DROP TABLE games; --"), 10) == []
+    future = datetime(2100, 1, 1, tzinfo=UTC)
+    assert store.list_games(GameFilter(since=future), 10) == []
+    assert len(store.list_games(GameFilter(until=future), 10)) == 5
+    assert store.count("games") == 5
+
+
+def test_a_second_process_gets_a_clear_error(tmp_path):
+    path = tmp_path / "locked.duckdb"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+         "print('ready', flush=True); time.sleep(30)", str(path)],
+        stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == b"ready"
+        with pytest.raises(StoreLocked, match="in use by another process"):
+            Store(path)
+    finally:
+        holder.kill()
+        holder.wait()
