@@ -96,7 +96,7 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
     winner = totals["winner"]
     for seat, name in enumerate(names):
         team = team_of.get(name)
-        won = winner is not None and (winner == name or winner == team)
+        won = winner is not None and winner in (name, team)
         record.game_players.append((
             gid, seat, name, team, variant, status, tid, at, totals["points"].get(name, 0),
             claimed_totals.get(name), won, finished, deals_of[name]))
