@@ -537,7 +537,7 @@ class GameSchema(Schema):
         """Player count and uniqueness, teams, and the rule options."""
         if type(original_data) is not dict:
             return
-        errors = _game_errors(original_data, _context_of(original_data))
+        errors = _game_errors(original_data, _CONTEXT.get() or _context_of(original_data))
         if errors:
             raise ValidationError(errors)
 
