@@ -21,6 +21,10 @@ test: venv
 lint: venv
 	$(BIN)/ruff check service tests benchmarks
 
+run: venv
+	mkdir -p $(dir $(RUMMY_DB))
+	PORT=$(PORT) RUMMY_DB=$(RUMMY_DB) $(BIN)/gunicorn -c gunicorn.conf.py
+
 bench: venv
 	$(BIN)/python benchmarks/engine.py
 

@@ -9,6 +9,7 @@ each card it holds.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 Card = int
 CardMask = int
@@ -94,6 +95,7 @@ def card_points(card: Card, ace_points: int) -> int:
     return 10 if rank >= 9 else rank + 1
 
 
+@cache
 def point_table(ace_points: int) -> tuple[int, ...]:
     """Points of every card, indexed by card."""
     return tuple(card_points(c, ace_points) for c in range(52))

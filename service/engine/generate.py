@@ -45,9 +45,9 @@ from .model import (
     SHOW,
     STOCK,
     Deal,
-    Game,
     Move,
 )
+from .parse import parse_game
 from .replay import verify
 from .rules import GIN as GIN_FAMILY
 from .rules import OPTIONS, PRESETS, Rules, resolve_rules
@@ -80,10 +80,15 @@ def generate_game(variant: str, seed: Seed, players: int | None = None,
                   rules: dict | None = None, with_deck: bool = False) -> Json:
     """One complete, legal game as a JSON-ready dict, the same for the same arguments.
 
-    ``players`` defaults to a seeded choice within the preset's range; ``rules`` are
-    option overrides written to the log unchanged (a preset without an end condition
-    gets ``deals`` or ``target`` added when the caller set neither).  With ``with_deck``
-    each deal records its ``deck``, otherwise ``hands`` and ``upcard``.
+    ``seed`` is an int or a tuple of ints.  ``players`` defaults to a seeded choice within
+    the preset's range.  ``rules`` are option overrides, written to the log unchanged;
+    when the resolved rules have no end (``rummy-pagat``, ``rummy-block``, ``greek``) and
+    the caller set neither ``target`` nor ``deals``, the log gets ``deals`` (1-4) or a
+    ``target`` added, or (one game in four) sets no end and logs 1-4 deals, which then are
+    the whole game; an explicit null ``target``/``deals`` always gets the latter.  With
+    ``with_deck`` each deal records its ``deck``, otherwise ``hands`` and ``upcard``.
+    A deal passing MOVE_CAP moves is dealt again; ValueError when the options never let
+    a deal or the game end.
     """
     rng = _rng(seed)
     return _GameWriter(variant, rng, players, rules, with_deck).run()
@@ -243,7 +248,8 @@ class _GameWriter:
                 self.rng.shuffle(pairs)
                 for p in pairs:
                     seats = tuple(sorted(p))
-                    self._play_deal(seats, self.rng.choice(seats))
+                    dealer = _next_in(dealer, seats, 4)
+                    self._play_deal(seats, dealer)
             elif self.rules.is_gin and n == 3:
                 winner = self._play_deal(pair, dealer)
                 if winner is not None:
@@ -294,7 +300,7 @@ class _GameWriter:
         if self.teams:
             log["teams"] = [[self.names[s] for s in team] for team in self.teams]
         log["deals"] = self.deals
-        report = verify(_model_of(log))
+        report = verify(parse_game(log))
         if report.status != "valid":
             raise AssertionError(f"generated game is {report.status}: "
                                  f"{[v.to_dict() for v in report.violations][:3]}")
@@ -308,7 +314,7 @@ class _GameWriter:
         totals = report.totals
         log["claimed"] = {"totals": {**totals["points"], **totals.get("teams", {})},
                           "winner": totals["winner"]}
-        again = verify(_model_of(log))
+        again = verify(parse_game(log))
         if again.status != "valid":
             raise AssertionError(f"generated game with claims is {again.status}: "
                                  f"{[v.to_dict() for v in again.violations][:3]}")
@@ -322,52 +328,6 @@ def _next_in(dealer: int, pair: tuple[int, ...], n: int) -> int:
         if seat in pair:
             return seat
     raise AssertionError("empty pair")
-
-
-def _model_of(log: Json) -> Game:
-    """The engine's model of a log: the parser's when it is there, else built here."""
-    try:
-        from .parse import parse_game
-    except ImportError:  # pragma: no cover - the parser is part of the engine
-        return _build_model(log)
-    return parse_game(log)
-
-
-def _build_model(log: Json) -> Game:
-    """The model of a generated log, built directly (generated logs are well formed)."""
-    names = log["players"]
-    seat = {name: i for i, name in enumerate(names)}
-    rules, errors = resolve_rules(log["variant"], log.get("rules"), len(names))
-    assert rules is not None, errors
-
-    def cards(codes: list[str]) -> tuple[int, ...]:
-        return tuple(_CARD_OF[c] for c in codes)
-
-    def move(m: Json) -> Move:
-        melds = m.get("melds")
-        return Move(
-            player=seat[m["p"]], action=m["a"], source=m.get("from"),
-            card=_CARD_OF[m["card"]] if "card" in m else None,
-            cards=cards(m["cards"]) if "cards" in m else None, meld=m.get("meld"),
-            melds=tuple(cards(x) for x in melds) if melds is not None else None,
-            stock=cards(m["stock"]) if "stock" in m else None, reason=m.get("reason"))
-
-    deals = []
-    for d in log["deals"]:
-        deals.append(Deal(
-            dealer=seat[d["dealer"]], moves=tuple(move(m) for m in d["moves"]),
-            players=tuple(seat[p] for p in d["players"]) if "players" in d else None,
-            deck=cards(d["deck"]) if "deck" in d else None,
-            hands={seat[p]: cards(h) for p, h in d["hands"].items()} if "hands" in d else None,
-            upcard=_CARD_OF[d["upcard"]] if "upcard" in d else None,
-            claimed=d.get("claimed")))
-    teams = log.get("teams")
-    return Game(rules=rules, players=tuple(names), deals=tuple(deals),
-                teams=tuple(tuple(seat[p] for p in t) for t in teams) if teams else None,
-                claimed=log.get("claimed"))
-
-
-_CARD_OF = {card_name(c): c for c in range(52)}
 
 
 def _union(masks: tuple[int, ...] | list[int]) -> int:

@@ -36,7 +36,6 @@ class GinTable(Table):
         self.knocker_deadwood = 0
         self.laid_off = 0  # cards the defender laid off
         self.shown: tuple[int, ...] | None = None  # the defender's shown melds
-        self.warnings: list[tuple[str, str]] = []
         self.handlers = {DRAW: self.draw, PASS: self.pass_, DISCARD: self.discard,
                          KNOCK: self.knock, GIN: self.gin, LAYOFF: self.layoff,
                          SHOW: self.show}

@@ -206,7 +206,7 @@ def load_json(data: bytes | str, max_bytes: int = MAX_BYTES) -> Any:
 class _Context:
     """What the nested schemas need to know about the game around them."""
 
-    players: frozenset[str] | None  # the names in `players`; None: no list to check against
+    players: frozenset[str] | None  # the valid names in `players`; None: no list at all
     n_players: int
     family: str | None  # None: unknown variant
     claim_names: frozenset[str] | None  # players, and in partnership gin the team names
@@ -225,7 +225,8 @@ def _team_names(teams: Any) -> list[str]:
 
 def _context_of(raw: Mapping[str, Any]) -> _Context:
     players = raw.get("players")
-    names = (frozenset(p for p in players if type(p) is str)
+    names = (frozenset(p for p in players
+                       if type(p) is str and 1 <= len(p) <= MAX_PLAYER_LENGTH)
              if type(players) is list else None)
     n_players = len(players) if type(players) is list else 0
     variant = raw.get("variant")

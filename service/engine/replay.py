@@ -2,8 +2,8 @@
 
 After a deal's first illegal move (or a problem of the deal as a whole) the rest of
 that deal is not judged: it is unscored but counts as played, and the next deals are
-still judged.  Claims are compared only where the deal (or, for the game's claims,
-every deal) is legal and finished.
+still judged.  Claims are compared only where the deal (or, for the game's claims, the
+game and every deal in it) is legal and finished.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class _GameReplay:
         rules = self.rules
         has_end = rules.target is not None or rules.deals is not None
         whole_rounds = not game.teams or self.played % 2 == 0
-        finished = self.over or (not has_end and finished_last and whole_rounds)
+        finished = finished_last and (self.over or (not has_end and whole_rounds))
         return self._report(finished)
 
     # -- one deal ---------------------------------------------------------------------
@@ -119,12 +119,13 @@ class _GameReplay:
         if problem:
             self._deal_problem(d, deal, problem[0], problem[1], seats, table)
             return True
+        warnings = table.warnings
+        play = table.play
         for m, move in enumerate(deal.moves):
-            problem = table.play(move)
-            if isinstance(table, GinTable) and table.warnings:
-                for code, message in table.warnings:
-                    self.warnings.append(Warning(d, m, code, message))
-                table.warnings.clear()
+            problem = play(move)
+            if warnings:
+                self.warnings.extend(Warning(d, m, code, message) for code, message in warnings)
+                warnings.clear()
             if problem:
                 self.any_illegal = True
                 self.violations.append(Violation(d, m, names[move.player], *problem))
@@ -204,7 +205,7 @@ class _GameReplay:
         totals["winner"] = self.sides[winner] if winner is not None else None
         totals["margin"] = margin
         totals["claimed"] = self.game.claimed
-        if self.game.claimed and not self.any_illegal:
+        if self.game.claimed and finished and not self.any_illegal:
             self._compare_game(totals)
         status = R.status_of(self.violations, finished)
         return Report(status, self.violations, self.results, totals, self.warnings)

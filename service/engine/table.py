@@ -46,6 +46,7 @@ class Table:
         self.outcome: str | None = None
         self.winner: int | None = None
         self.upcard: int | None = None
+        self.warnings: list[tuple[str, str]] = []  # (code, message) of legal but odd moves
         self.handlers: dict[str, Callable[[Move], Problem]] = {}
 
     # -- names and messages ---------------------------------------------------------

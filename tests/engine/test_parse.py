@@ -12,6 +12,7 @@ import copy
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -269,9 +270,31 @@ def _del(path: str) -> Mutation:
     return apply
 
 
+def _minimal(variant: str, names: list[str]) -> Mutation:
+    """Replace the document by a smallest log of ``variant`` seating ``names``."""
+    def apply(doc: dict[str, Any]) -> None:
+        deal: dict[str, Any] = {"dealer": names[0], "hands": {n: [] for n in names[:2]},
+                                "upcard": "AS", "moves": []}
+        if PRESETS[variant].family == GIN:
+            deal["players"] = names[:2]
+        else:
+            deal["hands"] = {n: [] for n in names}
+        doc.clear()
+        doc.update(format=FORMAT, variant=variant, players=names, deals=[deal])
+    return apply
+
+
+def _all(*mutations: Mutation) -> Mutation:
+    def apply(doc: dict[str, Any]) -> None:
+        for mutation in mutations:
+            mutation(doc)
+    return apply
+
+
 M0 = "deals.0.moves.0"
-# (base example, mutation, an error path it must report, whether the JSON Schema can tell)
-INVALID: dict[str, tuple[str, Mutation, str, bool]] = {
+# (base example, mutation, the error path(s) it must report and no other, whether the JSON
+# Schema can tell).  Each mutation breaks one rule only.
+INVALID: dict[str, tuple[str, Mutation, str | set[str], bool]] = {
     "no format": ("gin", _del("format"), "format", True),
     "format v2": ("gin", _set("format", "rummy-log/2"), "format", True),
     "unknown field": ("gin", _set("moevs", []), "moevs", True),
@@ -289,23 +312,26 @@ INVALID: dict[str, tuple[str, Mutation, str, bool]] = {
     "hand_size leaves no stock": ("rummy", _set("rules", {"hand_size": 26}), "rules.hand_size",
                                   False),
     "players not list": ("gin", _set("players", "ana,ben"), "players", True),
-    "players repeated": ("rummy", _set("players", ["ana", "ana"]), "players", True),
-    "empty player name": ("rummy", _set("players.0", ""), "players.0", True),
-    "player name too long": ("rummy", _set("players.1", "b" * 65), "players.1", True),
-    "player not string": ("rummy", _set("players.1", 2), "players.1", True),
-    "one player": ("rummy", _set("players", ["ana"]), "players", True),
-    "seven rummy players": ("rummy", _set("players", list("abcdefg")), "players", True),
-    "five gin players": ("gin", _set("players", list("abcde")), "players", True),
-    "five greek players": ("rummy", lambda d: d.update(variant="greek", players=list("abcde")),
-                           "players", True),
-    "four gin players no teams": ("gin4", _del("teams"), "teams", True),
+    "players repeated": ("rummy", _set("players", ["ana", "ben", "ben"]), "players", True),
+    "empty player name": ("rummy", _set("players", ["ana", "ben", ""]), "players.2", True),
+    "player name too long": ("rummy", _set("players", ["ana", "ben", "b" * 65]), "players.2",
+                             True),
+    "player not string": ("rummy", _set("players", ["ana", "ben", 2]), "players.2", True),
+    "one player": ("rummy", _minimal("rummy", ["ana"]), "players", True),
+    "seven rummy players": ("rummy", _minimal("rummy", list("abcdefg")), "players", True),
+    "five gin players": ("gin", _minimal("gin", list("abcde")), "players", True),
+    "five greek players": ("rummy", _minimal("greek", list("abcde")), "players", True),
+    "four gin players no teams": ("gin4", _all(_del("teams"), _del("claimed")), "teams", True),
     "teams in two-player gin": ("gin", _set("teams", [["ana"], ["ben"]]), "teams", True),
     "teams in rummy": ("rummy", _set("teams", [["ana"], ["ben"]]), "teams", True),
-    "three teams": ("gin4", _set("teams", [["ana", "cy"], ["ben"], ["dee"]]), "teams", True),
-    "team not covering": ("gin4", _set("teams", [["ana", "ben"], ["ana", "dee"]]), "teams",
-                          False),
-    "team of strangers": ("gin4", _set("teams", [["ana", "cy"], ["ben", "zoe"]]), "teams",
-                          False),
+    "three teams": ("gin4", _all(_del("claimed"), _set("teams", [["ana", "cy"], ["ben"],
+                                                                 ["dee"]])), "teams", True),
+    "team not covering": ("gin4", _all(_del("claimed"), _set("teams", [["ana", "ben"],
+                                                                       ["ana", "dee"]])),
+                          "teams", False),
+    "team of strangers": ("gin4", _all(_del("claimed"), _set("teams", [["ana", "cy"],
+                                                                       ["ben", "zoe"]])),
+                          "teams", False),
     "tournament unknown key": ("gin", _set("tournament.seat", 3), "tournament.seat", True),
     "tournament round 0": ("gin", _set("tournament.round", 0), "tournament.round", True),
     "tournament id empty": ("gin", _set("tournament.id", ""), "tournament.id", True),
@@ -338,7 +364,8 @@ INVALID: dict[str, tuple[str, Mutation, str, bool]] = {
     "gin3 deal without players": ("gin3", _del("deals.0.players"), "deals.0.players", True),
     "gin deal three players": ("gin3", _set("deals.0.players", ["ana", "ben", "cy"]),
                                "deals.0.players", True),
-    "gin deal same player twice": ("gin3", _set("deals.0.players", ["ana", "ana"]),
+    "gin deal same player twice": ("gin3", _all(_set("deals.0.players", ["ana", "ana"]),
+                                                _del("deals.0.hands.ben")),
                                    "deals.0.players", True),
     "gin deal stranger": ("gin3", _set("deals.0.players", ["ana", "zoe"]), "deals.0.players.1",
                           False),
@@ -371,7 +398,7 @@ INVALID: dict[str, tuple[str, Mutation, str, bool]] = {
     "layoff without meld": ("rummy", _del("deals.0.moves.6.meld"), "deals.0.moves.6.meld", True),
     "knock without card": ("gin", _del("deals.0.moves.5.card"), "deals.0.moves.5.card", True),
     "knock melds flat": ("gin", _set("deals.0.moves.5.melds", ["7D", "8D", "9D"]),
-                         "deals.0.moves.5.melds.0", True),
+                         {f"deals.0.moves.5.melds.{i}" for i in range(3)}, True),
     "show with card": ("gin", _set("deals.0.moves.7.card", "2S"), "deals.0.moves.7.card", True),
     "pass with card": ("gin", _set(f"{M0}.card", "2S"), f"{M0}.card", True),
     "reshuffle stock not list": ("block", _set(f"{M0}.stock", "7S"), f"{M0}.stock", True),
@@ -404,13 +431,13 @@ INVALID: dict[str, tuple[str, Mutation, str, bool]] = {
 
 @pytest.mark.parametrize("name", INVALID)
 def test_invalid_documents_are_rejected(name: str) -> None:
-    base, mutate, path, schema_can_tell = INVALID[name]
+    base, mutate, paths, schema_can_tell = INVALID[name]
     doc = copy.deepcopy(EXAMPLES[base])
     mutate(doc)
     with pytest.raises(LogValidationError) as caught:
         parse_game(doc)
     errors = caught.value.errors
-    assert path in errors, errors
+    assert set(errors) == ({paths} if isinstance(paths, str) else paths), errors
     assert all(isinstance(m, str) and m for msgs in errors.values() for m in msgs)
     assert fast_parse_game(doc) is None
     # The JSON Schema rejects what it can express; the rest passes it.
@@ -717,34 +744,66 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
     return doc
 
 
-def _locations(doc: Any) -> list[tuple[Any, Any]]:
-    """Every (container, key or index) in the document (a list: its first four), iteratively."""
-    out: list[tuple[Any, Any]] = []
-    stack = [doc]
+def _locations(doc: Any) -> dict[str, list[tuple[Any, Any]]]:
+    """Every (container, key or index) of the document grouped by its kind of place.
+
+    The kind is the path with list indexes and the names of free-form keys (hands,
+    points, totals, meta) as ``*``; a list shows its first four items only.
+    """
+    out: dict[str, list[tuple[Any, Any]]] = {}
+    stack: list[tuple[Any, str]] = [(doc, "")]
     while stack:
-        node = stack.pop()
-        keys = list(node) if isinstance(node, dict) else range(min(len(node), 4))
-        for key in keys:
-            out.append((node, key))
-            if isinstance(node[key], (dict, list)):
-                stack.append(node[key])
+        node, kind = stack.pop()
+        if isinstance(node, dict):
+            free = kind.rsplit(".", 1)[-1] in ("hands", "points", "totals", "meta", "*")
+            items = list(node.items())
+        else:
+            free = True
+            items = list(enumerate(node))[:4]
+        for key, value in items:
+            child = f"{kind}.{'*' if free else key}"
+            out.setdefault(child, []).append((node, key))
+            if isinstance(value, (dict, list)):
+                stack.append((value, child))
     return out
 
 
+STRINGS = ["", "zoe", "ana+cy", "ana+ben", "7D", "10d", "1X", "draw", "pass", "discard", "meld",
+           "knock", "gin", "show", "end", "stock", "stock_exhausted", "bored", "out", "rummy",
+           "greek", "rummy-pagat", FORMAT, "rummy-log/2", "2024-05-01T19:30:00Z",
+           "2024-02-30T10:00:00Z", "x" * 70]
+INTS = [-1, 0, 1, 2, 3, 11, 52, 1.0, True, "1", None]
+
+
 def mutate(doc: dict[str, Any], data: st.DataObject) -> None:
-    """One random change: drop, replace, rename, insert or repeat something."""
+    """One random change at a random kind of place: drop, replace, rename, insert, repeat.
+
+    Replacements fit what was there (a string by names, cards, actions; a number by
+    numbers around the limits) so that cross-field rules get broken, not just types.
+    """
     places = _locations(doc)
-    node, key = places[data.draw(st.integers(0, len(places) - 1))]
-    op = data.draw(st.sampled_from(["drop", "replace", "replace", "rename", "insert", "repeat"]))
-    value = copy.deepcopy(data.draw(st.sampled_from(POOL)))
+    kind = data.draw(st.sampled_from(sorted(places)))
+    node, key = data.draw(st.sampled_from(places[kind]))
+    names = [p for p in doc.get("players", []) if isinstance(p, str)] if isinstance(
+        doc.get("players"), list) else []
+    current = node[key]
+    if isinstance(current, str):
+        pool = names + STRINGS
+    elif isinstance(current, (int, float)) or current is None:
+        pool = INTS + names
+    else:
+        pool = POOL
+    op = data.draw(st.sampled_from(["drop", "replace", "replace", "replace", "rename",
+                                    "insert", "repeat"]))
+    value = copy.deepcopy(data.draw(st.sampled_from(pool)))
     if op == "drop":
         del node[key]
     elif op == "replace":
         node[key] = value
     elif isinstance(node, dict) and op == "rename":
-        node[data.draw(st.sampled_from(KEY_POOL))] = node.pop(key)
+        node[data.draw(st.sampled_from(KEY_POOL + names))] = node.pop(key)
     elif isinstance(node, dict):
-        node[data.draw(st.sampled_from(KEY_POOL))] = value
+        node[data.draw(st.sampled_from(KEY_POOL + names))] = value
     elif op == "repeat":
         node.append(copy.deepcopy(node[key]))
     else:
@@ -779,6 +838,132 @@ def test_fast_path_and_schemas_agree(doc: dict[str, Any], data: st.DataObject) -
                 parse_game(doc)
         else:
             assert parse_game(doc) == slow == game_from_json(orjson.dumps(doc))
+
+
+TINY_LOGS: dict[str, dict[str, Any]] = {
+    "gin4": {
+        "format": FORMAT, "id": "t", "variant": "gin", "rules": {"knock_limit": 5},
+        "players": ["ana", "ben", "cy", "dee"], "teams": [["ana", "cy"], ["ben", "dee"]],
+        "tournament": {"id": "open", "round": 1, "table": "2"},
+        "played_at": "2024-05-01T19:30:00Z",
+        "deals": [
+            {"dealer": "ana", "players": ["ana", "ben"], "hands": {"ana": ["AS"], "ben": ["2S"]},
+             "upcard": "3S",
+             "moves": [{"p": "ben", "a": "pass"},
+                       {"p": "ben", "a": "draw", "from": "stock", "card": "4S"},
+                       {"p": "ben", "a": "discard", "card": "4S"},
+                       {"p": "ana", "a": "knock", "card": "AS", "melds": [["2C", "3C", "4C"]]},
+                       {"p": "ben", "a": "layoff", "card": "5C", "meld": 0},
+                       {"p": "ben", "a": "show", "melds": []},
+                       {"p": "cy", "a": "gin"}],
+             "claimed": {"points": {"ana": 3}, "winner": "ana", "outcome": "knock"}},
+            {"dealer": "dee", "players": ["cy", "dee"], "deck": list(CARD_NAMES), "moves": []}],
+        "claimed": {"totals": {"ana+cy": 3, "ben": 0}, "winner": "ana+cy"},
+        "meta": {"k": [1]}},
+    "rummy3": {
+        "format": FORMAT, "variant": "rummy-pagat", "players": ["ana", "ben", "cy"],
+        "rules": {"melds_per_turn": "unlimited", "hand_size": 7},
+        "deals": [{"dealer": "cy", "players": ["ana", "ben", "cy"],
+                   "hands": {"ana": ["AS", "2S"], "ben": [], "cy": ["KD"]}, "upcard": "10h",
+                   "moves": [{"p": "ana", "a": "draw", "from": "discard"},
+                             {"p": "ana", "a": "meld", "cards": ["AS", "2S", "3S"]},
+                             {"p": "ana", "a": "reshuffle", "stock": ["9S"]},
+                             {"p": "ana", "a": "end", "reason": "stock_exhausted"}]}]},
+    "gin3": {
+        "format": FORMAT, "variant": "gin", "players": ["ana", "ben", "cy"],
+        "deals": [{"dealer": "ben", "players": ["ben", "cy"], "hands": {"ben": [], "cy": []},
+                   "upcard": "AS", "moves": [{"p": "cy", "a": "draw", "from": "discard"}]}]},
+}
+MOVE_VALUES = {"from": "stock", "card": "AS", "cards": ["AS"], "meld": 0, "melds": [],
+               "stock": [], "reason": "stock_exhausted"}
+
+
+def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place in the document (of a list longer than 8: its first two), parents first."""
+    out = []
+    items = doc.items() if isinstance(doc, dict) else list(enumerate(doc))[:2 if len(doc) > 8
+                                                                          else 8]
+    for key, value in items:
+        out.append((*prefix, key))
+        if isinstance(value, (dict, list)):
+            out.extend(_paths(value, (*prefix, key)))
+    return out
+
+
+def single_mutations(doc: dict[str, Any]) -> list[tuple[str, Mutation]]:
+    """Every one-step change of the kinds a careless or hostile uploader makes."""
+    names = [*doc["players"], "zoe", "ana+cy", "ben+dee", "ana+ben"]
+    out: list[tuple[str, Mutation]] = []
+
+    def at(path: tuple[Any, ...], change: Callable[[Any, Any], None], what: str) -> None:
+        def apply(d: dict[str, Any]) -> None:
+            node: Any = d
+            for key in path[:-1]:
+                node = node[key]
+            change(node, path[-1])
+        out.append((f"{'.'.join(map(str, path))}: {what}", apply))
+
+    for path in _paths(doc):
+        node: Any = doc
+        for key in path:
+            node = node[key]
+        at(path, lambda n, k: n.__delitem__(k), "drop")
+        if isinstance(node, str):
+            pool: list[Any] = names + ["", "1X", "7d", "pass", "knock", "stock", "discard",
+                                       "stock_exhausted", "x" * 65, "x" * 129,
+                                       "2024-02-30T10:00:00Z",
+                                       None, 1]
+        elif isinstance(node, (bool, int)):
+            pool = [-1, 0, 1, 11, 1.0, True, None, "1"]
+        elif isinstance(node, list):
+            pool = [None, [], {}, "AS"]
+            first = node[0] if node else "zoe"
+            at(path, lambda n, k, first=first: n[k].append(copy.deepcopy(first)), "repeat")
+            at(path, lambda n, k: n[k].append("zoe"), "append zoe")
+            at(path, lambda n, k: n[k].insert(0, []), "insert []")
+        else:
+            pool = [None, [], {}, "AS"]
+            at(path, lambda n, k: n[k].__setitem__("x", 1), "unknown key")
+            if path[-2:-1] == ("moves",):
+                for field, value in MOVE_VALUES.items():
+                    if field not in node:
+                        at(path, lambda n, k, f=field, v=value: n[k].__setitem__(f, v),
+                           f"add {field}")
+            if path[-1] in ("hands", "points", "totals"):
+                for name in names:
+                    if name not in node:
+                        value = [] if path[-1] == "hands" else 1
+                        at(path, lambda n, k, m=name, v=value: n[k].__setitem__(m, v),
+                           f"add {name}")
+        for value in pool:
+            at(path, lambda n, k, v=value: n.__setitem__(k, copy.deepcopy(v)), repr(value))
+    for action in ACTION_FIELDS:  # every move turned into every action, fields kept
+        for d, deal in enumerate(doc["deals"]):
+            for m in range(min(len(deal["moves"]), 7)):
+                at(("deals", d, "moves", m, "a"), lambda n, k, a=action: n.__setitem__(k, a),
+                   action)
+    for variant in PRESETS:
+        at(("variant",), lambda n, k, v=variant: n.__setitem__(k, v), variant)
+    players = doc["players"]
+    at(("teams",), lambda n, k: n.__setitem__(k, [players[:2], players[2:]]), "set teams")
+    return out
+
+
+@pytest.mark.parametrize("name", TINY_LOGS)
+def test_fast_path_and_schemas_agree_on_every_single_change(name: str) -> None:
+    base = TINY_LOGS[name]
+    assert judge(copy.deepcopy(base))[0] is not None
+    disagree = []
+    outcomes = Counter()
+    for what, change in single_mutations(base):
+        doc = copy.deepcopy(base)
+        change(doc)
+        fast, slow = judge(doc)
+        outcomes[slow is not None] += 1
+        if fast != slow:
+            disagree.append((what, schema_errors(doc)))
+    assert not disagree, disagree[:5]
+    assert outcomes[True] >= 10 and outcomes[False] >= 100, outcomes  # both sides exercised
 
 
 @settings(max_examples=40, derandomize=True, deadline=None,

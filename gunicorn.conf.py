@@ -1,0 +1,23 @@
+"""Gunicorn settings for rummy-audit.
+
+DuckDB lets one process at a time open the database file for writing, so the service
+runs ONE worker process with threads: every request takes its own DuckDB cursor and
+all writes go through the store's single writer thread (group commits).  The app is
+created in the worker, after the fork (no preload): DuckDB is not fork-safe.
+Override with the environment: HOST, PORT, RUMMY_THREADS, RUMMY_TIMEOUT.
+"""
+
+import os
+
+bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
+workers = 1  # one read-write DuckDB process; never raise this
+worker_class = "gthread"
+threads = int(os.environ.get("RUMMY_THREADS", "16"))
+preload_app = False
+timeout = int(os.environ.get("RUMMY_TIMEOUT", "120"))
+graceful_timeout = 30
+keepalive = 5
+accesslog = os.environ.get("RUMMY_ACCESS_LOG", "-")
+errorlog = "-"
+loglevel = os.environ.get("RUMMY_LOG_LEVEL", "info")
+wsgi_app = "service.api:create_app()"
