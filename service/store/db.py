@@ -139,10 +139,13 @@ class Store:
 
     @contextmanager
     def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A cursor of its own for one request or thread."""
+        """A cursor of its own for one request or thread; database errors come out as
+        StoreError."""
         cur = self._con.cursor()
         try:
             yield cur
+        except duckdb.Error as error:
+            raise StoreError(f"database error: {error}") from error
         finally:
             cur.close()
 
@@ -184,15 +187,15 @@ class Store:
     def _commit_group(self, group: list[tuple[list[GameRecord], Future]]) -> None:
         try:
             answers = self.add_games([r for records, _ in group for r in records])
-        except Exception:
+        except Exception as error:
             if len(group) == 1:
-                group[0][1].set_exception(_current_error())
+                group[0][1].set_exception(error)
                 return
             for records, future in group:  # one bad request must not fail the others
                 try:
                     future.set_result(self.add_games(records))
-                except Exception as error:
-                    future.set_exception(error)
+                except Exception as single_error:
+                    future.set_exception(single_error)
             return
         start = 0
         for records, future in group:
@@ -290,12 +293,6 @@ class Store:
             raise ValueError(f"no table {table!r}")
         with self.cursor() as cur:
             return cur.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-
-
-def _current_error() -> BaseException:
-    import sys
-
-    return sys.exc_info()[1] or StoreError("write failed")
 
 
 def _filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:

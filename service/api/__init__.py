@@ -1,0 +1,81 @@
+"""The HTTP API (Flask, flask-smorest), under ``/api/v1``.
+
+    from service.api import create_app
+    app = create_app()                       # settings from RUMMY_* environment variables
+    app = create_app({"RUMMY_DB": path})     # or overridden, as the tests do
+
+The app opens its DuckDB store when it is created, so create it in the process that
+serves (a gunicorn worker after the fork, never at import time), and in one process per
+database file: DuckDB allows one writer process.  The store is closed at exit, or by
+:func:`close_app`.
+
+Modules, one concern each: ``config`` (settings), ``problems`` (RFC 9457 errors),
+``auth`` (API keys), ``pagination`` (cursors, Link), ``spec`` (OpenAPI), ``intake``
+(body reads and verification), and the blueprints ``games``, ``batch``, ``variants``,
+``health`` (+ ``metrics``) and ``docs``, each with its schemas beside it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from flask import Flask
+
+from ..store import Store
+from . import batch, docs, games, health, metrics, problems, variants
+from .config import EXTENSION, STORE_EXTENSION, Settings
+from .spec import make_api
+
+_CLOSER = "rummy_close"
+
+__all__ = ["Settings", "close_app", "create_app"]
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """A new app: settings from the environment overridden by ``config`` (``RUMMY_*``
+    keys; any other key goes to Flask's own config), its store opened."""
+    settings = Settings.load(config)
+    app = Flask(__name__)
+    app.config.update({key: value for key, value in (config or {}).items()
+                       if not key.startswith("RUMMY_")})
+    app.config["MAX_CONTENT_LENGTH"] = max(settings.max_game_bytes, settings.max_batch_bytes)
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the engine's key order
+    app.extensions[EXTENSION] = settings
+
+    problems.install(app)
+    metrics.install(app)
+    api = make_api(app)
+    for blueprint in (games.blp, batch.blp, variants.blp, health.blp):
+        api.register_blueprint(blueprint)
+    app.register_blueprint(docs.blp)
+
+    store = Store(settings.db_path)
+    app.extensions[STORE_EXTENSION] = store
+    app.extensions[_CLOSER] = _closer(store)
+    atexit.register(app.extensions[_CLOSER])
+    return app
+
+
+def _closer(store: Store) -> Callable[[], None]:
+    """Close the store once, whoever asks first (atexit or close_app)."""
+    lock = threading.Lock()
+    closed = False
+
+    def close() -> None:
+        nonlocal closed
+        with lock:
+            if not closed:
+                closed = True
+                store.close()
+
+    return close
+
+
+def close_app(app: Flask) -> None:
+    """Close the app's store now (tests, or an embedding server shutting down)."""
+    close = app.extensions[_CLOSER]
+    close()
+    atexit.unregister(close)

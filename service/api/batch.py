@@ -1,0 +1,161 @@
+"""POST /games/batch: many logs as NDJSON in, one NDJSON result per line out, streamed.
+
+The body is read a block at a time and judged in chunks (``RUMMY_BATCH_CHUNK`` games
+or 8 MiB): a chunk is verified, committed, and only then are its result lines sent, so
+every line acknowledged as stored is committed and memory stays bounded whatever the
+batch size.  A bad line gets an error line and never stops the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from flask import Response, current_app, g, request, stream_with_context
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields
+
+from ..engine import LogValidationError
+from ..store import GameRecord
+from .auth import write_access
+from .config import Settings, current_store, settings
+from .intake import (
+    NDJSON_TYPES,
+    BodyTooLarge,
+    check_log,
+    iter_lines,
+    require_media_type,
+)
+from .problems import (
+    DATABASE_UNAVAILABLE,
+    INTERNAL_ERROR,
+    PAYLOAD_TOO_LARGE,
+    VALIDATION_ERROR,
+    problem_body,
+)
+from .spec import PREFIX, problem_responses
+
+blp = Blueprint("batch", __name__, url_prefix=f"{PREFIX}/games",
+                description="Upload many logs at once as NDJSON")
+
+CHUNK_BYTES = 8 << 20  # a chunk is committed once its lines reach this many bytes
+MEDIA_TYPE = NDJSON_TYPES[0]
+
+
+class LineErrorSchema(Schema):
+    type = fields.String(required=True, metadata={"example": "/problems/validation-error"})
+    title = fields.String()
+    status = fields.Integer()
+    detail = fields.String()
+    errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
+
+
+class LineResultSchema(Schema):
+    """One line of the response: the game's id and verdict, or the line's error."""
+
+    line = fields.Integer(required=True, metadata={"description": "Input line, from 1"})
+    id = fields.String()
+    status = fields.String()
+    created = fields.Boolean()
+    error = fields.Nested(LineErrorSchema)
+
+
+@dataclass(slots=True)
+class _Entry:
+    """One input line, judged: its record and verdict to store, or its error."""
+
+    line: int
+    record: GameRecord | None = None
+    status: str | None = None
+    error: dict[str, Any] | None = None
+
+
+def _judge(line: int, text: bytes | None, limit: int, uploader: str | None) -> _Entry:
+    if text is None:
+        return _Entry(line, error=problem_body(413, PAYLOAD_TOO_LARGE,
+                                               f"the line is larger than {limit} bytes"))
+    try:
+        checked = check_log(text, limit)
+        return _Entry(line, checked.record(uploader), checked.report.status)
+    except LogValidationError as error:
+        return _Entry(line, error=problem_body(422, VALIDATION_ERROR, "the line is not a "
+                                               "valid rummy-log/1 game", error.errors))
+    except Exception:
+        current_app.logger.exception("batch line %d could not be verified", line)
+        return _Entry(line, error=problem_body(500, INTERNAL_ERROR, "an unexpected error "
+                                               "occurred on this line; it has been logged"))
+
+
+def _commit(chunk: list[_Entry]) -> bytes:
+    """Store the chunk's good games and answer each of its lines, in order."""
+    if not chunk:
+        return b""
+    records = [entry.record for entry in chunk if entry.record is not None]
+    failure = None
+    answers: Iterator[tuple[str, bool]] = iter(())
+    try:
+        answers = iter(current_store().submit(records))
+    except Exception:
+        current_app.logger.exception("batch chunk of %d games could not be stored",
+                                     len(records))
+        failure = problem_body(503, DATABASE_UNAVAILABLE, "the game could not be stored")
+    out = []
+    for entry in chunk:
+        if entry.record is None or failure is not None:
+            result: dict[str, Any] = {"line": entry.line, "error": entry.error or failure}
+        else:
+            game_id, created = next(answers)
+            result = {"line": entry.line, "id": game_id, "status": entry.status,
+                      "created": created}
+        out.append(orjson.dumps(result))
+    return b"\n".join(out) + b"\n"
+
+
+def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
+             uploader: str | None) -> Iterator[bytes]:
+    chunk: list[_Entry] = []
+    size = last = 0
+    try:
+        for last, text in lines:
+            if text is not None:
+                text = text.removesuffix(b"\r")
+                if not text.strip():
+                    continue
+            chunk.append(_judge(last, text, config.max_game_bytes, uploader))
+            size += len(text or b"")
+            if len(chunk) >= config.batch_chunk or size >= CHUNK_BYTES:
+                yield _commit(chunk)
+                chunk, size = [], 0
+    except BodyTooLarge as error:
+        yield _commit(chunk)
+        chunk = []
+        detail = f"the batch is larger than {error.limit} bytes; lines from here on were " \
+                 "not read"
+        yield orjson.dumps({"line": last + 1,
+                            "error": problem_body(413, PAYLOAD_TOO_LARGE, detail)}) + b"\n"
+    yield _commit(chunk)
+
+
+@blp.route("/batch", methods=["POST"])
+@write_access
+@blp.response(200, LineResultSchema, content_type=MEDIA_TYPE,
+              description="NDJSON, one result per non-blank input line, in order",
+              example={"line": 1, "id": "5d69bdc52cdd76ed28a89e91", "status": "valid",
+                       "created": True})
+@problem_responses(blp, 401, 403, 413, 415)
+@blp.doc(summary="Verify and store many logs (NDJSON, one game a line)", requestBody={
+    "required": True, "description": "One rummy-log/1 game per line; blank lines skipped",
+    "content": {MEDIA_TYPE: {"schema": {"type": "string"}}}})
+def upload_batch() -> Response:
+    """A body over the batch limit is refused before reading when its length is
+    declared; a chunked body that grows past it ends with an error line."""
+    require_media_type(NDJSON_TYPES)
+    config = settings()
+    if request.content_length is not None and request.content_length > config.max_batch_bytes:
+        raise BodyTooLarge(config.max_batch_bytes, "the batch")
+    request.max_content_length = config.max_batch_bytes + 1
+    lines = iter_lines(request.stream, config.max_game_bytes, config.max_batch_bytes)
+    body = stream_with_context(_results(lines, config, g.uploader))
+    return Response(body, mimetype=MEDIA_TYPE)

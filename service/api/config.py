@@ -1,0 +1,108 @@
+"""The service's settings: environment variables, overridable by a dict (tests).
+
+Also the accessors of what the app holds per process: its settings and its store.
+
+Every setting is read once, when the app is created, and checked then: a bad value
+stops the start-up with a message naming the variable rather than failing a request
+later.
+
+    RUMMY_DB               DuckDB file                         ./data/rummy.duckdb
+    RUMMY_API_KEYS         comma-separated keys for writes     (unset: writes open)
+    RUMMY_READ_KEYS        comma-separated keys for reads      (unset: reads open)
+    RUMMY_MAX_GAME_BYTES   largest single log                  1 MiB
+    RUMMY_MAX_BATCH_BYTES  largest NDJSON batch body           64 MiB
+    RUMMY_PAGE_SIZE        default page size of GET /games     50
+    RUMMY_MAX_PAGE_SIZE    largest page size                   500
+    RUMMY_BATCH_CHUNK      games verified and committed at once in a batch  200
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flask import current_app
+
+from ..engine.parse import MAX_BYTES
+from ..store import Store
+
+VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_MAX_GAME_BYTES",
+             "RUMMY_MAX_BATCH_BYTES", "RUMMY_PAGE_SIZE", "RUMMY_MAX_PAGE_SIZE",
+             "RUMMY_BATCH_CHUNK")
+EXTENSION = "rummy_settings"
+STORE_EXTENSION = "rummy_store"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every setting of the HTTP service, resolved and checked."""
+
+    db_path: str = "./data/rummy.duckdb"
+    api_keys: tuple[str, ...] = ()
+    read_keys: tuple[str, ...] = ()
+    max_game_bytes: int = MAX_BYTES
+    max_batch_bytes: int = 64 << 20
+    page_size: int = 50
+    max_page_size: int = 500
+    batch_chunk: int = 200
+
+    @classmethod
+    def load(cls, overrides: Mapping[str, Any] | None = None,
+             environ: Mapping[str, str] | None = None) -> Settings:
+        """Settings from ``environ`` (default: the process environment), each variable
+        replaced by the same key in ``overrides`` when present (an empty value means the
+        default)."""
+        source: dict[str, Any] = dict(os.environ if environ is None else environ)
+        source.update(overrides or {})
+        base = cls()
+        settings = cls(
+            db_path=str(source.get("RUMMY_DB") or base.db_path),
+            api_keys=_keys(source, "RUMMY_API_KEYS"),
+            read_keys=_keys(source, "RUMMY_READ_KEYS"),
+            max_game_bytes=_int(source, "RUMMY_MAX_GAME_BYTES", base.max_game_bytes),
+            max_batch_bytes=_int(source, "RUMMY_MAX_BATCH_BYTES", base.max_batch_bytes),
+            page_size=_int(source, "RUMMY_PAGE_SIZE", base.page_size),
+            max_page_size=_int(source, "RUMMY_MAX_PAGE_SIZE", base.max_page_size),
+            batch_chunk=_int(source, "RUMMY_BATCH_CHUNK", base.batch_chunk),
+        )
+        if settings.page_size > settings.max_page_size:
+            raise ValueError("RUMMY_PAGE_SIZE must not exceed RUMMY_MAX_PAGE_SIZE")
+        return settings
+
+
+def _int(source: Mapping[str, Any], name: str, default: int) -> int:
+    value = source.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a whole number, not {value!r}") from None
+    if number < 1:
+        raise ValueError(f"{name} must be at least 1")
+    return number
+
+
+def _keys(source: Mapping[str, Any], name: str) -> tuple[str, ...]:
+    """A comma-separated string (or a list, from a test) as a tuple of non-empty keys."""
+    value = source.get(name)
+    if not value:
+        return ()
+    parts: Iterable[Any] = value.split(",") if isinstance(value, str) else value
+    keys = tuple(str(part).strip() for part in parts if str(part).strip())
+    for key in keys:
+        if not key.isprintable() or " " in key:
+            raise ValueError(f"{name}: a key must be printable and without spaces")
+    return keys
+
+
+def settings() -> Settings:
+    """The settings of the current app."""
+    return current_app.extensions[EXTENSION]
+
+
+def current_store() -> Store:
+    """The store the current app opened (one per process, shared by its threads)."""
+    return current_app.extensions[STORE_EXTENSION]

@@ -1,0 +1,211 @@
+"""Marshmallow schemas of the /games endpoints: query arguments, responses, examples.
+
+The responses are dumped through these schemas, so the OpenAPI document describes what
+is sent.  The report and the uploaded log are the engine's own JSON and pass through as
+they are (``fields.Dict``); the request body schema only documents the log format, the
+engine validates it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields
+from marshmallow.validate import Length, OneOf, Range
+
+from ..engine.parse import MAX_ID_LENGTH, MAX_PLAYER_LENGTH, is_rfc3339
+from ..engine.report import ILLEGAL, INCOMPLETE, MISMATCH, VALID
+from ..engine.rules import PRESETS
+from .config import settings
+
+STATUSES = (VALID, ILLEGAL, MISMATCH, INCOMPLETE)
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+EXAMPLE_ID = "5d69bdc52cdd76ed28a89e91"
+EXAMPLE_LOG: dict[str, Any] = {
+    "format": "rummy-log/1", "variant": "gin", "players": ["ana", "ben"],
+    "rules": {"target": None},
+    "deals": [{"dealer": "ben",
+               "hands": {"ana": ["2C", "3C", "4C", "5D", "5H", "5S", "9H", "9D", "9S", "KS"],
+                         "ben": ["5C", "6C", "7C", "8C", "9C", "AD", "2D", "3D", "JH", "JS"]},
+               "upcard": "TD",
+               "moves": [{"p": "ana", "a": "draw", "from": "stock", "card": "AH"},
+                         {"p": "ana", "a": "knock", "card": "KS",
+                          "melds": [["2C", "3C", "4C"], ["5D", "5H", "5S"],
+                                    ["9H", "9D", "9S"]]}]}]}
+EXAMPLE_REPORT: dict[str, Any] = {
+    "status": "valid", "violations": [],
+    "deals": [{"outcome": "knock", "winner": "ana", "points": {"ana": 19, "ben": 0},
+               "hand_values": {"ana": 1, "ben": 20}, "claimed": None}],
+    "totals": {"points": {"ana": 139, "ben": 0}, "winner": "ana", "margin": 139,
+               "claimed": None},
+    "warnings": []}
+EXAMPLE_LINKS = {"self": f"/api/v1/games/{EXAMPLE_ID}",
+                 "log": f"/api/v1/games/{EXAMPLE_ID}/log"}
+
+
+class UtcDateTime(fields.DateTime):
+    """A timestamp written in RFC 3339 with ``Z``."""
+
+    def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> str | None:
+        if value is None:
+            return None
+        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+class Instant(fields.Field):
+    """A query bound: an RFC 3339 date-time, or a date meaning its midnight UTC."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> datetime:
+        text = value if isinstance(value, str) else ""
+        try:
+            if _DATE.fullmatch(text):
+                return datetime.fromisoformat(text).replace(tzinfo=UTC)
+            if is_rfc3339(text):
+                return datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        raise ValidationError("not an RFC 3339 date-time (2024-05-01T19:30:00Z) or a date "
+                              "(2024-05-01)")
+
+
+def _page_limit(value: int) -> None:
+    most = settings().max_page_size
+    if value > most:
+        raise ValidationError(f"must be at most {most}")
+
+
+# --------------------------------------------------------------------------- arguments
+
+class UploadArgsSchema(Schema):
+    dry_run = fields.Boolean(load_default=False, metadata={
+        "description": "Verify and answer without storing anything"})
+
+
+class ListArgsSchema(Schema):
+    player = fields.String(validate=Length(1, MAX_PLAYER_LENGTH),
+                           metadata={"description": "Games this player took part in"})
+    variant = fields.String(validate=OneOf(tuple(PRESETS)))
+    status = fields.String(validate=OneOf(STATUSES))
+    tournament = fields.String(validate=Length(1, MAX_ID_LENGTH),
+                               metadata={"description": "The log's tournament.id"})
+    since = Instant(metadata={
+        "type": "string", "example": "2024-05-01",
+        "description": "Played (else uploaded) at or after this instant; a date means its "
+                       "midnight UTC"})
+    until = Instant(metadata={
+        "type": "string", "example": "2024-06-01T00:00:00Z",
+        "description": "Played (else uploaded) before this instant (exclusive)"})
+    limit = fields.Integer(validate=[Range(min=1), _page_limit],
+                           metadata={"description": "Games per page (default 50, at most "
+                                                    "500 unless configured otherwise)"})
+    cursor = fields.String(metadata={"description": "Opaque: from the previous page's "
+                                                    "'next' link"})
+
+
+# --------------------------------------------------------------------------- bodies
+
+class TournamentSchema(Schema):
+    id = fields.String(allow_none=True)
+    round = fields.Integer(allow_none=True)
+    table = fields.String(allow_none=True)
+
+
+class LogSchema(Schema):
+    """A rummy-log/1 game (documentation only: the engine validates uploads)."""
+
+    format = fields.String(required=True, metadata={"enum": ["rummy-log/1"]})
+    id = fields.String(validate=Length(max=MAX_ID_LENGTH))
+    variant = fields.String(required=True, validate=OneOf(tuple(PRESETS)))
+    rules = fields.Dict(metadata={"description": "Option overrides (GET /variants)"})
+    players = fields.List(fields.String(), required=True)
+    teams = fields.List(fields.List(fields.String()))
+    tournament = fields.Nested(TournamentSchema)
+    played_at = fields.DateTime()
+    deals = fields.List(fields.Dict(), required=True)
+    claimed = fields.Dict()
+    meta = fields.Dict()
+
+
+class LinksSchema(Schema):
+    self = fields.String(required=True)
+    log = fields.String()
+
+
+class UploadResultSchema(Schema):
+    id = fields.String(required=True, metadata={"example": EXAMPLE_ID})
+    status = fields.String(required=True, validate=OneOf(STATUSES))
+    created = fields.Boolean(required=True, metadata={
+        "description": "False when the same log was stored before, or on a dry run"})
+    dry_run = fields.Boolean(required=True)
+    report = fields.Dict(required=True, metadata={"description": "The verification report"})
+    links = fields.Nested(LinksSchema, metadata={"description": "Absent on a dry run"})
+
+
+class GameSchema(Schema):
+    id = fields.String(required=True)
+    source_id = fields.String(allow_none=True, metadata={"description": "The log's own id"})
+    variant = fields.String(required=True)
+    status = fields.String(required=True, validate=OneOf(STATUSES))
+    players = fields.List(fields.String(), required=True)
+    tournament = fields.Nested(TournamentSchema, allow_none=True)
+    played_at = UtcDateTime(allow_none=True)
+    uploaded_at = UtcDateTime(required=True)
+    uploader = fields.String(allow_none=True, metadata={
+        "description": "A hash of the API key that uploaded the game, or null"})
+    n_deals = fields.Integer(required=True)
+    n_moves = fields.Integer(required=True)
+    winner = fields.String(allow_none=True)
+    margin = fields.Integer(allow_none=True)
+    rules = fields.Dict(required=True, metadata={"description": "Every option, resolved"})
+    meta = fields.Raw(allow_none=True)
+    report = fields.Dict(required=True)
+    links = fields.Nested(LinksSchema, required=True)
+
+
+class GameSummarySchema(Schema):
+    id = fields.String(required=True)
+    source_id = fields.String(allow_none=True)
+    variant = fields.String(required=True)
+    status = fields.String(required=True)
+    players = fields.List(fields.String(), required=True)
+    tournament_id = fields.String(allow_none=True)
+    played_at = UtcDateTime(allow_none=True)
+    uploaded_at = UtcDateTime(required=True)
+    n_deals = fields.Integer(required=True)
+    winner = fields.String(allow_none=True)
+    links = fields.Nested(LinksSchema, required=True)
+
+
+class GamePageSchema(Schema):
+    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+    next = fields.String(allow_none=True, metadata={
+        "description": "The next page, also in the Link header; null on the last page"})
+
+
+class MeldSchema(Schema):
+    cards = fields.List(fields.String(), required=True)
+    kind = fields.String(required=True)
+    owner = fields.String(allow_none=True)
+
+
+class StateSchema(Schema):
+    """The table after a move, as a replay viewer shows it."""
+
+    deal = fields.Integer(required=True)
+    move = fields.Integer(required=True, metadata={"description": "-1: as dealt"})
+    players = fields.List(fields.String(), required=True)
+    to_move = fields.String(allow_none=True)
+    hands = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
+    hand_values = fields.Dict(keys=fields.String(), values=fields.Integer())
+    stock_count = fields.Integer()
+    discard_top = fields.String(allow_none=True)
+    discard_count = fields.Integer()
+    melds = fields.List(fields.Nested(MeldSchema))
+    deal_over = fields.Boolean()
+    outcome = fields.String(allow_none=True)
+    scores = fields.Dict(keys=fields.String(), values=fields.Integer())
+    stopped_by = fields.Dict(allow_none=True, metadata={
+        "description": "The violation that stopped the replay before this move, if any"})

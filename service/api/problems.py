@@ -1,0 +1,158 @@
+"""RFC 9457 problem details: the one shape of every error the API answers.
+
+Every 4xx and 5xx, whether raised by a view (:class:`Problem`), by Flask/Werkzeug
+(unknown route, wrong method, body too large), by argument parsing (webargs) or by a
+bug, leaves as ``application/problem+json`` with a stable ``type``.  Unexpected
+exceptions are logged with their traceback and answered with a generic 500: a stack
+trace never reaches the client.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+import orjson
+from flask import Flask, Response, current_app, request
+from werkzeug.exceptions import HTTPException
+
+from ..store import StoreError
+
+MEDIA_TYPE = "application/problem+json"
+
+# The stable problem types, by the status they are answered with.
+BAD_REQUEST = "bad-request"  # 400
+INVALID_PARAMETER = "invalid-parameter"  # 400: a query or path parameter
+INVALID_CURSOR = "invalid-cursor"  # 400: a pagination cursor not made by this API
+UNAUTHORIZED = "unauthorized"  # 401
+FORBIDDEN = "forbidden"  # 403
+NOT_FOUND = "not-found"  # 404
+NO_SUCH_POSITION = "no-such-position"  # 404: a deal or move the game does not have
+METHOD_NOT_ALLOWED = "method-not-allowed"  # 405
+NOT_ACCEPTABLE = "not-acceptable"  # 406
+PAYLOAD_TOO_LARGE = "payload-too-large"  # 413
+UNSUPPORTED_MEDIA_TYPE = "unsupported-media-type"  # 415
+VALIDATION_ERROR = "validation-error"  # 422: the log does not have the rummy-log/1 shape
+INTERNAL_ERROR = "internal-error"  # 500
+DATABASE_UNAVAILABLE = "database-unavailable"  # 503
+
+_BY_STATUS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUND,
+              405: METHOD_NOT_ALLOWED, 406: NOT_ACCEPTABLE, 413: PAYLOAD_TOO_LARGE,
+              415: UNSUPPORTED_MEDIA_TYPE, 422: VALIDATION_ERROR, 500: INTERNAL_ERROR,
+              503: DATABASE_UNAVAILABLE}
+
+PROBLEM_TYPES: tuple[str, ...] = (
+    BAD_REQUEST, INVALID_PARAMETER, INVALID_CURSOR, UNAUTHORIZED, FORBIDDEN, NOT_FOUND,
+    NO_SUCH_POSITION, METHOD_NOT_ALLOWED, NOT_ACCEPTABLE, PAYLOAD_TOO_LARGE,
+    UNSUPPORTED_MEDIA_TYPE, VALIDATION_ERROR, INTERNAL_ERROR, DATABASE_UNAVAILABLE)
+
+
+def type_uri(kind: str) -> str:
+    """The ``type`` member of a problem: a relative URI, stable across releases."""
+    return f"/problems/{kind}"
+
+
+def kind_of_status(status: int) -> str:
+    return _BY_STATUS.get(status, f"http-{status}")
+
+
+class Problem(HTTPException):
+    """An error a view answers on purpose: ``raise Problem(404, NOT_FOUND, "...")``."""
+
+    def __init__(self, status: int, kind: str, detail: str,
+                 errors: dict[str, list[str]] | None = None,
+                 headers: dict[str, str] | None = None, **extra: Any) -> None:
+        super().__init__(description=detail)
+        self.code = status
+        self.kind = kind
+        self.errors = errors
+        self.extra_headers = headers or {}
+        self.extra = extra
+
+
+def problem_body(status: int, kind: str, detail: str,
+                 errors: dict[str, list[str]] | None = None, **extra: Any) -> dict[str, Any]:
+    """The problem object; ``errors`` maps field paths to messages."""
+    body: dict[str, Any] = {"type": type_uri(kind), "title": HTTPStatus(status).phrase,
+                            "status": status, "detail": detail}
+    if errors is not None:
+        body["errors"] = errors
+    body.update(extra)
+    return body
+
+
+def problem_response(status: int, kind: str, detail: str,
+                     errors: dict[str, list[str]] | None = None,
+                     headers: dict[str, str] | None = None, **extra: Any) -> Response:
+    body = problem_body(status, kind, detail, errors, **extra)
+    body["instance"] = request.path
+    response = Response(orjson.dumps(body), status=status, mimetype=MEDIA_TYPE)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def flatten_messages(messages: Any, prefix: str = "") -> dict[str, list[str]]:
+    """marshmallow/webargs messages (nested by location and field) as path -> messages;
+    the location (``query``, ``json``) is dropped and ``_schema`` is the parent path."""
+    out: dict[str, list[str]] = {}
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                key = str(key)
+                if not path and key in ("query", "json", "view_args", "headers", "form"):
+                    walk(value, "")
+                elif key == "_schema":
+                    walk(value, path)
+                else:
+                    walk(value, f"{path}.{key}" if path else key)
+        elif isinstance(node, list | tuple):
+            for item in node:
+                walk(item, path)
+        else:
+            out.setdefault(path, []).append(str(node))
+
+    walk(messages, prefix)
+    return out
+
+
+def _http_problem(error: HTTPException) -> Response:
+    status = error.code or 500
+    headers = {name: value for name, value in error.get_headers()
+               if name.lower() != "content-type"}
+    if isinstance(error, Problem):
+        headers.update(error.extra_headers)
+        return problem_response(status, error.kind, error.description or "", error.errors,
+                                headers, **error.extra)
+    data = getattr(error, "data", None)  # webargs: argument validation failed
+    if isinstance(data, dict) and "messages" in data:
+        errors = flatten_messages(data["messages"])
+        headers.update(data.get("headers") or {})
+        kind = INVALID_PARAMETER if status == 400 else kind_of_status(status)
+        return problem_response(status, kind, "some parameters are not valid", errors,
+                                headers)
+    if status >= 500:
+        current_app.logger.error("HTTP %s on %s %s: %s", status, request.method,
+                                 request.path, error.description)
+    return problem_response(status, kind_of_status(status), error.description or "",
+                            headers=headers)
+
+
+def _store_problem(error: StoreError) -> Response:
+    current_app.logger.exception("database error on %s %s", request.method, request.path)
+    return problem_response(503, DATABASE_UNAVAILABLE, "the database is not available; "
+                            "try again later", headers={"Retry-After": "5"})
+
+
+def _unexpected(error: Exception) -> Response:
+    current_app.logger.exception("unhandled error on %s %s", request.method, request.path)
+    return problem_response(500, INTERNAL_ERROR, "an unexpected error occurred; it has "
+                            "been logged")
+
+
+def install(app: Flask) -> None:
+    """Answer every error of the app as a problem."""
+    app.register_error_handler(HTTPException, _http_problem)
+    app.register_error_handler(StoreError, _store_problem)
+    app.register_error_handler(Exception, _unexpected)

@@ -1,0 +1,93 @@
+"""The OpenAPI document: flask-smorest's Api, with errors documented as problems.
+
+flask-smorest generates the document from the blueprints' marshmallow schemas.  Its own
+error handler and error schema are replaced: errors are RFC 9457 problems
+(:mod:`.problems`), so the shared error responses point at :class:`ProblemSchema` with
+the ``application/problem+json`` media type.
+"""
+
+from __future__ import annotations
+
+import http
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from flask import Flask
+from flask_smorest import Api, Blueprint
+from flask_smorest.utils import prepare_response
+from marshmallow import Schema, fields
+
+from .auth import SCHEME_NAME, SECURITY_SCHEME
+from .problems import MEDIA_TYPE, PROBLEM_TYPES, type_uri
+
+PREFIX = "/api/v1"
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ProblemSchema(Schema):
+    """An RFC 9457 problem."""
+
+    type = fields.String(required=True, metadata={
+        "description": "A stable code of the problem, one of: "
+                       + ", ".join(type_uri(kind) for kind in PROBLEM_TYPES),
+        "example": "/problems/validation-error"})
+    title = fields.String(required=True, metadata={"example": "Unprocessable Content"})
+    status = fields.Integer(required=True, metadata={"example": 422})
+    detail = fields.String(required=True, metadata={
+        "example": "the document is not a rummy-log/1 game"})
+    instance = fields.String(metadata={"example": "/api/v1/games"})
+    errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), metadata={
+        "description": "Validation problems: messages by dotted field path "
+                       "('' is the document as a whole)",
+        "example": {"deals.0.moves.3.card": ["'1X' is not a card"]}})
+
+
+class ProblemApi(Api):
+    """flask-smorest's Api with problem responses and a bearer security scheme."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_error_handlers(self) -> None:
+        """Errors are answered by :func:`.problems.install`, not by flask-smorest."""
+
+    def _register_responses(self) -> None:
+        for status in http.HTTPStatus:
+            if status < 400:
+                continue
+            response: dict[str, Any] = {"description": status.phrase,
+                                        "schema": self.ERROR_SCHEMA}
+            prepare_response(response, self.spec, MEDIA_TYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "A problem", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, MEDIA_TYPE)
+        self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
+
+
+def problem_responses(blp: Blueprint, *statuses: int) -> Callable[[F], F]:
+    """Document the problems a view may answer, each by its shared response."""
+    def decorator(func: F) -> F:
+        for status in statuses:
+            func = blp.alt_response(status, response=http.HTTPStatus(status).name)(func)
+        return func
+
+    return decorator
+
+
+def make_api(app: Flask) -> ProblemApi:
+    """The Api of the app; the document is served at ``/api/v1/openapi.json``."""
+    app.config.update({
+        "API_TITLE": "rummy-audit",
+        "API_VERSION": "1",
+        "OPENAPI_VERSION": "3.0.3",
+        "OPENAPI_URL_PREFIX": PREFIX,
+        "OPENAPI_JSON_PATH": "openapi.json",
+        "API_SPEC_OPTIONS": {
+            "info": {"description": "Verifies Rummy, Gin Rummy and Greek Rummy game logs "
+                                    "(rummy-log/1) with a rules engine and stores the "
+                                    "verdicts. Every error is an RFC 9457 problem."},
+            "servers": [{"url": "/"}],
+        },
+    })
+    api = ProblemApi(app)
+    api.spec.components.security_scheme(SCHEME_NAME, SECURITY_SCHEME)
+    return api

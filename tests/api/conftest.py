@@ -1,0 +1,61 @@
+"""Fixtures of the HTTP API tests: apps on temporary DuckDB files, closed after.
+
+Every app is built with each RUMMY_* variable given explicitly (empty: the default), so
+the shell that runs the suite cannot change what the tests see.  ``shared_client`` is
+one app per module for tests that only read or that write the same games every time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service.api import close_app, create_app
+from service.api.config import VARIABLES
+
+DEFAULTS = dict.fromkeys(VARIABLES, "")
+
+
+def _build(path: Path, **config: Any) -> Flask:
+    return create_app({**DEFAULTS, "RUMMY_DB": str(path), "TESTING": True, **config})
+
+
+@pytest.fixture
+def make_app(tmp_path) -> Iterator[Callable[..., Flask]]:
+    """Build apps with config overrides; each gets its own database file."""
+    apps: list[Flask] = []
+
+    def make(**config: Any) -> Flask:
+        apps.append(_build(tmp_path / f"db{len(apps)}" / "rummy.duckdb", **config))
+        return apps[-1]
+
+    yield make
+    for app in apps:
+        close_app(app)
+
+
+@pytest.fixture
+def app(make_app: Callable[..., Flask]) -> Flask:
+    return make_app()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture(scope="module")
+def shared_app(tmp_path_factory) -> Iterator[Flask]:
+    app = _build(tmp_path_factory.mktemp("shared") / "rummy.duckdb")
+    yield app
+    close_app(app)
+
+
+@pytest.fixture
+def shared_client(shared_app: Flask) -> FlaskClient:
+    return shared_app.test_client()

@@ -1,0 +1,147 @@
+"""GET /games: filters, keyset pagination, cursors, and hostile parameter values."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+from .helpers import API, assert_problem, counts, illegal, incomplete, post_log, valid
+
+GAMES = f"{API}/games"
+
+
+def upload_many(client, n: int, **changes) -> list[str]:
+    return [post_log(client, valid(id=f"g{i}", **changes)).get_json()["id"]
+            for i in range(n)]
+
+
+def walk(client, url: str) -> tuple[list[str], int]:
+    """Every id through every page, following the Link header; and the page count."""
+    ids: list[str] = []
+    pages = 0
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200, response.data
+        body = response.get_json()
+        pages += 1
+        ids += [item["id"] for item in body["games"]]
+        link = response.headers.get("Link")
+        if body["next"] is None:
+            assert link is None
+        else:
+            assert link == f'<{body["next"]}>; rel="next"'
+        url = body["next"]
+    return ids, pages
+
+
+def test_pages_cover_every_game_once_newest_first(client):
+    ids = upload_many(client, 11)
+    seen, pages = walk(client, f"{GAMES}?limit=3")
+    assert seen == list(reversed(ids)) and pages == 4
+    seen, pages = walk(client, f"{GAMES}?limit=11")
+    assert len(seen) == 11 and pages == 1
+
+
+def test_games_added_during_the_walk_are_neither_lost_nor_repeated(client):
+    ids = upload_many(client, 6)
+    first = client.get(f"{GAMES}?limit=4").get_json()
+    post_log(client, valid(id="late"))
+    rest, _ = walk(client, first["next"])
+    assert [item["id"] for item in first["games"]] + rest == list(reversed(ids))
+
+
+def test_default_and_maximum_page_size(make_app):
+    client = make_app(RUMMY_PAGE_SIZE=2, RUMMY_MAX_PAGE_SIZE=4).test_client()
+    upload_many(client, 5)
+    assert len(client.get(GAMES).get_json()["games"]) == 2
+    problem = assert_problem(client.get(f"{GAMES}?limit=5"), 400, "invalid-parameter")
+    assert "limit" in problem["errors"]
+
+
+@pytest.mark.parametrize("query", ["limit=0", "limit=-1", "limit=abc", "limit=501",
+                                   "limit=1e3", "stauts=valid", "since=yesterday",
+                                   "until=2024-13-01", "since=2024-02-30",
+                                   "status=VALID", "variant=poker"])
+def test_bad_parameters_are_400_with_the_field_named(shared_client, query):
+    problem = assert_problem(shared_client.get(f"{GAMES}?{query}"), 400, "invalid-parameter")
+    assert query.split("=")[0] in problem["errors"]
+
+
+def test_filters(client):
+    post_log(client, valid(id="a", players=["ana", "ben"], played_at="2024-05-01T10:00:00Z",
+                           tournament={"id": "cup", "round": 1, "table": "A"}))
+    post_log(client, valid(id="b", played_at="2024-06-15T10:00:00+02:00"))
+    post_log(client, illegal(id="c", played_at="2023-01-01T00:00:00Z"))
+    post_log(client, incomplete(id="d"))
+
+    def ids(query: str) -> list[str]:
+        response = client.get(f"{GAMES}?{query}")
+        assert response.status_code == 200, response.data
+        return sorted(item["source_id"] for item in response.get_json()["games"])
+
+    assert ids("") == ["a", "b", "c", "d"]
+    assert ids("player=ana") == ["a", "b", "c", "d"] and ids("player=zed") == []
+    assert ids("variant=gin") == ["a", "b", "c", "d"] and ids("variant=rummy") == []
+    assert ids("status=illegal") == ["c"] and ids("status=incomplete") == ["d"]
+    assert ids("tournament=cup") == ["a"]
+    assert ids("since=2024-01-01&until=2024-12-31") == ["a", "b"]
+    assert ids("since=2024-06-15T08:00:00Z") == ["b", "d"]  # d: its upload time
+    assert ids("until=2024-06-15T08:00:00Z") == ["a", "c"]  # until is exclusive
+    assert ids("until=2024-05-01") == ["c"]
+    assert ids("status=valid&since=2024-05-01&until=2024-05-02") == ["a"]
+
+
+def test_a_filtered_walk_stays_filtered(client):
+    upload_many(client, 5)
+    for i in range(4):
+        post_log(client, illegal(id=f"bad{i}"))
+    seen, pages = walk(client, f"{GAMES}?status=illegal&limit=3")
+    assert len(seen) == 4 and pages == 2
+    statuses = {client.get(f"{GAMES}/{gid}").get_json()["status"] for gid in seen}
+    assert statuses == {"illegal"}
+
+
+def test_tampered_or_foreign_cursors_are_400(client):
+    upload_many(client, 4)
+    cursor = client.get(f"{GAMES}?limit=2").get_json()["next"].rsplit("cursor=", 1)[1]
+    assert client.get(f"{GAMES}?limit=2&cursor={cursor}").status_code == 200
+    tampered = [cursor[:-1] + ("A" if cursor[-1] != "A" else "B"), cursor[::-1], "x", "",
+                "MTIz", "%00", "=" * 8, cursor + "AAAA", "c1:5:abc:def"]
+    for bad in tampered:
+        assert_problem(client.get(f"{GAMES}?cursor={quote(bad)}"), 400, "invalid-cursor")
+    # A cursor belongs to its filters.
+    assert_problem(client.get(f"{GAMES}?status=valid&cursor={cursor}"), 400,
+                   "invalid-cursor")
+
+
+HOSTILE = ["'; DROP TABLE games; --", "\" OR 1=1 --", "ana' OR '1'='1", "%00", "\\",
+           "); DELETE FROM games; --", "*", "%", "_", "ana\x00", "💥" * 10, "' UNION SELECT "
+           "log FROM games --", "$1", "?", "NULL", "true", "[]", "{}", "a" * 5000]
+
+
+@pytest.mark.parametrize("name", ["player", "variant", "status", "tournament", "since",
+                                  "until", "limit", "cursor"])
+def test_injection_like_values_break_nothing(shared_app, name):
+    client = shared_app.test_client()
+    upload_many(client, 3)
+    before = counts(shared_app)
+    for value in HOSTILE:
+        response = client.get(f"{GAMES}?{name}={quote(value)}")
+        if response.status_code == 200:
+            assert response.get_json()["games"] == []
+        else:
+            assert_problem(response, 400, "invalid-parameter" if name != "cursor"
+                           else "invalid-cursor")
+    assert counts(shared_app) == before
+    assert len(client.get(GAMES).get_json()["games"]) == before["games"]
+    assert client.get(f"{API}/healthz").status_code == 200
+
+
+def test_hostile_game_ids_are_plain_404(shared_app):
+    client = shared_app.test_client()
+    upload_many(client, 1)
+    before = counts(shared_app)
+    for value in ["' OR 1=1 --", "x'; DROP TABLE games; --", "%25", "..%2F..%2Fetc"]:
+        assert_problem(client.get(f"{GAMES}/{quote(value, safe='%')}"), 404, "not-found")
+    assert counts(shared_app) == before

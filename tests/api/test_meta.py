@@ -1,0 +1,136 @@
+"""/variants, /healthz, /metrics, /openapi.json and /docs."""
+
+from __future__ import annotations
+
+import re
+
+from service.api.games_schemas import EXAMPLE_ID, EXAMPLE_LOG, EXAMPLE_REPORT
+from service.engine import parse_game, verify
+from service.engine.rules import OPTIONS, PRESETS
+from service.store import game_id
+
+from .helpers import API, assert_problem, illegal, post_log, store_of, valid
+
+
+def test_variants_lists_every_preset_with_its_options(client):
+    response = client.get(f"{API}/variants")
+    assert response.status_code == 200
+    variants = {v["name"]: v for v in response.get_json()["variants"]}
+    assert set(variants) == {"rummy", "rummy-pagat", "rummy-block", "gin", "greek"}
+    gin = variants["gin"]
+    assert (gin["family"], gin["min_players"], gin["max_players"]) == ("gin", 2, 4)
+    assert gin["defaults"]["knock_limit"] == 10 and gin["defaults"]["target"] == 100
+    options = {o["name"]: o for o in gin["options"]}
+    assert "rummy_bonus" not in options and "ace" in options
+    assert options["knock_limit"] == {
+        "name": "knock_limit", "kind": "int", "description": OPTIONS["knock_limit"].description,
+        "source": "001", "default": 10, "minimum": 0, "maximum": 10, "nullable": False,
+        "choices": []}
+    greek = variants["greek"]
+    assert greek["defaults"]["ace"] == "high_or_low" and greek["defaults"]["ace_points"] == 11
+    rummy = {o["name"]: o for o in variants["rummy"]["options"]}
+    assert rummy["melds_per_turn"]["choices"] == [1, "unlimited"]
+    assert variants["rummy"]["defaults"]["melds_per_turn"] == "unlimited"
+    for name, variant in variants.items():
+        family = PRESETS[name].family
+        assert {o["name"] for o in variant["options"]} == {
+            spec.name for spec in OPTIONS.values() if spec.family in ("both", family)}
+        assert all(o["description"] and o["source"] for o in variant["options"])
+
+
+def test_healthz(client):
+    response = client.get(f"{API}/healthz")
+    assert response.status_code == 200
+    assert response.get_json() == {"status": "ok", "database": "ok", "schema_version": 1}
+
+
+def test_healthz_is_503_when_the_database_fails(app, client, monkeypatch):
+    def broken():
+        raise RuntimeError("connection lost")
+
+    monkeypatch.setattr(store_of(app), "ping", broken)
+    problem = assert_problem(client.get(f"{API}/healthz"), 503, "database-unavailable")
+    assert problem["database"] == "unavailable"
+    assert "connection lost" not in str(problem)
+
+
+def test_metrics_count_requests_and_stored_games(client):
+    post_log(client, valid())
+    post_log(client, illegal())
+    client.get(f"{API}/games")
+    client.get("/nope")
+    client.get(f"{API}/games/abc")
+    response = client.get(f"{API}/metrics")
+    assert response.status_code == 200
+    assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    text = response.get_data(as_text=True)
+    assert ('rummy_http_requests_total{method="POST",endpoint="/api/v1/games",status="201"} 2'
+            in text)
+    assert 'rummy_http_requests_total{method="GET",endpoint="unmatched",status="404"} 1' in text
+    assert ('rummy_http_requests_total{method="GET",endpoint="/api/v1/games/{game_id}",'
+            'status="404"} 1') in text
+    assert "# TYPE rummy_http_request_duration_seconds histogram" in text
+    assert ('rummy_http_request_duration_seconds_bucket{method="POST",'
+            'endpoint="/api/v1/games",le="+Inf"} 2') in text
+    assert 'rummy_games_stored{status="valid"} 1' in text
+    assert 'rummy_games_stored{status="illegal"} 1' in text
+    assert "rummy_database_up 1" in text
+    label = r'[a-z_]+="(?:[^"\\\n]|\\.)*"'
+    sample = re.compile(rf"[a-z_]+(\{{{label}(,{label})*\}})? [0-9.e+-]+")
+    for line in text.splitlines():  # every sample line is "name{labels} number"
+        if not line.startswith("#"):
+            assert sample.fullmatch(line), line
+
+
+def test_metrics_methods_are_bounded(client):
+    client.open(f"{API}/games", method="BREW")
+    text = client.get(f"{API}/metrics").get_data(as_text=True)
+    assert 'method="other"' in text and "BREW" not in text
+
+
+def test_openapi_documents_every_path(app, client):
+    spec = client.get(f"{API}/openapi.json").get_json()
+    assert spec["openapi"].startswith("3.")
+    documented = set(spec["paths"])
+    routes = {re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
+              for rule in app.url_map.iter_rules()
+              if rule.endpoint.split(".")[0] in ("games", "batch", "variants", "health")}
+    assert routes == documented
+    assert {"/api/v1/games", "/api/v1/games/batch", "/api/v1/games/{game_id}",
+            "/api/v1/games/{game_id}/log",
+            "/api/v1/games/{game_id}/deals/{deal}/moves/{move}/state", "/api/v1/variants",
+            "/api/v1/healthz", "/api/v1/metrics"} == documented
+    upload = spec["paths"]["/api/v1/games"]["post"]
+    assert set(upload["responses"]) >= {"200", "201", "413", "415", "422"}
+    assert upload["requestBody"]["content"]["application/json"]["example"] == EXAMPLE_LOG
+    assert upload["responses"]["201"]["content"]["application/json"]["example"]["report"] \
+        == EXAMPLE_REPORT
+    assert upload["security"] == [{"bearerAuth": []}]
+    problem = spec["components"]["responses"]["NOT_FOUND"]["content"]
+    assert "application/problem+json" in problem
+    assert "bearerAuth" in spec["components"]["securitySchemes"]
+    batch = spec["paths"]["/api/v1/games/batch"]["post"]
+    assert "application/x-ndjson" in batch["requestBody"]["content"]
+    assert "application/x-ndjson" in batch["responses"]["200"]["content"]
+
+
+def test_the_documented_example_is_true():
+    assert game_id(EXAMPLE_LOG) == EXAMPLE_ID
+    assert verify(parse_game(EXAMPLE_LOG)).to_dict() == EXAMPLE_REPORT
+
+
+def test_docs_page_and_assets_are_served_locally(client):
+    page = client.get(f"{API}/docs")
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    html = page.get_data(as_text=True)
+    assert "http://" not in html and "https://" not in html  # no CDN
+    urls = re.findall(r'(?:src|href|data-spec-url)="([^"]+)"', html)
+    assert f"{API}/openapi.json" in urls
+    assert any(url.endswith("swagger-ui-bundle.js") for url in urls)
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert len(response.data) > 50
+    init = client.get(f"{API}/docs/init.js").get_data(as_text=True)
+    assert "validatorUrl: null" in init
+    assert_problem(client.get(f"{API}/docs/assets/oauth2-redirect.html"), 404, "not-found")

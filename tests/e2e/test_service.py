@@ -1,0 +1,156 @@
+"""End to end: the real gunicorn with the shipped configuration, real HTTP, a real
+DuckDB file.  Each test starts and stops its own server on a free port."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import orjson
+import pytest
+
+from service.engine.generate import generate_games
+
+from .server import ROOT, Server
+
+SAMPLES = ROOT / "sample_logs"
+
+
+@pytest.fixture
+def server(tmp_path):
+    srv = Server(tmp_path / "rummy.duckdb").start()
+    yield srv
+    srv.stop()
+
+
+def distinct_games(count: int, seed: int) -> list[bytes]:
+    """Small, distinct, valid gin games (one deal each)."""
+    return [orjson.dumps(g) for g in generate_games("gin", count, seed=seed, players=2,
+                                                    rules={"deals": 1})]
+
+
+def all_ids(server: Server) -> list[str]:
+    ids, path = [], "/api/v1/games?limit=500"
+    while path:
+        status, body = server.get_json(path)
+        assert status == 200, body
+        ids.extend(g["id"] for g in body["games"])
+        path = body.get("next")
+    return ids
+
+
+def test_samples_upload_and_read_back(server):
+    files = sorted(SAMPLES.glob("*.json"))
+    assert files
+    for path in files:
+        raw = path.read_bytes()
+        status, headers, body = server.request("POST", "/api/v1/games", raw,
+                                               {"Content-Type": "application/json"})
+        assert status == 201, body
+        answer = json.loads(body)
+        assert headers["Location"].endswith(answer["id"])
+        status, game = server.get_json(f"/api/v1/games/{answer['id']}")
+        assert status == 200 and game["status"] == answer["status"]
+        status, _, log = server.request("GET", f"/api/v1/games/{answer['id']}/log")
+        assert status == 200 and log == raw
+    for path in sorted(SAMPLES.glob("*.ndjson")):
+        status, _, body = server.request("POST", "/api/v1/games/batch", path.read_bytes(),
+                                         {"Content-Type": "application/x-ndjson"})
+        assert status == 200
+        results = [json.loads(line) for line in body.splitlines()]
+        assert results and all("id" in r for r in results), results
+    status, health = server.get_json("/api/v1/healthz")
+    assert status == 200 and health["database"] == "ok"
+
+
+def test_eight_clients_store_exactly_eight_hundred_games(server):
+    games = distinct_games(800, seed=11)
+    singles, batched = games[:400], games[400:]
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def send_single(raw: bytes) -> None:
+        status, _, _ = server.request("POST", "/api/v1/games", raw,
+                                      {"Content-Type": "application/json"})
+        with lock:
+            statuses.append(status)
+
+    def send_batch(chunk: list[bytes]) -> None:
+        status, _, body = server.request("POST", "/api/v1/games/batch", b"\n".join(chunk),
+                                         {"Content-Type": "application/x-ndjson"})
+        results = [json.loads(line) for line in body.splitlines()]
+        with lock:
+            statuses.append(status)
+            statuses.extend(201 if r.get("created") else 500 for r in results)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        jobs = [pool.submit(send_single, raw) for raw in singles]
+        jobs += [pool.submit(send_batch, batched[i:i + 25]) for i in range(0, 400, 25)]
+        for job in jobs:
+            job.result()
+    assert not [s for s in statuses if s >= 500]
+    assert statuses.count(201) == 800
+    ids = all_ids(server)
+    assert len(ids) == len(set(ids)) == 800
+    for gid in ids[::40]:
+        assert server.get_json(f"/api/v1/games/{gid}")[0] == 200
+
+
+def test_same_log_twice_at_once_is_stored_once(server):
+    raw = distinct_games(1, seed=5)[0]
+    barrier = threading.Barrier(2)
+    answers = []
+
+    def send() -> None:
+        barrier.wait()
+        status, _, body = server.request("POST", "/api/v1/games", raw,
+                                         {"Content-Type": "application/json"})
+        answers.append((status, json.loads(body)["id"]))
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(s for s, _ in answers) == [200, 201]
+    assert answers[0][1] == answers[1][1]
+    assert all_ids(server) == [answers[0][1]]
+
+
+def test_acknowledged_games_survive_kill_9(tmp_path):
+    db = tmp_path / "crash.duckdb"
+    server = Server(db).start()
+    games = distinct_games(600, seed=23)
+    acknowledged: list[str] = []
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+        conn.request("POST", "/api/v1/games/batch", b"\n".join(games),
+                     {"Content-Type": "application/x-ndjson"})
+        response = conn.getresponse()
+        assert response.status == 200
+        while len(acknowledged) < 150:
+            line = response.readline()
+            if not line:
+                break
+            if line.strip():
+                acknowledged.append(json.loads(line)["id"])
+        server.kill()  # SIGKILL to the whole process group, mid-batch
+        conn.close()
+    finally:
+        server.kill()
+    assert len(acknowledged) >= 1
+    restarted = Server(db, port=server.port).start()
+    try:
+        stored = set(all_ids(restarted))
+        assert set(acknowledged) <= stored
+        for gid in acknowledged[::10]:
+            assert restarted.get_json(f"/api/v1/games/{gid}")[0] == 200
+    finally:
+        restarted.stop()
+
+
+def test_sample_logs_dir_exists():
+    assert Path(SAMPLES).is_dir()
