@@ -53,9 +53,10 @@ from .rules import GIN as GIN_FAMILY
 from .rules import PRESETS, RUMMY, Rules, resolve_rules
 
 __all__ = [
-    "FORMAT", "MAX_BYTES", "MAX_DEALS", "MAX_DEPTH", "MAX_ID_LENGTH", "MAX_MOVES",
-    "MAX_PLAYER_LENGTH", "OUTCOMES", "GameSchema", "LogValidationError", "fast_parse_game",
-    "game_from_json", "load_json", "parse_game", "parse_header",
+    "ACTION_FIELDS", "FORMAT", "MAX_BYTES", "MAX_DEALS", "MAX_DEPTH", "MAX_ID_LENGTH",
+    "MAX_MOVES", "MAX_PLAYER_LENGTH", "OUTCOMES", "GameSchema", "LogValidationError",
+    "fast_parse_game", "game_from_json", "is_rfc3339", "load_json", "parse_game",
+    "parse_header", "schema_errors",
 ]
 
 FORMAT = "rummy-log/1"
@@ -739,35 +740,41 @@ def _rules(variant: str, overrides: dict[str, Any] | None, n_players: int) -> Ru
     return rules
 
 
-def _move(m: Any, seat: dict[str, int]) -> Move:
-    """One move from its raw dict.
+def _moves(moves: list[Any], seat: dict[str, int]) -> tuple[Move, ...]:
+    """The moves of a deal from their raw dicts.
 
     Draws and discards are remembered by their raw values (seat, action, pile, card
     code, number of keys): a valid move with equal values has the same keys, so it is
     valid and equal too.  Moves are immutable, so they are shared.
     """
-    if type(m) is not dict:
-        raise _Reject
-    p = m.get("p")
-    a = m.get("a")
-    if type(p) is not str or type(a) is not str:
-        raise _Reject
-    s = seat.get(p)
-    if s is None:
-        raise _Reject
-    if a in (DISCARD, DRAW):
-        card = m.get("card")
-        src = m.get("from")
-        if (card is None or type(card) is str) and (src is None or type(src) is str):
-            key = (s, a, src, card, len(m))
-            move = _MOVE_CACHE.get(key)
+    out: list[Move] = []
+    append = out.append
+    cache = _MOVE_CACHE
+    for m in moves:
+        if type(m) is not dict:
+            raise _Reject
+        p = m.get("p")
+        s = seat.get(p) if type(p) is str else None
+        if s is None:
+            raise _Reject
+        a = m.get("a")
+        if a in (DRAW, DISCARD):
+            key = (s, a, m.get("from"), m.get("card"), len(m))
+            try:
+                move = cache.get(key)
+            except TypeError:  # an unhashable pile or card: not one
+                raise _Reject from None
             if move is None:
                 move = _new_move(m, s, a)
-                if len(_MOVE_CACHE) >= _MOVE_CACHE_SIZE:
-                    _MOVE_CACHE.clear()
-                _MOVE_CACHE[key] = move
-            return move
-    return _new_move(m, s, a)
+                if len(cache) >= _MOVE_CACHE_SIZE:
+                    cache.clear()
+                cache[key] = move
+        elif type(a) is str:
+            move = _new_move(m, s, a)
+        else:
+            raise _Reject
+        append(move)
+    return tuple(out)
 
 
 def _new_move(m: dict, s: int, a: str) -> Move:
@@ -896,7 +903,7 @@ def _fast_deal(d: Any, seat: dict[str, int], family: str, n_players: int) -> Dea
             outcome = claimed["outcome"]
             if outcome is not None and (type(outcome) is not str or outcome not in OUTCOMES):
                 raise _Reject
-    return Deal(dealer=seat[dealer], moves=tuple([_move(m, seat) for m in moves]),
+    return Deal(dealer=seat[dealer], moves=_moves(moves, seat),
                 players=deal_players, deck=deck, hands=hands, upcard=upcard, claimed=claimed)
 
 

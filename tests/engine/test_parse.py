@@ -1045,6 +1045,8 @@ def test_report_schema_accepts_reports() -> None:
                            "message": "ben declared 7D 8D 9D; 7D 8D 9D TD was possible"}]
     report["violations"] = [{"deal": 1, "move": None, "player": None, "code": code,
                              "message": "..."} for code in VIOLATION_CODES]
+    report["violations"].append({"deal": None, "move": None, "player": None,  # game claims
+                                 "code": "SCORE_MISMATCH", "message": "claimed 25, not 0"})
     REPORT_VALIDATOR.validate(report)
     assert REPORT_SCHEMA["$defs"]["code"]["enum"] == VIOLATION_CODES
 
@@ -1055,6 +1057,7 @@ def test_report_schema_accepts_reports() -> None:
     lambda r: r.update(extra=1),
     lambda r: r["violations"][0].update(code="CHEATING"),
     lambda r: r["violations"][0].update(move="17"),
+    lambda r: r["violations"][0].update(deal=-1),
     lambda r: r["violations"][0].pop("player"),
     lambda r: r["deals"][0].update(outcome="won"),
     lambda r: r["deals"][0]["points"].update(ana=1.5),
