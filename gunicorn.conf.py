@@ -12,7 +12,7 @@ import os
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = 1  # one read-write DuckDB process; never raise this
 worker_class = "gthread"
-threads = int(os.environ.get("RUMMY_THREADS", "16"))
+threads = int(os.environ.get("RUMMY_THREADS", "32"))
 preload_app = False
 timeout = int(os.environ.get("RUMMY_TIMEOUT", "120"))
 graceful_timeout = 30

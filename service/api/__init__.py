@@ -26,8 +26,9 @@ from flask import Flask
 
 from ..store import Store
 from . import batch, docs, games, health, metrics, problems, variants
-from .config import EXTENSION, STORE_EXTENSION, Settings
+from .config import EXTENSION, STORE_EXTENSION, VERIFIER_EXTENSION, Settings
 from .spec import make_api
+from .verifier import Verifier
 
 _CLOSER = "rummy_close"
 
@@ -54,13 +55,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     store = Store(settings.db_path)
     app.extensions[STORE_EXTENSION] = store
-    app.extensions[_CLOSER] = _closer(store)
+    verifier = Verifier(settings.verify_processes)
+    app.extensions[VERIFIER_EXTENSION] = verifier
+    app.extensions[_CLOSER] = _closer(store, verifier)
     atexit.register(app.extensions[_CLOSER])
     return app
 
 
-def _closer(store: Store) -> Callable[[], None]:
-    """Close the store once, whoever asks first (atexit or close_app)."""
+def _closer(store: Store, verifier: Verifier) -> Callable[[], None]:
+    """Close the store and the verifying pool once, whoever asks first (atexit or
+    close_app)."""
     lock = threading.Lock()
     closed = False
 
@@ -69,6 +73,7 @@ def _closer(store: Store) -> Callable[[], None]:
         with lock:
             if not closed:
                 closed = True
+                verifier.close()
                 store.close()
 
     return close

@@ -9,7 +9,6 @@ batch size.  A bad line gets an error line and never stops the others.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -17,25 +16,12 @@ from flask import Response, current_app, g, request, stream_with_context
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
-from ..engine import LogValidationError
-from ..store import GameRecord
 from .auth import write_access
-from .config import Settings, current_store, settings
-from .intake import (
-    NDJSON_TYPES,
-    BodyTooLarge,
-    check_log,
-    iter_lines,
-    require_media_type,
-)
-from .problems import (
-    DATABASE_UNAVAILABLE,
-    INTERNAL_ERROR,
-    PAYLOAD_TOO_LARGE,
-    VALIDATION_ERROR,
-    problem_body,
-)
+from .config import Settings, current_store, current_verifier, settings
+from .intake import NDJSON_TYPES, BodyTooLarge, iter_lines, require_media_type
+from .problems import DATABASE_UNAVAILABLE, PAYLOAD_TOO_LARGE, problem_body
 from .spec import PREFIX, problem_responses
+from .verifier import Entry
 
 blp = Blueprint("batch", __name__, url_prefix=f"{PREFIX}/games",
                 description="Upload many logs at once as NDJSON")
@@ -62,33 +48,7 @@ class LineResultSchema(Schema):
     error = fields.Nested(LineErrorSchema)
 
 
-@dataclass(slots=True)
-class _Entry:
-    """One input line, judged: its record and verdict to store, or its error."""
-
-    line: int
-    record: GameRecord | None = None
-    status: str | None = None
-    error: dict[str, Any] | None = None
-
-
-def _judge(line: int, text: bytes | None, limit: int, uploader: str | None) -> _Entry:
-    if text is None:
-        return _Entry(line, error=problem_body(413, PAYLOAD_TOO_LARGE,
-                                               f"the line is larger than {limit} bytes"))
-    try:
-        checked = check_log(text, limit)
-        return _Entry(line, checked.record(uploader), checked.report.status)
-    except LogValidationError as error:
-        return _Entry(line, error=problem_body(422, VALIDATION_ERROR, "the line is not a "
-                                               "valid rummy-log/1 game", error.errors))
-    except Exception:
-        current_app.logger.exception("batch line %d could not be verified", line)
-        return _Entry(line, error=problem_body(500, INTERNAL_ERROR, "an unexpected error "
-                                               "occurred on this line; it has been logged"))
-
-
-def _commit(chunk: list[_Entry]) -> bytes:
+def _commit(chunk: list[Entry]) -> bytes:
     """Store the chunk's good games and answer each of its lines, in order."""
     if not chunk:
         return b""
@@ -113,9 +73,19 @@ def _commit(chunk: list[_Entry]) -> bytes:
     return b"\n".join(out) + b"\n"
 
 
+def _judged(items: list[tuple[int, bytes | None]], config: Settings,
+            uploader: str | None) -> list[Entry]:
+    entries = current_verifier().judge(items, config.max_game_bytes, uploader)
+    for entry in entries:
+        if entry.log:
+            current_app.logger.error("batch line %d could not be verified:\n%s", entry.line,
+                                     entry.log)
+    return entries
+
+
 def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
              uploader: str | None) -> Iterator[bytes]:
-    chunk: list[_Entry] = []
+    chunk: list[tuple[int, bytes | None]] = []
     size = last = 0
     try:
         for last, text in lines:
@@ -123,19 +93,19 @@ def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
                 text = text.removesuffix(b"\r")
                 if not text.strip():
                     continue
-            chunk.append(_judge(last, text, config.max_game_bytes, uploader))
+            chunk.append((last, text))
             size += len(text or b"")
             if len(chunk) >= config.batch_chunk or size >= CHUNK_BYTES:
-                yield _commit(chunk)
+                yield _commit(_judged(chunk, config, uploader))
                 chunk, size = [], 0
     except BodyTooLarge as error:
-        yield _commit(chunk)
+        yield _commit(_judged(chunk, config, uploader))
         chunk = []
         detail = f"the batch is larger than {error.limit} bytes; lines from here on were " \
                  "not read"
         yield orjson.dumps({"line": last + 1,
                             "error": problem_body(413, PAYLOAD_TOO_LARGE, detail)}) + b"\n"
-    yield _commit(chunk)
+    yield _commit(_judged(chunk, config, uploader))
 
 
 @blp.route("/batch", methods=["POST"])

@@ -14,25 +14,34 @@ later.
     RUMMY_PAGE_SIZE        default page size of GET /games     50
     RUMMY_MAX_PAGE_SIZE    largest page size                   500
     RUMMY_BATCH_CHUNK      games verified and committed at once in a batch  200
+    RUMMY_VERIFY_PROCESSES processes verifying batch lines (0: none)  cores - 1
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from flask import current_app
 
 from ..engine.parse import MAX_BYTES
 from ..store import Store
 
+if TYPE_CHECKING:
+    from .verifier import Verifier
+
 VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_MAX_GAME_BYTES",
              "RUMMY_MAX_BATCH_BYTES", "RUMMY_PAGE_SIZE", "RUMMY_MAX_PAGE_SIZE",
-             "RUMMY_BATCH_CHUNK")
+             "RUMMY_BATCH_CHUNK", "RUMMY_VERIFY_PROCESSES")
 EXTENSION = "rummy_settings"
 STORE_EXTENSION = "rummy_store"
+VERIFIER_EXTENSION = "rummy_verifier"
+
+
+def _spare_cores() -> int:
+    return max(0, (os.cpu_count() or 1) - 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +56,7 @@ class Settings:
     page_size: int = 50
     max_page_size: int = 500
     batch_chunk: int = 200
+    verify_processes: int = field(default_factory=_spare_cores)
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None,
@@ -66,13 +76,15 @@ class Settings:
             page_size=_int(source, "RUMMY_PAGE_SIZE", base.page_size),
             max_page_size=_int(source, "RUMMY_MAX_PAGE_SIZE", base.max_page_size),
             batch_chunk=_int(source, "RUMMY_BATCH_CHUNK", base.batch_chunk),
+            verify_processes=_int(source, "RUMMY_VERIFY_PROCESSES", base.verify_processes,
+                                  minimum=0),
         )
         if settings.page_size > settings.max_page_size:
             raise ValueError("RUMMY_PAGE_SIZE must not exceed RUMMY_MAX_PAGE_SIZE")
         return settings
 
 
-def _int(source: Mapping[str, Any], name: str, default: int) -> int:
+def _int(source: Mapping[str, Any], name: str, default: int, minimum: int = 1) -> int:
     value = source.get(name)
     if value is None or value == "":
         return default
@@ -80,8 +92,8 @@ def _int(source: Mapping[str, Any], name: str, default: int) -> int:
         number = int(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a whole number, not {value!r}") from None
-    if number < 1:
-        raise ValueError(f"{name} must be at least 1")
+    if number < minimum:
+        raise ValueError(f"{name} must be at least {minimum}")
     return number
 
 
@@ -106,3 +118,8 @@ def settings() -> Settings:
 def current_store() -> Store:
     """The store the current app opened (one per process, shared by its threads)."""
     return current_app.extensions[STORE_EXTENSION]
+
+
+def current_verifier() -> Verifier:
+    """The pool verifying batch lines (one per process)."""
+    return current_app.extensions[VERIFIER_EXTENSION]

@@ -53,4 +53,6 @@ def metrics() -> Response:
     except Exception:
         current_app.logger.exception("metrics: the database does not answer")
         by_status = None
-    return Response(metrics_of_app().render(by_status), content_type=CONTENT_TYPE)
+    store = current_store()
+    writes = {"commits": store.commits, "games_committed": store.games_committed}
+    return Response(metrics_of_app().render(by_status, writes), content_type=CONTENT_TYPE)

@@ -48,8 +48,10 @@ class Metrics:
             counts[bisect_left(BUCKETS, seconds)] += 1
             self._sums[key] += seconds
 
-    def render(self, games_by_status: dict[str, int] | None) -> str:
-        """The exposition text; ``games_by_status`` None when the database is down."""
+    def render(self, games_by_status: dict[str, int] | None,
+               writes: dict[str, int] | None = None) -> str:
+        """The exposition text; ``games_by_status`` None when the database is down;
+        ``writes`` the store's counts of commits and games committed since start-up."""
         out = ["# HELP rummy_http_requests_total HTTP requests by method, endpoint and status.",
                "# TYPE rummy_http_requests_total counter"]
         with self._lock:
@@ -78,6 +80,14 @@ class Metrics:
                 "# TYPE rummy_games_stored gauge"]
         for status, count in sorted((games_by_status or {}).items()):
             out.append(f'rummy_games_stored{{status="{_label(status)}"}} {count}')
+        if writes is not None:
+            out += ["# HELP rummy_store_commits_total Write transactions committed (each a "
+                    "group of games from any number of requests).",
+                    "# TYPE rummy_store_commits_total counter",
+                    f"rummy_store_commits_total {writes['commits']}",
+                    "# HELP rummy_store_games_committed_total Games written since start-up.",
+                    "# TYPE rummy_store_games_committed_total counter",
+                    f"rummy_store_games_committed_total {writes['games_committed']}"]
         return "\n".join(out) + "\n"
 
 

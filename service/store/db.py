@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -83,6 +84,7 @@ def _arrow(table: str, rows: Sequence[tuple]) -> pa.Table:
 
 
 MAX_GROUP = 2000  # games per group commit
+LINGER = 0.002  # seconds the writer waits for more games before a small commit
 
 
 class Store:
@@ -103,6 +105,9 @@ class Store:
         self._queue: queue.SimpleQueue[tuple[list[GameRecord], Future] | None] = \
             queue.SimpleQueue()
         self._writer: threading.Thread | None = None
+        self._writer_start = threading.Lock()
+        self.commits = 0  # write transactions committed since start-up
+        self.games_committed = 0
         if not read_only:
             self._migrate()
         self._seq = self._con.execute("SELECT coalesce(max(seq), 0) FROM games").fetchone()[0]
@@ -157,7 +162,7 @@ class Store:
         if not records:
             return []
         future: Future = Future()
-        with self._write_lock:
+        with self._writer_start:
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write_loop, name="store-writer",
                                                 daemon=True)
@@ -172,9 +177,10 @@ class Store:
                 return
             group = [item]
             size = len(item[0])
+            deadline = time.monotonic() + LINGER
             while size < MAX_GROUP:
                 try:
-                    more = self._queue.get_nowait()
+                    more = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
                 except queue.Empty:
                     break
                 if more is None:
@@ -228,18 +234,20 @@ class Store:
                 games.append(record.games[:1] + (seq,) + record.games[2:])
             tables = {"games": _arrow("games", games)}
             for name in _CHILD_TABLES:
-                tables[name] = _arrow(name, [row for r in fresh for row in getattr(r, name)])
+                rows = [row for r in fresh for row in getattr(r, name)]
+                if rows:
+                    tables[name] = _arrow(name, rows)
             cur.execute("BEGIN TRANSACTION")
             try:
                 for name, table in tables.items():
-                    cur.register("incoming", table)
-                    cur.execute(f"INSERT INTO {name} SELECT * FROM incoming")
-                    cur.unregister("incoming")
+                    cur.from_arrow(table).insert_into(name)
                 cur.execute("COMMIT")
             except Exception:
                 cur.execute("ROLLBACK")
                 raise
             self._seq = seq
+            self.commits += 1
+            self.games_committed += len(fresh)
             return answers
 
     # -- reads --------------------------------------------------------------------------

@@ -18,7 +18,9 @@ from flask.testing import FlaskClient
 from service.api import close_app, create_app
 from service.api.config import VARIABLES
 
-DEFAULTS = dict.fromkeys(VARIABLES, "")
+# Verification in the request thread, so that tests can patch the engine; the pool of
+# verifying processes has tests of its own (test_batch.py).
+DEFAULTS = dict.fromkeys(VARIABLES, "") | {"RUMMY_VERIFY_PROCESSES": "0"}
 
 
 def _build(path: Path, **config: Any) -> Flask:

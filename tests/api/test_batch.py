@@ -111,3 +111,17 @@ def test_chunked_batch_growing_past_the_limit_ends_with_an_error_line(make_app):
 def test_empty_batch_answers_nothing(client):
     response = post_batch(client, b"")
     assert response.status_code == 200 and response.data == b""
+
+
+def test_lines_verified_in_a_pool_of_processes(make_app, caplog):
+    """The same verdicts, in the same order, when a pool of processes verifies."""
+    app = make_app(RUMMY_VERIFY_PROCESSES=2, RUMMY_BATCH_CHUNK=4)
+    client = app.test_client()
+    logs = [valid(id=f"p{i}") for i in range(9)] + [malformed(), illegal(), b"{oops"]
+    results = lines_of(post_batch(client, ndjson(*logs)))
+    assert [r["line"] for r in results] == list(range(1, 13))
+    assert all(r["created"] and r["status"] == "valid" for r in results[:9])
+    assert results[9]["error"]["type"] == "/problems/validation-error"
+    assert results[10]["status"] == "illegal"
+    assert "error" in results[11]
+    assert counts(app)["games"] == 10

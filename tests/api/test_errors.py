@@ -55,16 +55,16 @@ def test_database_errors_are_503(app, client, monkeypatch):
 
 
 def test_batch_line_survives_an_engine_bug(app, client, monkeypatch):
-    from service.api import batch
+    from service.api import verifier
 
-    real = batch.check_log
+    real = verifier.check_log
 
     def flaky(text, limit):
         if b'"boom"' in text:
             raise ValueError("engine bug")
         return real(text, limit)
 
-    monkeypatch.setattr(batch, "check_log", flaky)
+    monkeypatch.setattr(verifier, "check_log", flaky)
     body = ndjson(valid(id="boom"), valid(id="fine"))
     results = client.post(f"{API}/games/batch", data=body,
                           content_type="application/x-ndjson").get_data(as_text=True)

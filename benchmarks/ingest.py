@@ -1,0 +1,113 @@
+"""Ingest speed through the real service: gunicorn as shipped, concurrent HTTP clients.
+
+Prints single-game uploads per second (one-deal two-player gin games, POST /games) and
+deals per second through POST /games/batch (two-player gin and four-player rummy
+corpora from the generator).  Clients run in this process, on the same machine.
+
+    python benchmarks/ingest.py
+    python benchmarks/ingest.py --singles 3000 --clients 16 --batch-games 1500
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from service.engine.generate import generate_games  # noqa: E402
+from tests.e2e.server import Server  # noqa: E402
+
+
+def corpus(variant: str, games: int, seed: int, players: int, rules: dict | None) -> list[bytes]:
+    return [orjson.dumps(g) for g in generate_games(variant, games, seed=seed, players=players,
+                                                    rules=rules)]
+
+
+def post_all(port: int, path: str, bodies: list[bytes], content_type: str,
+             clients: int) -> tuple[float, list[bytes]]:
+    """Send every body with ``clients`` keep-alive connections; seconds and answers."""
+    answers: list[bytes] = [b""] * len(bodies)
+
+    def client(k: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+        for i in range(k, len(bodies), clients):
+            conn.request("POST", path, bodies[i], {"Content-Type": content_type})
+            response = conn.getresponse()
+            answers[i] = response.read()
+            if response.status >= 300 and response.status != 200:
+                raise RuntimeError(f"{response.status}: {answers[i][:200]!r}")
+        conn.close()
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        for job in [pool.submit(client, k) for k in range(clients)]:
+            job.result()
+    return time.perf_counter() - start, answers
+
+
+def commit_count(server: Server) -> int:
+    _, _, text = server.request("GET", "/api/v1/metrics")
+    for line in text.decode().splitlines():
+        if line.startswith("rummy_store_commits_total "):
+            return int(line.split()[1])
+    return -1
+
+
+def deals_in(bodies: list[bytes]) -> int:
+    return sum(len(orjson.loads(line)["deals"]) for body in bodies
+               for line in body.split(b"\n") if line.strip())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--singles", type=int, default=2000)
+    parser.add_argument("--batch-games", type=int, default=1000)
+    parser.add_argument("--batch-size", type=int, default=200)
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+
+    print("generating corpora ...", flush=True)
+    singles = corpus("gin", args.singles, args.seed, 2, {"deals": 1})
+    batches = {
+        "gin 2p": corpus("gin", args.batch_games, args.seed + 1, 2, None),
+        "rummy 4p": corpus("rummy", args.batch_games // 2, args.seed + 2, 4, None),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Server(Path(tmp) / "bench.duckdb").start()
+        try:
+            seconds, answers = post_all(server.port, "/api/v1/games", singles,
+                                        "application/json", args.clients)
+            created = sum(json.loads(a)["created"] for a in answers)
+            commits = commit_count(server)
+            print(f"single uploads: {len(singles) / seconds:,.0f} games/s "
+                  f"({len(singles)} one-deal gin games, {args.clients} clients, "
+                  f"{seconds:.1f} s, {created} stored in {commits} commits)")
+            for name, games in batches.items():
+                bodies = [b"\n".join(games[i:i + args.batch_size])
+                          for i in range(0, len(games), args.batch_size)]
+                seconds, answers = post_all(server.port, "/api/v1/games/batch", bodies,
+                                            "application/x-ndjson", min(args.clients, 4))
+                lines = [json.loads(x) for a in answers for x in a.splitlines()]
+                assert all("id" in x for x in lines), [x for x in lines if "id" not in x][:3]
+                deals = deals_in(bodies)
+                print(f"batch {name}: {deals / seconds:,.0f} deals/s, "
+                      f"{len(games) / seconds:,.0f} games/s ({len(games)} games, {deals} deals, "
+                      f"batches of {args.batch_size}, {seconds:.1f} s)")
+            status, _, body = server.request("GET", "/api/v1/healthz")
+            print(f"healthz {status}; database file {server.db.stat().st_size / 2**20:.1f} MiB")
+        finally:
+            server.stop()
+
+
+if __name__ == "__main__":
+    main()
