@@ -95,3 +95,12 @@ def test_missing_file(tmp_path):
     result = run("verify", str(tmp_path / "nope.json"))
     assert result.returncode == 2
     assert b"cannot read" in result.stderr
+
+
+def test_console_script_is_installed(files):
+    script = Path(sys.executable).with_name("rummy-audit")
+    assert script.exists(), "install the project (make test does) to get rummy-audit"
+    result = subprocess.run([str(script), "verify", str(files["valid"])], capture_output=True,
+                            timeout=120)
+    assert result.returncode == 0
+    assert lines(result.stdout)[0]["status"] == "valid"

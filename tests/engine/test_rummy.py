@@ -404,3 +404,41 @@ def test_blocked_deal_with_settlement_and_penalty():
     settle = check(exhausted("rummy-block", moves, {"scoring": "settlement"}))
     low, high = ("ana", "ben") if ana < ben else ("ben", "ana")
     assert settle["deals"][0]["points"] == {low: abs(ana - ben), high: -abs(ana - ben)}
+
+
+# --- the ace option in play ------------------------------------------------------------
+
+ACE_ANA = "QH KH 9C 9D 9S 5C 6C 7C 4D 8S"
+ACE_BEN = "2C 3C 4C JD JH TS 8D 6H QS 5S"
+
+
+@pytest.mark.parametrize(("ace", "meld", "ok"), [
+    ("low", "QH KH AH", False),
+    ("high_or_low", "QH KH AH", True),
+    ("around_the_corner", "QH KH AH", True),
+    ("high_or_low", "KH AH 2H", False),
+    ("around_the_corner", "KH AH 2H", True),
+])
+def test_ace_option_in_melds(ace, meld, ok):
+    hands = {"ana": ACE_ANA.replace("QH", "2H") if "2H" in meld else ACE_ANA, "ben": ACE_BEN}
+    moves = ["ana ds AH", f"ana m {meld}"]
+    log = game("rummy", ["ana", "ben"], [deal("ben", hands, "7D", moves)],
+               rules={"target": None, "ace": ace})
+    report = check(log)
+    if ok:
+        assert report["status"] == "incomplete", report["violations"]
+    else:
+        assert codes(report) == [(0, 1, "INVALID_MELD")]
+
+
+@pytest.mark.parametrize(("rules", "ace_value"), [
+    ({}, 1), ({"ace": "high_or_low"}, 15), ({"ace": "high_or_low", "ace_points": 11}, 11),
+    ({"ace_points": 0}, 0),
+])
+def test_ace_points_follow_the_ace_option(rules, ace_value):
+    # Ben keeps an ace: the deal's points count it at the option's value.
+    ben = RUMMY_BEN.replace("5S", "AS")  # 2+3+4+10+10+10+8+6+10 + ace
+    report = check(rummy_game(rules={"rummy_bonus": "none", **rules},
+                              hands={"ana": RUMMY_ANA, "ben": ben}))
+    assert report["status"] == "valid", report["violations"]
+    assert report["deals"][0]["points"] == {"ana": 63 + ace_value, "ben": 0}

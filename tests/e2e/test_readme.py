@@ -1,0 +1,32 @@
+"""The README's quick-start curl block, run with bash against a real server."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from .server import ROOT, Server
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_quick_start_curl_examples(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    block = next(b for b in re.findall(r"```sh\n(.*?)```", readme, flags=re.S)
+                 if "curl" in b)
+    server = Server(tmp_path / "readme.duckdb").start()
+    try:
+        script = block.replace("http://localhost:8000", f"http://127.0.0.1:{server.port}")
+        result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=ROOT,
+                                capture_output=True, timeout=300)
+    finally:
+        server.stop()
+    out = result.stdout.decode()
+    assert result.returncode == 0, result.stderr.decode()[-2000:]
+    assert '"status":"valid"' in out and '"created":true' in out
+    assert '"/problems/validation-error"' in out
+    assert '"line":5' in out  # the batch answered its five lines
+    assert "rummy_http_requests_total" in out
+    assert out.rstrip().endswith("200")  # the docs page
