@@ -25,7 +25,19 @@ from typing import Any
 from flask import Flask
 
 from ..store import Store
-from . import batch, docs, games, health, metrics, problems, variants
+from . import (
+    batch,
+    docs,
+    export,
+    games,
+    health,
+    metrics,
+    players,
+    problems,
+    stats,
+    tournaments,
+    variants,
+)
 from .config import EXTENSION, STORE_EXTENSION, VERIFIER_EXTENSION, Settings
 from .spec import make_api
 from .verifier import Verifier
@@ -49,7 +61,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     problems.install(app)
     metrics.install(app)
     api = make_api(app)
-    for blueprint in (games.blp, batch.blp, variants.blp, health.blp):
+    for blueprint in (export.blp, games.blp, batch.blp, variants.blp, health.blp, players.blp,
+                      tournaments.blp, stats.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(docs.blp)
 
