@@ -71,7 +71,7 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
     variant = game.rules.variant
     status = report.status
     totals = report.totals
-    finished = totals["winner"] is not None or status in ("valid", "mismatch")
+    finished = status in ("valid", "mismatch")  # illegal games count for no standing
     tid = tournament.get("id")
     n_moves = sum(len(d.moves) for d in game.deals)
     games = (gid, 0, uploaded_at, uploader, document.get("id"), variant, status, len(names),
