@@ -45,7 +45,9 @@ CREATE TABLE game_players (
     points         INTEGER NOT NULL,  -- recomputed game total (with bonuses)
     claimed        INTEGER,           -- the log's claimed total, when given
     won            BOOLEAN NOT NULL,
+    lost           BOOLEAN NOT NULL,  -- finished, won by someone else
     finished       BOOLEAN NOT NULL,
+    shutouts       INTEGER NOT NULL,  -- gin: opponents left at 0 points in a game won
     n_deals        INTEGER NOT NULL   -- deals this player took part in
 );
 CREATE TABLE deals (
@@ -73,6 +75,7 @@ CREATE TABLE deal_players (
     game_time      TIMESTAMPTZ NOT NULL,
     outcome        VARCHAR,
     points         INTEGER NOT NULL,
+    conceded       INTEGER NOT NULL,  -- the other players' points in this deal
     hand_value     INTEGER NOT NULL,
     won            BOOLEAN NOT NULL,
     is_first       BOOLEAN NOT NULL,

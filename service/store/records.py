@@ -90,16 +90,28 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
                 team_of[names[s]] = label
     claimed_totals = (game.claimed or {}).get("totals") or {}
     deals_of = dict.fromkeys(names, 0)
+    deal_points = dict.fromkeys(names, 0)  # before any end-of-game bonus
     for result in report.deals:
         for p in result.players:
             deals_of[p] += 1
+            deal_points[p] += result.points.get(p, 0)
+    side_of = {name: team_of.get(name, name) for name in names}
+    side_points: dict[str, int] = {}
+    for name in names:
+        side_points[side_of[name]] = side_points.get(side_of[name], 0) + deal_points[name]
     winner = totals["winner"]
     for seat, name in enumerate(names):
-        team = team_of.get(name)
-        won = winner is not None and winner in (name, team)
+        side = side_of[name]
+        won = winner is not None and winner == side
+        lost = finished and winner is not None and not won
+        shutouts = 0
+        if won and game.rules.is_gin:
+            shutouts = sum(1 for other, points in side_points.items()
+                           if other != side and points == 0)
         record.game_players.append((
-            gid, seat, name, team, variant, status, tid, at, totals["points"].get(name, 0),
-            claimed_totals.get(name), won, finished, deals_of[name]))
+            gid, seat, name, team_of.get(name), variant, status, tid, at,
+            totals["points"].get(name, 0), claimed_totals.get(name), won, lost, finished,
+            shutouts, deals_of[name]))
 
     for d, (deal, result) in enumerate(zip(game.deals, report.deals, strict=True)):
         scored = result.outcome is not None
@@ -107,9 +119,11 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
             gid, d, variant, len(result.players), names[deal.dealer], result.first,
             result.knocker, result.outcome, result.winner, result.turns, len(deal.moves),
             result.illegal, scored))
+        deal_total = sum(result.points.values())
         for p in result.players:
+            points = result.points.get(p, 0)
             record.deal_players.append((
-                gid, d, p, variant, status, tid, at, result.outcome, result.points.get(p, 0),
+                gid, d, p, variant, status, tid, at, result.outcome, points, deal_total - points,
                 result.hand_values.get(p, 0), result.winner == p, result.first == p,
                 result.knocker == p, scored))
         for m, move in enumerate(deal.moves):
