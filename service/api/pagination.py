@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -61,3 +62,32 @@ def decode_cursor(cursor: str, filters: Mapping[str, Any]) -> int:
 
 def link_header(url: str, rel: str = "next") -> str:
     return f'<{url}>; rel="{rel}"'
+
+
+def encode_key_cursor(key: list[Any], filters: Mapping[str, Any]) -> str:
+    """A cursor naming the last row of a page by its sort key (a list of JSON values),
+    bound to the filters and sort it was made with."""
+    payload = json.dumps([_VERSION, key, fingerprint(filters)], separators=(",", ":"))
+    token = f"{payload}|{_digest(payload)}"
+    return base64.urlsafe_b64encode(token.encode()).decode().rstrip("=")
+
+
+def decode_key_cursor(cursor: str, filters: Mapping[str, Any], arity: int) -> list[Any]:
+    """The sort key a cursor continues after; a 400 problem when it is not one of ours
+    or was made for other filters."""
+    bad = Problem(400, INVALID_CURSOR, "the cursor is not valid: use the 'next' link of "
+                  "the previous page, with the same parameters")
+    if not cursor or len(cursor) > 400:
+        raise bad
+    try:
+        token = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8")
+        payload, _, check = token.rpartition("|")
+        if not payload or check != _digest(payload):
+            raise bad
+        version, key, scope = json.loads(payload)
+    except (binascii.Error, ValueError, TypeError):
+        raise bad from None
+    if version != _VERSION or scope != fingerprint(filters) or not isinstance(key, list) \
+            or len(key) != arity:
+        raise bad
+    return key

@@ -1,10 +1,183 @@
-"""Player statistics, leaderboard and head-to-head (routes to come)."""
+"""/players: a player's statistics, the leaderboard, head-to-head records.
+
+Figures are defined in docs/STATISTICS.md and computed by service.store.stats; this
+module only reads the query, calls the store and shapes the answer.
+"""
 
 from __future__ import annotations
 
-from flask_smorest import Blueprint
+from typing import Any
 
-from .spec import PREFIX
+from flask import request, url_for
+from flask_smorest import Blueprint
+from marshmallow import RAISE, Schema, fields
+from marshmallow.validate import Length, OneOf, Range
+
+from ..engine.parse import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
+from ..engine.rules import PRESETS
+from ..store.stats import ORDERS, SORT_KEYS, StatsFilter, head_to_head, leaderboard, player_stats
+from .auth import read_access
+from .config import current_store, settings
+from .games_schemas import Instant, _page_limit
+from .pagination import decode_key_cursor, encode_key_cursor, link_header
+from .problems import INVALID_PARAMETER, NOT_FOUND, Problem
+from .spec import PREFIX, problem_responses
 
 blp = Blueprint("players", __name__, url_prefix=f"{PREFIX}/players",
                 description="Player statistics, leaderboard and head-to-head")
+
+FILTERS = ("variant", "since", "until", "tournament")
+
+
+class FilterArgsSchema(Schema):
+    variant = fields.String(validate=OneOf(tuple(PRESETS)))
+    since = Instant(metadata={"type": "string", "example": "2024-05-01",
+                              "description": "Games played (else uploaded) at or after"})
+    until = Instant(metadata={"type": "string", "example": "2024-06-01",
+                              "description": "Games played (else uploaded) before"})
+    tournament = fields.String(validate=Length(1, MAX_ID_LENGTH))
+
+
+class LeaderboardArgsSchema(FilterArgsSchema):
+    sort = fields.String(load_default="wins", validate=OneOf(tuple(SORT_KEYS)))
+    order = fields.String(load_default="desc", validate=OneOf(tuple(ORDERS)))
+    min_games = fields.Integer(load_default=0, validate=Range(min=0, max=10**9))
+    limit = fields.Integer(validate=[Range(min=1), _page_limit])
+    cursor = fields.String()
+
+
+class VariantFiguresSchema(Schema):
+    games = fields.Integer(metadata={"description": "Finished games"})
+    won = fields.Integer()
+    lost = fields.Integer()
+    win_rate = fields.Float()
+    deals = fields.Integer(metadata={"description": "Scored deals"})
+    deals_won = fields.Integer()
+    points_scored = fields.Integer()
+    points_conceded = fields.Integer()
+    points_per_deal = fields.Float()
+    won_out = fields.Integer(metadata={"description": "Rummy family"})
+    won_rummy = fields.Integer(metadata={"description": "Rummy family"})
+    won_blocked = fields.Integer(metadata={"description": "Rummy family"})
+    avg_hand_left_when_losing = fields.Float(allow_none=True)
+    gins = fields.Integer(metadata={"description": "Gin"})
+    knocks = fields.Integer(metadata={"description": "Gin"})
+    undercuts_made = fields.Integer(metadata={"description": "Gin"})
+    undercuts_suffered = fields.Integer(metadata={"description": "Gin"})
+    avg_deadwood_at_knock = fields.Float(allow_none=True)
+    boxes = fields.Integer(metadata={"description": "Gin"})
+    shutouts = fields.Integer(metadata={"description": "Gin"})
+    violations = fields.Dict(keys=fields.String(), values=fields.Integer())
+
+
+class PlayerStatsSchema(Schema):
+    player = fields.String(required=True)
+    variants = fields.Dict(keys=fields.String(), values=fields.Nested(VariantFiguresSchema))
+
+
+class LeaderRowSchema(Schema):
+    rank = fields.Integer()
+    player = fields.String()
+    games = fields.Integer()
+    wins = fields.Integer()
+    win_rate = fields.Float()
+    deals = fields.Integer()
+    points_per_deal = fields.Float()
+
+
+class LeaderboardSchema(Schema):
+    players = fields.List(fields.Nested(LeaderRowSchema))
+    next = fields.String(allow_none=True)
+
+
+class RecentGameSchema(Schema):
+    id = fields.String()
+    variant = fields.String()
+    status = fields.String()
+    winner = fields.String(allow_none=True)
+    game_time = fields.DateTime()
+    tournament = fields.String(allow_none=True)
+    points = fields.Dict(keys=fields.String(), values=fields.Integer(allow_none=True))
+
+
+class VersusSchema(Schema):
+    players = fields.List(fields.String())
+    games = fields.Integer(metadata={"description": "Games they played as opponents"})
+    finished = fields.Integer()
+    wins = fields.Dict(keys=fields.String(), values=fields.Integer())
+    points = fields.Dict(keys=fields.String(), values=fields.Integer())
+    recent = fields.List(fields.Nested(RecentGameSchema))
+
+
+def _player(name: str) -> str:
+    if not 1 <= len(name) <= MAX_PLAYER_LENGTH:
+        raise Problem(400, INVALID_PARAMETER, "a player id has 1 to 64 characters",
+                      errors={"player": ["1 to 64 characters"]})
+    return name
+
+
+def _filter(args: dict[str, Any]) -> StatsFilter:
+    return StatsFilter(**{name: args.get(name) for name in FILTERS})
+
+
+@blp.route("/<path:player>/stats", methods=["GET"])
+@read_access
+@blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, PlayerStatsSchema, example={"player": "ana", "variants": {"gin": {
+    "games": 12, "won": 7, "lost": 5, "win_rate": 0.5833, "deals": 96, "deals_won": 51,
+    "points_scored": 1210, "points_conceded": 980, "points_per_deal": 12.6, "gins": 6,
+    "knocks": 44, "undercuts_made": 5, "undercuts_suffered": 4,
+    "avg_deadwood_at_knock": 6.8, "boxes": 51, "shutouts": 1, "violations": {}}}})
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="A player's statistics, by variant (docs/STATISTICS.md)")
+def stats(args: dict[str, Any], player: str) -> dict[str, Any]:
+    figures = player_stats(current_store(), _player(player), _filter(args))
+    if not figures:
+        raise Problem(404, NOT_FOUND, f"no stored game matches player {player[:64]!r} "
+                      "with these filters")
+    return {"player": player, "variants": figures}
+
+
+@blp.route("", methods=["GET"])
+@read_access
+@blp.arguments(LeaderboardArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, LeaderboardSchema, headers={"Link": {
+    "description": 'RFC 8288: <next page>; rel="next" when there are more players',
+    "schema": {"type": "string"}}})
+@problem_responses(blp, 400, 401, 403)
+@blp.doc(summary="Leaderboard: players ranked by wins, win rate, points per deal or games")
+def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+    limit = args.get("limit", settings().page_size)
+    scope = {name: args.get(name) for name in (*FILTERS, "sort", "order", "min_games")}
+    after = None
+    rank = 0
+    if "cursor" in args:
+        value, player, rank = decode_key_cursor(args["cursor"], scope, 3)
+        after = (value, player)
+    rows = leaderboard(current_store(), _filter(args), args["sort"], args["order"],
+                       args["min_games"], limit + 1, after)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    for offset, row in enumerate(rows, start=rank + 1):
+        row["rank"] = offset
+    body: dict[str, Any] = {"players": rows, "next": None}
+    headers: dict[str, str] = {}
+    if more:
+        last = rows[-1]
+        query = {k: request.args[k] for k in scope if k in request.args}
+        body["next"] = url_for("players.board", **query, limit=limit, cursor=encode_key_cursor(
+            [last[args["sort"]], last["player"], last["rank"]], scope))
+        headers["Link"] = link_header(body["next"])
+    return body, 200, headers
+
+
+@blp.route("/<path:a>/versus/<path:b>", methods=["GET"])
+@read_access
+@blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, VersusSchema)
+@problem_responses(blp, 400, 401, 403)
+@blp.doc(summary="Head-to-head: games, wins and points of two players as opponents")
+def versus(args: dict[str, Any], a: str, b: str) -> dict[str, Any]:
+    if _player(a) == _player(b):
+        raise Problem(400, INVALID_PARAMETER, "head-to-head needs two different players")
+    return head_to_head(current_store(), a, b, _filter(args))

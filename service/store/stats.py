@@ -1,0 +1,230 @@
+"""Player, leaderboard, head-to-head and variant statistics: SQL over the stored tables.
+
+docs/STATISTICS.md defines every figure.  User values only ever reach DuckDB as query
+parameters; sort keys and directions come from fixed tables, never from the request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..engine.rules import GIN, PRESETS
+from .db import Store
+
+RUMMY_FIGURES = ("won_out", "won_rummy", "won_blocked", "avg_hand_left_when_losing")
+GIN_FIGURES = ("gins", "knocks", "undercuts_made", "undercuts_suffered",
+               "avg_deadwood_at_knock", "boxes", "shutouts")
+SORT_KEYS = {"wins": "wins", "win_rate": "win_rate", "points_per_deal": "points_per_deal",
+             "games": "games"}
+ORDERS = {"asc": "ASC", "desc": "DESC"}
+RECENT_GAMES = 10
+
+
+@dataclass(frozen=True, slots=True)
+class StatsFilter:
+    variant: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    tournament: str | None = None
+
+
+def _where(flt: StatsFilter, alias: str = "") -> tuple[str, list[Any]]:
+    """Filter clauses on the denormalised columns every statistics table carries."""
+    prefix = f"{alias}." if alias else ""
+    clauses, params = [], []
+    for column, value in (("variant", flt.variant), ("tournament_id", flt.tournament)):
+        if value is not None:
+            clauses.append(f"{prefix}{column} = ?")
+            params.append(value)
+    if flt.since is not None:
+        clauses.append(f"{prefix}game_time >= ?")
+        params.append(flt.since)
+    if flt.until is not None:
+        clauses.append(f"{prefix}game_time < ?")
+        params.append(flt.until)
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def _rate(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+def _mean(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def player_stats(store: Store, player: str, flt: StatsFilter) -> dict[str, dict[str, Any]]:
+    """Every figure of one player, by variant; empty when the player has no game."""
+    where, params = _where(flt)
+    with store.cursor() as cur:
+        games = cur.execute(
+            "SELECT variant, count(*) FILTER (WHERE finished), count(*) FILTER (WHERE won), "
+            "count(*) FILTER (WHERE lost), coalesce(sum(shutouts), 0) "
+            f"FROM game_players WHERE player = ?{where} GROUP BY variant",
+            [player, *params]).fetchall()
+        deals = cur.execute(
+            "SELECT variant, count(*), count(*) FILTER (WHERE won), coalesce(sum(points), 0), "
+            "coalesce(sum(conceded), 0), "
+            "count(*) FILTER (WHERE won AND outcome = 'out'), "
+            "count(*) FILTER (WHERE won AND outcome = 'rummy'), "
+            "count(*) FILTER (WHERE won AND outcome = 'blocked'), "
+            "avg(hand_value) FILTER (WHERE NOT won), "
+            "count(*) FILTER (WHERE won AND outcome = 'gin'), "
+            "count(*) FILTER (WHERE is_knocker AND outcome <> 'gin'), "
+            "count(*) FILTER (WHERE won AND outcome = 'undercut'), "
+            "count(*) FILTER (WHERE is_knocker AND outcome = 'undercut'), "
+            "avg(hand_value) FILTER (WHERE is_knocker AND outcome <> 'gin') "
+            f"FROM deal_players WHERE player = ? AND scored{where} GROUP BY variant",
+            [player, *params]).fetchall()
+        violations = cur.execute(
+            "SELECT variant, code, count(*) FROM violations "
+            f"WHERE player = ? AND code <> 'SCORE_MISMATCH'{where} "
+            "GROUP BY variant, code ORDER BY variant, code",
+            [player, *params]).fetchall()
+    out: dict[str, dict[str, Any]] = {}
+
+    def entry(variant: str) -> dict[str, Any]:
+        if variant not in out:
+            figures = {"games": 0, "won": 0, "lost": 0, "win_rate": 0.0, "deals": 0,
+                       "deals_won": 0, "points_scored": 0, "points_conceded": 0,
+                       "points_per_deal": 0.0}
+            if PRESETS[variant].family == GIN:
+                figures |= dict.fromkeys(GIN_FIGURES, 0) | {"avg_deadwood_at_knock": None}
+            else:
+                figures |= dict.fromkeys(RUMMY_FIGURES, 0) | {
+                    "avg_hand_left_when_losing": None}
+            out[variant] = figures | {"violations": {}}
+        return out[variant]
+
+    for variant, played, won, lost, shutouts in games:
+        figures = entry(variant)
+        figures.update(games=played, won=won, lost=lost, win_rate=_rate(won, played))
+        if "shutouts" in figures:
+            figures["shutouts"] = int(shutouts)
+    for (variant, n, won, scored, conceded, out_wins, rummy_wins, blocked_wins, hand_left,
+         gins, knocks, made, suffered, deadwood) in deals:
+        figures = entry(variant)
+        figures.update(deals=n, deals_won=won, points_scored=int(scored),
+                       points_conceded=int(conceded),
+                       points_per_deal=round(int(scored) / n, 2) if n else 0.0)
+        if PRESETS[variant].family == GIN:
+            figures.update(gins=gins, knocks=knocks, undercuts_made=made,
+                           undercuts_suffered=suffered, avg_deadwood_at_knock=_mean(deadwood),
+                           boxes=won)
+        else:
+            figures.update(won_out=out_wins, won_rummy=rummy_wins, won_blocked=blocked_wins,
+                           avg_hand_left_when_losing=_mean(hand_left))
+    for variant, code, count in violations:
+        entry(variant)["violations"][code] = count
+    return dict(sorted(out.items()))
+
+
+def leaderboard(store: Store, flt: StatsFilter, sort: str, order: str, min_games: int,
+                limit: int, after: tuple[Any, str] | None = None) -> list[dict[str, Any]]:
+    """Players ranked by ``sort`` (a key of SORT_KEYS), ties by player id; ``after`` is the
+    (sort value, player) of the last row of the previous page."""
+    key = SORT_KEYS[sort]
+    direction = ORDERS[order]
+    where, params = _where(flt)
+    sql = f"""
+        WITH g AS (
+            SELECT player, count(*) FILTER (WHERE finished) AS games,
+                   count(*) FILTER (WHERE won) AS wins
+            FROM game_players WHERE true{where} GROUP BY player),
+        d AS (
+            SELECT player, count(*) AS deals, sum(points) AS points
+            FROM deal_players WHERE scored{where} GROUP BY player),
+        ranked AS (
+            SELECT g.player, g.games, g.wins,
+                   CASE WHEN g.games > 0 THEN round(g.wins / g.games, 4) ELSE 0 END
+                       AS win_rate,
+                   coalesce(d.deals, 0) AS deals,
+                   CASE WHEN d.deals > 0 THEN round(d.points / d.deals, 2) ELSE 0 END
+                       AS points_per_deal
+            FROM g LEFT JOIN d USING (player)
+            WHERE g.games >= ?)
+        SELECT player, games, wins, win_rate, deals, points_per_deal FROM ranked"""
+    args: list[Any] = [*params, *params, min_games]
+    if after is not None:
+        beyond = "<" if direction == "DESC" else ">"
+        sql += f" WHERE ({key} {beyond} ? OR ({key} = ? AND player > ?))"
+        args += [after[0], after[0], after[1]]
+    sql += f" ORDER BY {key} {direction}, player ASC LIMIT ?"
+    args.append(limit)
+    with store.cursor() as cur:
+        rows = cur.execute(sql, args).fetchall()
+    return [{"player": p, "games": games, "wins": wins, "win_rate": float(rate),
+             "deals": deals, "points_per_deal": float(ppd)}
+            for p, games, wins, rate, deals, ppd in rows]
+
+
+def head_to_head(store: Store, a: str, b: str, flt: StatsFilter) -> dict[str, Any]:
+    """Games where ``a`` and ``b`` sat as opponents (partners are not opponents)."""
+    where, params = _where(flt, "x")
+    both = ("SELECT x.game_id FROM game_players x JOIN game_players y USING (game_id) "
+            "WHERE x.player = ? AND y.player = ? AND (x.team IS NULL OR x.team <> y.team)"
+            f"{where}")
+    both_args = [a, b, *params]
+    with store.cursor() as cur:
+        rows = cur.execute(
+            f"SELECT player, count(*), count(*) FILTER (WHERE finished), "
+            f"count(*) FILTER (WHERE won), coalesce(sum(points), 0) "
+            f"FROM game_players WHERE game_id IN ({both}) AND player IN (?, ?) "
+            "GROUP BY player", [*both_args, a, b]).fetchall()
+        recent = cur.execute(
+            "SELECT g.id, g.variant, g.status, g.winner, g.game_time, g.tournament_id, "
+            "max(p.points) FILTER (WHERE p.player = ?), "
+            "max(p.points) FILTER (WHERE p.player = ?) "
+            f"FROM games g JOIN game_players p ON p.game_id = g.id WHERE g.id IN ({both}) "
+            "GROUP BY ALL ORDER BY g.game_time DESC, g.id LIMIT ?",
+            [a, b, *both_args, RECENT_GAMES]).fetchall()
+    by_player = {p: (n, finished, won, points) for p, n, finished, won, points in rows}
+    games = by_player.get(a, (0, 0, 0, 0))
+    return {
+        "players": [a, b],
+        "games": games[0],
+        "finished": games[1],
+        "wins": {p: by_player.get(p, (0, 0, 0, 0))[2] for p in (a, b)},
+        "points": {p: int(by_player.get(p, (0, 0, 0, 0))[3]) for p in (a, b)},
+        "recent": [{"id": gid, "variant": variant, "status": status, "winner": winner,
+                    "game_time": at, "tournament": tournament,
+                    "points": {a: pa, b: pb}}
+                   for gid, variant, status, winner, at, tournament, pa, pb in recent],
+    }
+
+
+def variant_stats(store: Store, top_codes: int = 5) -> list[dict[str, Any]]:
+    """Per variant: games, deals, how scored deals ended, deal length, first-player wins,
+    the most frequent violation codes."""
+    with store.cursor() as cur:
+        games = dict(cur.execute("SELECT variant, count(*) FROM games GROUP BY variant")
+                     .fetchall())
+        deals = cur.execute(
+            "SELECT variant, count(*), count(*) FILTER (WHERE scored), "
+            "avg(turns) FILTER (WHERE scored), "
+            "count(*) FILTER (WHERE scored AND winner IS NOT NULL AND winner = first_player) "
+            "FROM deals GROUP BY variant").fetchall()
+        outcomes = cur.execute(
+            "SELECT variant, outcome, count(*) FROM deals WHERE scored "
+            "GROUP BY variant, outcome ORDER BY variant, outcome").fetchall()
+        codes = cur.execute(
+            "SELECT variant, code, n FROM (SELECT variant, code, count(*) AS n, "
+            "row_number() OVER (PARTITION BY variant ORDER BY count(*) DESC, code) AS r "
+            "FROM violations WHERE code <> 'SCORE_MISMATCH' GROUP BY variant, code) "
+            "WHERE r <= ? ORDER BY variant, n DESC, code", [top_codes]).fetchall()
+    out: dict[str, dict[str, Any]] = {}
+    for variant, n in sorted(games.items()):
+        out[variant] = {"variant": variant, "games": n, "deals": 0, "scored_deals": 0,
+                        "outcomes": {}, "avg_turns": None, "first_player_win_share": 0.0,
+                        "top_violations": []}
+    for variant, n, scored, turns, first_wins in deals:
+        out[variant].update(deals=n, scored_deals=scored, avg_turns=_mean(turns),
+                            first_player_win_share=_rate(first_wins, scored))
+    for variant, outcome, n in outcomes:
+        scored = out[variant]["scored_deals"]
+        out[variant]["outcomes"][outcome] = {"count": n, "share": _rate(n, scored)}
+    for variant, code, n in codes:
+        out[variant]["top_violations"].append({"code": code, "count": n})
+    return list(out.values())
