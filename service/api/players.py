@@ -141,7 +141,11 @@ def stats(args: dict[str, Any], player: str) -> dict[str, Any]:
 @blp.route("", methods=["GET"])
 @read_access
 @blp.arguments(LeaderboardArgsSchema, location="query", unknown=RAISE, error_status_code=400)
-@blp.response(200, LeaderboardSchema, headers={"Link": {
+@blp.response(200, LeaderboardSchema, example={"players": [
+    {"rank": 1, "player": "ana", "games": 7, "wins": 4, "win_rate": 0.5714, "deals": 7,
+     "points_per_deal": 39.57},
+    {"rank": 2, "player": "ben", "games": 7, "wins": 2, "win_rate": 0.2857, "deals": 7,
+     "points_per_deal": 6.0}], "next": None}, headers={"Link": {
     "description": 'RFC 8288: <next page>; rel="next" when there are more players',
     "schema": {"type": "string"}}})
 @problem_responses(blp, 400, 401, 403)
@@ -174,7 +178,12 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
 @blp.route("/<path:a>/versus/<path:b>", methods=["GET"])
 @read_access
 @blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
-@blp.response(200, VersusSchema)
+@blp.response(200, VersusSchema, example={
+    "players": ["ana", "ben"], "games": 8, "finished": 7, "wins": {"ana": 4, "ben": 2},
+    "points": {"ana": 517, "ben": 162}, "recent": [{
+        "id": "5d69bdc52cdd76ed28a89e91", "variant": "gin", "status": "valid",
+        "winner": "ana", "game_time": "2024-03-01T20:00:00+00:00", "tournament": "spring",
+        "points": {"ana": 185, "ben": 0}}]})
 @problem_responses(blp, 400, 401, 403)
 @blp.doc(summary="Head-to-head: games, wins and points of two players as opponents")
 def versus(args: dict[str, Any], a: str, b: str) -> dict[str, Any]:

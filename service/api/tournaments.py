@@ -1,10 +1,282 @@
-"""Tournament standings and audits (routes to come)."""
+"""GET /tournaments/{id}: the tournament audit, as JSON or as a CSV for a spreadsheet.
+
+The figures come from :mod:`service.store.audit` (docs/STATISTICS.md, "Tournaments"):
+verified standings (counted games: finished and not illegal) beside the standings the
+logs claim, the games, and the discrepancies between the two.  Standings are ranked per
+variant and scoring direction (see the store module for why).
+
+The CSV is one table with a ``section`` column (``standings``, ``games``,
+``discrepancies``) and a single header row: a spreadsheet can filter, sort and pivot it
+as it is, where several stacked tables would need cutting apart first.  The games
+section has one row per game and player.  It starts with a UTF-8 byte order mark, so
+that spreadsheet programs read accented player names right.
+"""
 
 from __future__ import annotations
 
-from flask_smorest import Blueprint
+import csv
+import io
+import re
+from typing import Any
 
-from .spec import PREFIX
+from flask import Response, url_for
+from flask_smorest import Blueprint
+from marshmallow import RAISE, Schema, fields
+from marshmallow.validate import OneOf
+
+from ..engine.parse import MAX_ID_LENGTH
+from ..store.audit import DISCREPANCY_KINDS, HIGHER, LOWER, TournamentAudit, tournament_audit
+from .auth import read_access
+from .config import current_store
+from .games_schemas import STATUSES, UtcDateTime
+from .problems import NOT_FOUND, Problem
+from .spec import PREFIX, problem_responses
 
 blp = Blueprint("tournaments", __name__, url_prefix=f"{PREFIX}/tournaments",
                 description="Tournament standings and audits")
+
+CSV_TYPE = "text/csv"
+CSV_COLUMNS = ("section", "variant", "round", "table", "game", "status", "counted",
+               "winner", "player", "rank", "points", "claimed_rank", "claimed_points",
+               "games", "won", "kind", "detail")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+# --------------------------------------------------------------------------- schemas
+
+class NoArgsSchema(Schema):
+    """No query parameter: an unknown one is refused (400), as everywhere."""
+
+
+class StandingSchema(Schema):
+    player = fields.String(required=True)
+    rank = fields.Integer(allow_none=True, metadata={
+        "description": "Verified rank, 1 = best (ties share a rank); null without a "
+                       "counted game"})
+    points = fields.Integer(allow_none=True, metadata={
+        "description": "Sum of the recomputed game totals of the counted games"})
+    games = fields.Integer(required=True, metadata={"description": "Counted games"})
+    won = fields.Integer(required=True, metadata={"description": "Counted games won"})
+    claimed_rank = fields.Integer(allow_none=True, metadata={
+        "description": "Rank by claimed totals; null when no log claims a total"})
+    claimed_points = fields.Integer(allow_none=True, metadata={
+        "description": "Sum of the logs' claimed totals (every game that claims one)"})
+    claimed_games = fields.Integer(required=True, metadata={
+        "description": "Games with a claimed total for the player"})
+
+
+class StandingTableSchema(Schema):
+    variant = fields.String(required=True)
+    better = fields.String(required=True, validate=OneOf((HIGHER, LOWER)), metadata={
+        "description": "Which total ranks first: lower under penalty scoring"})
+    games = fields.Integer(required=True, metadata={"description": "Counted games"})
+    players = fields.List(fields.Nested(StandingSchema), required=True)
+
+
+class TournamentLinksSchema(Schema):
+    self = fields.String(required=True)
+    log = fields.String()
+    report = fields.String()
+
+
+class TournamentGameSchema(Schema):
+    id = fields.String(required=True)
+    variant = fields.String(required=True)
+    round = fields.Integer(allow_none=True)
+    table = fields.String(allow_none=True)
+    status = fields.String(required=True, validate=OneOf(STATUSES))
+    counted = fields.Boolean(required=True, metadata={
+        "description": "Counts for the verified standings (finished, not illegal)"})
+    players = fields.List(fields.String(), required=True)
+    winner = fields.String(allow_none=True, metadata={"description": "Recomputed winner"})
+    played_at = UtcDateTime(allow_none=True)
+    points = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
+                         metadata={"description": "Recomputed game totals by player"})
+    claimed = fields.Dict(keys=fields.String(), values=fields.Integer(allow_none=True),
+                          required=True, metadata={
+                              "description": "The log's claimed totals (null: no claim)"})
+    links = fields.Nested(TournamentLinksSchema, required=True)
+
+
+class DiscrepancySchema(Schema):
+    kind = fields.String(required=True, validate=OneOf(DISCREPANCY_KINDS))
+    game = fields.String(allow_none=True, metadata={"description": "null for a standing"})
+    player = fields.String(allow_none=True)
+    variant = fields.String(allow_none=True)
+    detail = fields.String(required=True, metadata={"description": "For people"})
+    claimed = fields.Integer(allow_none=True, metadata={
+        "description": "The claimed points (a deal's or a game's) or claimed standing total"})
+    verified = fields.Integer(allow_none=True, metadata={
+        "description": "The recomputed figure it is compared with"})
+    claimed_rank = fields.Integer(allow_none=True)
+    verified_rank = fields.Integer(allow_none=True)
+
+
+class SummarySchema(Schema):
+    games = fields.Integer(required=True)
+    counted = fields.Integer(required=True)
+    valid = fields.Integer(required=True)
+    mismatch = fields.Integer(required=True)
+    illegal = fields.Integer(required=True)
+    incomplete = fields.Integer(required=True)
+
+
+class TournamentReportSchema(Schema):
+    id = fields.String(required=True)
+    summary = fields.Nested(SummarySchema, required=True)
+    standings = fields.List(fields.Nested(StandingTableSchema), required=True, metadata={
+        "description": "One table per variant and scoring direction"})
+    games = fields.List(fields.Nested(TournamentGameSchema), required=True)
+    discrepancies = fields.List(fields.Nested(DiscrepancySchema), required=True)
+    links = fields.Nested(TournamentLinksSchema, required=True)
+
+
+_G1, _G2 = "5d69bdc52cdd76ed28a89e91", "0c1f9a7e3b2d4c5a6e7f8091"
+EXAMPLE: dict[str, Any] = {
+    "id": "spring",
+    "summary": {"games": 2, "counted": 1, "valid": 1, "mismatch": 0, "illegal": 1,
+                "incomplete": 0},
+    "standings": [{"variant": "gin", "better": "higher", "games": 1, "players": [
+        {"player": "ana", "rank": 1, "points": 139, "games": 1, "won": 1,
+         "claimed_rank": 1, "claimed_points": 278, "claimed_games": 2},
+        {"player": "ben", "rank": 2, "points": 0, "games": 1, "won": 0,
+         "claimed_rank": 2, "claimed_points": 0, "claimed_games": 2}]}],
+    "games": [
+        {"id": _G1, "variant": "gin", "round": 1, "table": "A", "status": "valid",
+         "counted": True, "players": ["ana", "ben"], "winner": "ana", "played_at": None,
+         "points": {"ana": 139, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
+         "links": {"self": f"{PREFIX}/games/{_G1}", "log": f"{PREFIX}/games/{_G1}/log"}},
+        {"id": _G2, "variant": "gin", "round": 2, "table": "A", "status": "illegal",
+         "counted": False, "players": ["ana", "ben"], "winner": None, "played_at": None,
+         "points": {"ana": 0, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
+         "links": {"self": f"{PREFIX}/games/{_G2}", "log": f"{PREFIX}/games/{_G2}/log"}}],
+    "discrepancies": [
+        {"kind": "illegal_game", "game": _G2, "player": "ana", "variant": "gin",
+         "detail": f"game {_G2} (round 2, table A) is illegal: CARD_NOT_IN_HAND at deal 0, "
+                   "move 1 (ana discards 2H, which is not in her hand); it counts for no "
+                   "verified standing",
+         "claimed": None, "verified": None, "claimed_rank": None, "verified_rank": None},
+        {"kind": "standing_differs", "game": None, "player": "ana", "variant": "gin",
+         "detail": "ana (gin): claimed 278 (rank 1, 2 game(s) with a claimed total), "
+                   "verified 139 (rank 1, 1 counted game(s))",
+         "claimed": 278, "verified": 139, "claimed_rank": 1, "verified_rank": 1}],
+    "links": {"self": f"{PREFIX}/tournaments/spring",
+              "report": f"{PREFIX}/tournaments/spring/report.csv"},
+}
+EXAMPLE_CSV = (
+    "section,variant,round,table,game,status,counted,winner,player,rank,points,"
+    "claimed_rank,claimed_points,games,won,kind,detail\r\n"
+    "standings,gin,,,,,,,ana,1,139,1,278,1,1,,higher total ranks first\r\n"
+    f"games,gin,1,A,{_G1},valid,true,ana,ana,,139,,139,,,,\r\n"
+    f"discrepancies,gin,,,,,,,ana,1,139,1,278,,,standing_differs,ana (gin): claimed 278 "
+    "...\r\n")
+
+
+# --------------------------------------------------------------------------- views
+
+def _audit(tournament_id: str) -> TournamentAudit:
+    """The audit, or a 404 problem.  An id no log could carry is not looked up."""
+    audit = None
+    if 1 <= len(tournament_id) <= MAX_ID_LENGTH:
+        audit = tournament_audit(current_store(), tournament_id)
+    if audit is None:
+        raise Problem(404, NOT_FOUND, f"there is no tournament {tournament_id[:64]!r}")
+    return audit
+
+
+def _game_links(game_id: str) -> dict[str, str]:
+    return {"self": url_for("games.get_game", game_id=game_id),
+            "log": url_for("games.get_log", game_id=game_id)}
+
+
+@blp.route("/<path:tournament_id>", methods=["GET"])
+@read_access
+@blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, TournamentReportSchema, example=EXAMPLE)
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="A tournament's verified and claimed standings, games and discrepancies")
+def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
+    """The games whose log names this ``tournament.id``.  Verified standings count the
+    finished games that are not illegal; claimed standings sum the logs' claimed totals.
+    One standings table per variant and scoring direction (lower is better under
+    ``penalty`` scoring); a tournament mixing variants gets a table for each."""
+    audit = _audit(tournament_id)
+    games = [{**game, "links": _game_links(game["id"])} for game in audit.games]
+    return {"id": audit.id, "summary": audit.summary, "standings": audit.standings,
+            "games": games, "discrepancies": audit.discrepancies,
+            "links": {"self": url_for("tournaments.get_tournament",
+                                      tournament_id=tournament_id),
+                      "report": url_for("tournaments.get_report",
+                                        tournament_id=tournament_id)}}
+
+
+@blp.route("/<path:tournament_id>/report.csv", methods=["GET"])
+@read_access
+@blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, content_type=CSV_TYPE, example=EXAMPLE_CSV, headers={
+    "Content-Disposition": {"description": "attachment; filename=tournament-<id>.csv",
+                            "schema": {"type": "string"}}},
+    description="One table with a 'section' column (standings, games, discrepancies), "
+                "UTF-8 with a byte order mark")
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="The tournament audit as CSV, for a spreadsheet")
+def get_report(_args: dict[str, Any], tournament_id: str) -> Response:
+    """The same figures as the JSON audit.  Text cells that a spreadsheet would take for
+    a formula (starting with = + - @) are written with a leading apostrophe."""
+    audit = _audit(tournament_id)
+    body = "\ufeff" + _csv(audit)
+    response = Response(body.encode("utf-8"), mimetype=CSV_TYPE)
+    response.headers["Content-Disposition"] = f"attachment; filename={_filename(audit.id)}"
+    return response
+
+
+# --------------------------------------------------------------------------- CSV
+
+def _filename(tournament_id: str) -> str:
+    safe = _UNSAFE_FILENAME.sub("_", tournament_id).strip("._")[:64]
+    return f"tournament-{safe or 'report'}.csv"
+
+
+def _cell(value: Any) -> Any:
+    """Booleans as true/false, nulls empty, text defused against formula injection."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _csv(audit: TournamentAudit) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\r\n")
+    writer.writeheader()
+    rows: list[dict[str, Any]] = []
+    for table in audit.standings:
+        order = f"{table['better']} total ranks first"
+        for row in table["players"]:
+            rows.append({"section": "standings", "variant": table["variant"],
+                         "player": row["player"], "rank": row["rank"],
+                         "points": row["points"], "claimed_rank": row["claimed_rank"],
+                         "claimed_points": row["claimed_points"], "games": row["games"],
+                         "won": row["won"], "detail": order})
+    for game in audit.games:
+        for player in game["players"]:
+            rows.append({"section": "games", "variant": game["variant"],
+                         "round": game["round"], "table": game["table"], "game": game["id"],
+                         "status": game["status"], "counted": game["counted"],
+                         "winner": game["winner"], "player": player,
+                         "points": game["points"].get(player),
+                         "claimed_points": game["claimed"].get(player)})
+    for item in audit.discrepancies:
+        rows.append({"section": "discrepancies", "variant": item["variant"],
+                     "game": item["game"], "player": item["player"],
+                     "rank": item["verified_rank"], "points": item["verified"],
+                     "claimed_rank": item["claimed_rank"],
+                     "claimed_points": item["claimed"], "kind": item["kind"],
+                     "detail": item["detail"]})
+    for row in rows:
+        writer.writerow({column: _cell(row.get(column)) for column in CSV_COLUMNS})
+    return out.getvalue()

@@ -18,19 +18,27 @@ Bots (simple but sensible):
   players keep playing for gin), gin at 0; the defender lays off what lowers their
   deadwood and sometimes shows melds; the upcard pass and the stock floor as the options
   say (at the floor: take the discard only to knock at once, else ``pass``).
+
+Speed: the claims come from the generator's own engine tables and scoreboard (the same
+code the replay runs), so a game is not replayed here; set ``RUMMY_GENERATE_CHECK=1``
+(or ``generate.CHECK = True``) to replay every generated game and compare each claim.
+The bots memoize hand arrangements per game and keep, per table meld, the mask of the
+cards that may be laid off on it.
 """
 
 from __future__ import annotations
 
+import os
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from itertools import product
 from typing import Any
 
 import orjson
 
-from .cards import card_name, cards_of, point_table
+from .cards import SUIT_MASK, card_name, cards_of, point_table
 from .gin import UPCARD, GinTable
-from .melds import best_arrangement, candidate_melds, layoff_fits, meld_kind
+from .melds import GROUP, best_arrangement, candidate_melds, layoff_fits, meld_kind
 from .model import (
     DISCARD,
     DISCARD_PILE,
@@ -47,7 +55,7 @@ from .model import (
     Deal,
     Move,
 )
-from .parse import parse_game
+from .parse import MAX_PLAYER_LENGTH, is_rfc3339, parse_game
 from .replay import verify
 from .rules import GIN as GIN_FAMILY
 from .rules import OPTIONS, PRESETS, Rules, resolve_rules
@@ -65,6 +73,10 @@ AGGRESSIVE_AFTER = 200  # moves after which nobody holds melds back any more
 DEAL_RETRIES = 20  # fresh shuffles tried for a deal that would not end
 MAX_UNITS = 400  # deals (gin partnerships: rounds) before giving up on the end condition
 KEEP_LAST = "reshuffle_keep_last_discard"
+_COLUMN = 1 | 1 << 13 | 1 << 26 | 1 << 39  # the four aces; shifted by a rank, its column
+MEMO_LIMIT = 1 << 17  # arrangements memoized per game before the memo is cleared
+# Replay every generated game and check its claims (tests, debugging); off: no replay.
+CHECK = os.environ.get("RUMMY_GENERATE_CHECK", "") not in ("", "0")
 
 Seed = int | tuple[int, ...]
 Json = dict[str, Any]
@@ -77,7 +89,9 @@ class DealTooLong(Exception):
 # --------------------------------------------------------------------------- public API
 
 def generate_game(variant: str, seed: Seed, players: int | None = None,
-                  rules: dict | None = None, with_deck: bool = False) -> Json:
+                  rules: dict | None = None, with_deck: bool = False,
+                  names: Sequence[str] | None = None, tournament: dict | None = None,
+                  played_at: str | None = None) -> Json:
     """One complete, legal game as a JSON-ready dict, the same for the same arguments.
 
     ``seed`` is an int or a tuple of ints.  ``players`` defaults to a seeded choice within
@@ -89,16 +103,29 @@ def generate_game(variant: str, seed: Seed, players: int | None = None,
     ``with_deck`` each deal records its ``deck``, otherwise ``hands`` and ``upcard``.
     A deal passing MOVE_CAP moves is dealt again; ValueError when the options never let
     a deal or the game end.
+
+    ``names`` is a pool of player ids: the seated players are drawn from it (seeded by
+    ``seed`` apart from the play, so the cards and moves are those of the game without a
+    pool; distinct names, seat order as drawn; in four-player gin seats 0 and 2 are one
+    team); default ``PLAYER_NAMES`` in order.  ``tournament`` (``id``, ``round``,
+    ``table``) and ``played_at`` (an RFC 3339 date-time) are copied into the log.
     """
     rng = _rng(seed)
-    return _GameWriter(variant, rng, players, rules, with_deck).run()
+    seated = None
+    if names is not None:
+        seated = _draw_names(names, seed, variant, players, rng)
+    log = _GameWriter(variant, rng, players, rules, with_deck, seated).run()
+    return _with_context(log, tournament, played_at)
 
 
 def generate_games(variant: str, games: int, seed: int = 0, players: int | None = None,
-                   rules: dict | None = None, with_deck: bool = False) -> Iterator[Json]:
+                   rules: dict | None = None, with_deck: bool = False,
+                   names: Sequence[str] | None = None, tournament: dict | None = None,
+                   played_at: str | None = None) -> Iterator[Json]:
     """``games`` games; game ``i`` is ``generate_game(variant, (seed, i), ...)``."""
     for i in range(games):
-        yield generate_game(variant, (seed, i), players, rules, with_deck)
+        yield generate_game(variant, (seed, i), players, rules, with_deck, names, tournament,
+                            played_at)
 
 
 def corpus(variant: str, games: int, seed: int) -> list[bytes]:
@@ -177,13 +204,60 @@ def _rng(seed: Seed) -> random.Random:
     return random.Random(seed)
 
 
+def _draw_names(pool: Sequence[str], seed: Seed, variant: str, players: int | None,
+                rng: random.Random) -> tuple[str, ...]:
+    """The seated players drawn from ``pool`` with a generator of their own (the game's
+    ``rng`` is only peeked at, through a copy, for a seeded player count)."""
+    if isinstance(pool, str):
+        raise ValueError("names is a sequence of player ids, not one string")
+    distinct = list(dict.fromkeys(pool))
+    for name in distinct:
+        if not isinstance(name, str) or not 1 <= len(name) <= MAX_PLAYER_LENGTH:
+            raise ValueError(f"a player id is a string of 1 to {MAX_PLAYER_LENGTH} "
+                             f"characters, not {name!r}")
+    preset = PRESETS.get(variant)
+    if preset is None:
+        raise ValueError(f"unknown variant {variant!r}; one of {', '.join(PRESETS)}")
+    if players is None:  # the same draw _GameWriter makes first, on a copy
+        peek = random.Random()
+        peek.setstate(rng.getstate())
+        players = peek.randint(preset.min_players, preset.max_players)
+    if len(distinct) < players:
+        raise ValueError(f"{players} players cannot be drawn from {len(distinct)} distinct "
+                         "names")
+    parts = seed if isinstance(seed, tuple) else (seed,)
+    drawer = random.Random("names:" + ":".join(str(int(part)) for part in parts))
+    return tuple(drawer.sample(distinct, players))
+
+
+def _with_context(log: Json, tournament: dict | None, played_at: str | None) -> Json:
+    """The log with ``tournament`` and ``played_at`` added before its deals."""
+    if tournament is None and played_at is None:
+        return log
+    if tournament is not None and (not isinstance(tournament, dict)
+                                   or not tournament.keys() <= {"id", "round", "table"}):
+        raise ValueError("tournament is an object of id, round and table")
+    if played_at is not None and (not isinstance(played_at, str) or not is_rfc3339(played_at)):
+        raise ValueError(f"played_at must be an RFC 3339 date-time, not {played_at!r}")
+    out: Json = {}
+    for key, value in log.items():
+        if key == "deals":
+            if tournament is not None:
+                out["tournament"] = dict(tournament)
+            if played_at is not None:
+                out["played_at"] = played_at
+        out[key] = value
+    return out
+
+
 # --------------------------------------------------------------------------- the game
 
 class _GameWriter:
     """Plays one game deal by deal until its end condition and writes its log."""
 
     def __init__(self, variant: str, rng: random.Random, players: int | None,
-                 overrides: dict | None, with_deck: bool):
+                 overrides: dict | None, with_deck: bool,
+                 seated: tuple[str, ...] | None = None):
         preset = PRESETS.get(variant)
         if preset is None:
             raise ValueError(f"unknown variant {variant!r}; one of {', '.join(PRESETS)}")
@@ -195,7 +269,9 @@ class _GameWriter:
         self.rng = rng
         self.variant = variant
         self.with_deck = with_deck
-        self.names = PLAYER_NAMES[:players]
+        self.names = seated if seated is not None else PLAYER_NAMES[:players]
+        if len(self.names) != players:
+            raise ValueError(f"{len(self.names)} names for {players} players")
         self.overrides = dict(overrides or {})
         rules, errors = resolve_rules(variant, self.overrides, players)
         if rules is None:
@@ -224,9 +300,13 @@ class _GameWriter:
         else:
             sides = list(self.names)
             side_of = {s: s for s in range(players)}
+        self.sides = sides
         self.board = Scoreboard(rules, sides, side_of)
+        self.player_points = dict.fromkeys(range(players), 0)
         self.deals: list[Json] = []
         self.outcomes: list[str] = []
+        self.memo: dict[int, tuple[int, tuple[int, ...]]] = {}  # hand -> best arrangement
+        self.dw_memo: dict[int, int] = {}  # hand holding a rank 3+ times -> deadwood
 
     # -- the deals ---------------------------------------------------------------------
 
@@ -284,6 +364,13 @@ class _GameWriter:
                 continue
             outcome, winner, points = writer.score()
             self.board.add_deal(points, winner)
+            for seat, value in points.items():
+                self.player_points[seat] += value
+            names = self.names
+            writer.log["claimed"] = {  # as the replay reports it: seats in order
+                "points": {names[s]: points[s] for s in seats},
+                "winner": names[winner] if winner is not None else None,
+                "outcome": outcome}
             self.deals.append(writer.log)
             self.outcomes.append(outcome)
             return winner
@@ -293,32 +380,46 @@ class _GameWriter:
     # -- claims ------------------------------------------------------------------------
 
     def _finish(self) -> Json:
-        """The log with every claim set to the replay's recomputed value."""
-        log: Json = {"format": FORMAT, "variant": self.variant, "players": list(self.names)}
+        """The log with every claim set to the value the engine's tables computed (the
+        replay runs the same tables and scoring, so it recomputes the same)."""
+        names = self.names
+        log: Json = {"format": FORMAT, "variant": self.variant, "players": list(names)}
         if self.overrides:
             log["rules"] = self.overrides
         if self.teams:
-            log["teams"] = [[self.names[s] for s in team] for team in self.teams]
+            log["teams"] = [[names[s] for s in team] for team in self.teams]
         log["deals"] = self.deals
-        report = verify(parse_game(log))
-        if report.status != "valid":
-            raise AssertionError(f"generated game is {report.status}: "
-                                 f"{[v.to_dict() for v in report.violations][:3]}")
-        for deal, result, outcome in zip(self.deals, report.deals, self.outcomes,
-                                         strict=True):
-            if result.outcome != outcome:
-                raise AssertionError(f"the replay scores a deal {result.outcome}, "
-                                     f"the generator {outcome}")
-            deal["claimed"] = {"points": dict(result.points), "winner": result.winner,
-                               "outcome": result.outcome}
-        totals = report.totals
-        log["claimed"] = {"totals": {**totals["points"], **totals.get("teams", {})},
-                          "winner": totals["winner"]}
-        again = verify(parse_game(log))
-        if again.status != "valid":
-            raise AssertionError(f"generated game with claims is {again.status}: "
-                                 f"{[v.to_dict() for v in again.violations][:3]}")
+        side_totals, winner, _ = self.board.final(True)
+        totals = dict(zip(self.sides, side_totals, strict=True))
+        if self.teams:
+            totals = {**{names[s]: v for s, v in self.player_points.items()}, **totals}
+        log["claimed"] = {"totals": totals,
+                          "winner": self.sides[winner] if winner is not None else None}
+        if CHECK:
+            check_claims(log, self.outcomes)
         return log
+
+
+def check_claims(log: Json, outcomes: list[str] | None = None) -> None:
+    """Replay a generated log: AssertionError unless it verifies ``valid`` with every
+    claim equal to the replay's value (and each deal's outcome the generator's)."""
+    report = verify(parse_game(log))
+    if report.status != "valid":
+        raise AssertionError(f"generated game is {report.status}: "
+                             f"{[v.to_dict() for v in report.violations][:3]}")
+    for d, (deal, result) in enumerate(zip(log["deals"], report.deals, strict=True)):
+        if outcomes is not None and result.outcome != outcomes[d]:
+            raise AssertionError(f"the replay scores deal {d} {result.outcome}, "
+                                 f"the generator {outcomes[d]}")
+        expected = {"points": dict(result.points), "winner": result.winner,
+                    "outcome": result.outcome}
+        if orjson.dumps(deal["claimed"]) != orjson.dumps(expected):
+            raise AssertionError(f"deal {d} claims {deal['claimed']}, replayed {expected}")
+    totals = report.totals
+    expected = {"totals": {**totals["points"], **totals.get("teams", {})},
+                "winner": totals["winner"]}
+    if orjson.dumps(log["claimed"]) != orjson.dumps(expected):
+        raise AssertionError(f"the game claims {log['claimed']}, replayed {expected}")
 
 
 def _next_in(dealer: int, pair: tuple[int, ...], n: int) -> int:
@@ -354,6 +455,9 @@ class _DealWriter:
         self.with_deck = game.with_deck
         self.points = point_table(self.rules.ace_points)
         self.ace = self.rules.ace
+        self.memo = game.memo
+        self.dw_memo = game.dw_memo
+        self.loose = _loose_points(self.ace, self.points)
         n = len(seats)
         size = self.rules.hand_size
         start = (seats.index(dealer) + 1) % n
@@ -432,7 +536,69 @@ class _DealWriter:
         return card
 
     def best(self, mask: int) -> tuple[int, tuple[int, ...]]:
-        return best_arrangement(mask, self.ace, self.points)
+        """The hand's least deadwood and its melds (memoized for the game)."""
+        found = self.memo.get(mask)
+        if found is None:
+            memo = self.memo
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            found = memo[mask] = best_arrangement(mask, self.ace, self.points)
+        return found
+
+    def deadwood(self, mask: int) -> int:
+        """``best(mask)[0]``: the least, over the groups the hand may lay (for each rank
+        held three or four times: all of them, none, or any three), of the points left
+        outside the best runs of each suit (per-suit tables)."""
+        s0 = mask & SUIT_MASK
+        s1 = mask >> 13 & SUIT_MASK
+        s2 = mask >> 26 & SUIT_MASK
+        s3 = mask >> 39
+        loose = self.loose
+        triples = s0 & s1 & (s2 | s3) | s2 & s3 & (s0 | s1)
+        if not triples:
+            return loose[s0] + loose[s1] + loose[s2] + loose[s3]
+        found = self.dw_memo.get(mask)
+        if found is not None:
+            return found
+        choices: list[list[int]] = []
+        while triples:
+            low = triples & -triples
+            triples ^= low
+            column = mask & _COLUMN << low.bit_length() - 1
+            options = [column, 0]
+            if column.bit_count() == 4:
+                options.extend(column ^ 1 << card for card in cards_of(column))
+            choices.append(options)
+        best = None
+        for combo in product(*choices):
+            rest = mask
+            for group in combo:
+                rest &= ~group
+            value = (loose[rest & SUIT_MASK] + loose[rest >> 13 & SUIT_MASK]
+                     + loose[rest >> 26 & SUIT_MASK] + loose[rest >> 39])
+            if best is None or value < best:
+                best = value
+        assert best is not None
+        if len(self.dw_memo) >= MEMO_LIMIT:
+            self.dw_memo.clear()
+        self.dw_memo[mask] = best
+        return best
+
+    def fits(self, melds: list[list]) -> int:
+        """The cards that may be laid off on at least one of ``melds``."""
+        ace = self.ace
+        out = 0
+        for mask, kind in melds:
+            out |= _fit_mask(mask, kind, ace)
+        return out
+
+    def fitting_meld(self, melds: list[list], card: int) -> int | None:
+        """The first of ``melds`` that ``card`` may be laid off on."""
+        ace = self.ace
+        for i, (mask, kind) in enumerate(melds):
+            if _fit_mask(mask, kind, ace) >> card & 1:
+                return i
+        return None
 
 
 # --------------------------------------------------------------------------- rummy
@@ -535,8 +701,7 @@ class _RummyDeal(_DealWriter):
             return False
         may_lay_off = (not self.rules.layoff_requires_own_meld or seat in table.melded
                        or bool(self.best(hand)[1]))
-        return may_lay_off and any(layoff_fits(mask, kind, card, self.ace)
-                                   for mask, kind in table.melds)
+        return may_lay_off and bool(self.fits(table.melds) >> card & 1)
 
     def playable(self, rest: int) -> bool:
         """A hand the turn may leave after a meld or layoff: empty only when going out
@@ -570,14 +735,13 @@ class _RummyDeal(_DealWriter):
         changed = True
         while changed and hand:
             changed = False
-            base = self.best(hand)[0]
+            base = self.deadwood(hand)
             for card in sorted(cards_of(hand), key=lambda c: (-self.points[c], c)):
                 bit = 1 << card
                 rest = hand & ~bit
-                if not self.playable(rest) or (rest and self.best(rest)[0] > base):
+                if not self.playable(rest) or (rest and self.deadwood(rest) > base):
                     continue
-                target = next((i for i, (mask, kind) in enumerate(melds)
-                               if layoff_fits(mask, kind, card, self.ace)), None)
+                target = self.fitting_meld(melds, card)
                 if target is None:
                     continue
                 actions.append((LAYOFF, card, target))
@@ -630,19 +794,19 @@ class _RummyDeal(_DealWriter):
         options = [c for c in cards_of(hand) if c != taken or self.rules.discard_taken_card]
         assert options, "no card may be discarded"
 
-        def fits(card: int) -> bool:
-            return any(layoff_fits(mask, kind, card, self.ace) for mask, kind in table.melds)
+        fitting = self.fits(table.melds)
+        points = self.points
 
         def key(card: int) -> tuple:
-            return (not in_melds >> card & 1, not fits(card),
-                    not _connected(card, hand), self.points[card], card)
+            return (not in_melds >> card & 1, not fitting >> card & 1,
+                    not hand & _NEAR[card], points[card], card)
 
         card = max(options, key=key)
         if len(self.moves) > AGGRESSIVE_AFTER and self.rng.random() < 0.5:
             # A stalemate (everyone keeps low cards and throws back what they draw) is
             # broken by letting kept cards go round.
             loose = [c for c in options if not in_melds >> c & 1]
-            lonely = [c for c in loose if not _connected(c, hand)]
+            lonely = [c for c in loose if not hand & _NEAR[c]]
             card = self.rng.choice(lonely or loose or options)
         self.do(Move(seat, DISCARD, card=card), self.entry(seat, DISCARD, card=card_name(card)))
 
@@ -651,15 +815,69 @@ def _points(mask: int, points: tuple[int, ...]) -> int:
     return sum(points[c] for c in cards_of(mask))
 
 
-def _connected(card: int, hand: int) -> bool:
-    """Another card of the hand has the same rank, or the same suit within two ranks."""
+def _near(card: int) -> int:
+    """The other cards of the same rank, or of the same suit within two ranks."""
     rank, suit = card % 13, card // 13
-    for other in cards_of(hand & ~(1 << card)):
-        if other % 13 == rank:
-            return True
-        if other // 13 == suit and abs(other % 13 - rank) <= 2:
-            return True
-    return False
+    out = 0
+    for other in range(52):
+        if other != card and (other % 13 == rank
+                              or (other // 13 == suit and abs(other % 13 - rank) <= 2)):
+            out |= 1 << other
+    return out
+
+
+# A card is connected to a hand that holds any card of its mask.
+_NEAR = tuple(_near(card) for card in range(52))
+
+_LOOSE: dict[tuple[str, tuple[int, ...]], list[int]] = {}
+
+
+def _loose_points(ace: str, points: tuple[int, ...]) -> list[int]:
+    """For each 13-bit rank slice of one suit, the points of its cards outside its best
+    runs: the deadwood of a hand whose suits are these slices, when no rank is held three
+    or four times (then no group can be made, and the suits are independent).  Card
+    points depend on the rank only, so one table serves every suit."""
+    key = (ace, points)
+    table = _LOOSE.get(key)
+    if table is None:
+        if points[:13] * 4 != points:
+            raise ValueError("card points must depend on the rank only")
+        table = [best_arrangement(ranks, ace, points)[0] for ranks in range(SUIT_MASK + 1)]
+        if len(_LOOSE) >= 64:
+            _LOOSE.clear()
+        _LOOSE[key] = table
+    return table
+
+
+_FITS: dict[tuple[int, str, str], int] = {}
+_FITS_LIMIT = 1 << 16
+
+
+def _fit_mask(mask: int, kind: str, ace: str) -> int:
+    """The cards that ``layoff_fits`` the meld: only a card of a group's rank, or of a
+    run's suit next to one of its ranks (the ace next to the king), can, so those few
+    are asked."""
+    key = (mask, kind, ace)
+    found = _FITS.get(key)
+    if found is not None:
+        return found
+    out = 0
+    if mask:
+        low = (mask & -mask).bit_length() - 1
+        if kind == GROUP:
+            candidates = _COLUMN << low % 13 & ~mask
+        else:
+            shift = low - low % 13
+            ranks = mask >> shift & SUIT_MASK
+            near = (ranks << 1 | ranks >> 1 | ranks >> 12 | (ranks & 1) << 12) & SUIT_MASK
+            candidates = (near & ~ranks) << shift
+        for card in cards_of(candidates):
+            if layoff_fits(mask, kind, card, ace):
+                out |= 1 << card
+    if len(_FITS) >= _FITS_LIMIT:
+        _FITS.clear()
+    _FITS[key] = out
+    return out
 
 
 # --------------------------------------------------------------------------- gin
@@ -691,7 +909,7 @@ class _GinDeal(_DealWriter):
         for card in cards_of(hand):
             if card == taken and not self.rules.discard_taken_card:
                 continue
-            dw = self.best(hand & ~(1 << card))[0]
+            dw = self.deadwood(hand & ~(1 << card))
             key = (dw, -self.points[card], -card)
             if best is None or key < best:
                 best = key
@@ -706,7 +924,7 @@ class _GinDeal(_DealWriter):
         after, _ = self.best_discard(hand | 1 << card, card)
         if must_knock:
             return after <= table.knock_limit
-        return after < self.best(hand)[0]
+        return after < self.deadwood(hand)
 
     def turn(self) -> None:
         table = self.table
@@ -735,7 +953,7 @@ class _GinDeal(_DealWriter):
         table = self.table
         rules = self.rules
         hand = table.hands[seat]
-        if rules.big_gin_bonus is not None and self.best(hand)[0] == 0:
+        if rules.big_gin_bonus is not None and self.deadwood(hand) == 0:
             self.end_turn(seat, GIN, None, hand)
             return
         dw, card = self.best_discard(hand, table.taken)
@@ -785,13 +1003,12 @@ class _GinDeal(_DealWriter):
             changed = False
             shown = _union(table.shown or ())
             free = table.hands[seat] & ~table.laid_off & ~shown
-            base = None if shown or table.shown is not None else self.best(free)[0]
+            base = None if shown or table.shown is not None else self.deadwood(free)
             for card in sorted(cards_of(free), key=lambda c: (-self.points[c], c)):
                 bit = 1 << card
-                if base is not None and self.best(free & ~bit)[0] >= base:
+                if base is not None and self.deadwood(free & ~bit) >= base:
                     continue
-                target = next((i for i, (mask, kind) in enumerate(table.knock_melds)
-                               if layoff_fits(mask, kind, card, self.ace)), None)
+                target = self.fitting_meld(table.knock_melds, card)
                 if target is None:
                     continue
                 self.do(Move(seat, LAYOFF, card=card, meld=target),

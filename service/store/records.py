@@ -102,7 +102,7 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
     winner = totals["winner"]
     for seat, name in enumerate(names):
         side = side_of[name]
-        won = winner is not None and winner == side
+        won = finished and winner is not None and winner == side
         lost = finished and winner is not None and not won
         shutouts = 0
         if won and game.rules.is_gin:
