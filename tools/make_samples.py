@@ -93,6 +93,15 @@ def main() -> None:
     del log["claimed"]
     write("incomplete-rummy-block", log)
 
+    # Four gin games make the tournament of the README's examples.
+    for name, (round_, table) in {"gin-01": (1, "A"), "gin-02": (1, "B"),
+                                  "mismatch-gin-deal-points": (2, "A"),
+                                  "illegal-gin-discard-of-taken-card": (2, "B")}.items():
+        path = OUT / f"{name}.json"
+        log = json.loads(path.read_text())
+        log["tournament"] = {"id": "spring-cup", "round": round_, "table": table}
+        write(name, log)
+
     batch = [generate_game("gin", (99, i), 2, {"deals": 2}) for i in range(5)]
     (OUT / "batch-gin.ndjson").write_text("".join(json.dumps(g) + "\n" for g in batch))
 
