@@ -8,7 +8,7 @@ each card it holds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 
 Card = int
@@ -101,7 +101,8 @@ def point_table(ace_points: int) -> tuple[int, ...]:
     return tuple(card_points(c, ace_points) for c in range(52))
 
 
-def mask_points(mask: CardMask, table: tuple[int, ...]) -> int:
+def mask_points(mask: CardMask, table: Sequence[int]) -> int:
+    """The points of the cards of a mask, from a per-card table."""
     total = 0
     while mask:
         low = mask & -mask

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import combinations, product
 
-from .cards import FULL_DECK, SUIT_MASK
+from .cards import FULL_DECK, SUIT_MASK, mask_points
 
 GROUP, RUN = "group", "run"
 ACE_MODES = ("low", "high_or_low", "around_the_corner")
@@ -192,12 +192,7 @@ def deadwood(hand_mask: int, melds: Iterable[int], points: Sequence[int]) -> int
     rest = hand_mask
     for meld in melds:
         rest &= ~meld
-    total = 0
-    while rest:
-        low = rest & -rest
-        total += points[low.bit_length() - 1]
-        rest ^= low
-    return total
+    return mask_points(rest, points)
 
 
 def melds_disjoint(melds: Iterable[int]) -> bool:
@@ -342,7 +337,7 @@ def best_arrangement(
             rank = low.bit_length() - 1
             triples ^= low
             column = hand_mask & _COLUMN << rank
-            column_points = _points_of(column, points)
+            column_points = mask_points(column, points)
             if not column & run_cards:
                 fixed |= column
                 fixed_points += column_points
@@ -392,10 +387,3 @@ def best_arrangement(
     return total - melded, tuple(melds)
 
 
-def _points_of(mask: int, points: Sequence[int]) -> int:
-    total = 0
-    while mask:
-        low = mask & -mask
-        total += points[low.bit_length() - 1]
-        mask ^= low
-    return total
