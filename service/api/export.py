@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import Any
 
+import orjson
 from flask import Response
 from flask_smorest import Blueprint
 from marshmallow import RAISE, fields
@@ -69,7 +70,7 @@ def _ndjson_lines(logs: Iterator[bytes]) -> Iterator[bytes]:
          responses={"200": {"content": {
              MEDIA_TYPES[NDJSON]: {
                  "schema": {"type": "string", "description": "One uploaded log per line"},
-                 "example": EXAMPLE_LOG},
+                 "example": orjson.dumps(EXAMPLE_LOG).decode() + "\n"},
              MEDIA_TYPES[PARQUET]: {
                  "schema": {"type": "string", "format": "binary", "description":
                             "One row per deal per player; columns: "

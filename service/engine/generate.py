@@ -733,10 +733,14 @@ class _RummyDeal(_DealWriter):
         if self.rules.layoff_requires_own_meld and not has_melded:
             return actions, hand
         changed = True
+        points = self.points
         while changed and hand:
             changed = False
+            fitting = hand & self.fits(melds)  # only these can be laid off at all
+            if not fitting:
+                break
             base = self.deadwood(hand)
-            for card in sorted(cards_of(hand), key=lambda c: (-self.points[c], c)):
+            for card in sorted(cards_of(fitting), key=lambda c: (-points[c], c)):
                 bit = 1 << card
                 rest = hand & ~bit
                 if not self.playable(rest) or (rest and self.deadwood(rest) > base):
@@ -891,6 +895,7 @@ class _GinDeal(_DealWriter):
         return GinTable(self.rules, self.names, model, self.seats)
 
     def play(self) -> None:
+        self.last_discard: tuple[int, int, tuple[int, int]] | None = None
         # Some players keep playing for gin instead of knocking at once.
         self.hunter = {s: self.rng.random() < 0.25 for s in self.seats}
         table = self.table
@@ -905,16 +910,35 @@ class _GinDeal(_DealWriter):
     def best_discard(self, hand: int, taken: int | None) -> tuple[int, int]:
         """The least deadwood after a discard, and that discard (the highest card among
         equals); the card taken from the pile stays unless the rules allow otherwise."""
+        keep = taken if taken is not None and not self.rules.discard_taken_card else -1
+        last = self.last_discard
+        if last is not None and last[0] == hand and last[1] == keep:
+            return last[2]
+        points = self.points
+        loose = self.loose
+        slices = (hand & SUIT_MASK, hand >> 13 & SUIT_MASK, hand >> 26 & SUIT_MASK, hand >> 39)
+        s0, s1, s2, s3 = slices
+        # Without a rank held three times no group is possible, before or after the
+        # discard: only the discarded card's suit changes its loose points.
+        simple = not (s0 & s1 & (s2 | s3) or s2 & s3 & (s0 | s1))
+        base = [loose[x] for x in slices]
+        total = sum(base)
         best: tuple[int, int, int] | None = None
         for card in cards_of(hand):
-            if card == taken and not self.rules.discard_taken_card:
+            if card == keep:
                 continue
-            dw = self.deadwood(hand & ~(1 << card))
-            key = (dw, -self.points[card], -card)
+            if simple:
+                suit = card // 13
+                dw = total - base[suit] + loose[slices[suit] & ~(1 << card % 13)]
+            else:
+                dw = self.deadwood(hand & ~(1 << card))
+            key = (dw, -points[card], -card)
             if best is None or key < best:
                 best = key
         assert best is not None
-        return best[0], -best[2]
+        result = best[0], -best[2]
+        self.last_discard = (hand, keep, result)
+        return result
 
     def takes(self, seat: int, card: int, must_knock: bool) -> bool:
         """Take the discard when it lowers the best deadwood (at the floor: only when it

@@ -337,3 +337,14 @@ def test_partnership_rounds_and_team_totals():
 def test_partnership_round_half_logged_is_incomplete():
     report = check(four([("a", "c")]))
     assert report["status"] == "incomplete"
+
+
+def test_no_layoff_is_ever_inferred():
+    # Ben could lay 5C and 6C off on 2C-3C-4C but records none: nothing is inferred, and
+    # his own 5C-9C run stays whole (the defender breaks nothing he did not choose to).
+    report = check(gin_game(KNOCK))
+    assert report["deals"][0]["hand_values"]["ben"] == 20
+    # A layoff that splits the defender's own run is his choice, and counts as recorded:
+    # 5C to the knocker leaves 6C-9C, still a run.
+    report = check(gin_game(KNOCK + ["ben l 5C 0"]))
+    assert report["deals"][0]["hand_values"]["ben"] == 20
