@@ -67,7 +67,11 @@ def _ndjson_lines(logs: Iterator[bytes]) -> Iterator[bytes]:
 @problem_responses(blp, 400, 401, 403)
 @blp.doc(summary="Export the games matching the /games filters (NDJSON logs or Parquet "
                  "deal results)",
-         responses={"200": {"content": {
+         description="ndjson streams the logs as uploaded, one a line, newest first (a log "
+                     "uploaded over several lines has its line breaks turned into spaces: "
+                     "the same JSON document). parquet is the per-deal results table, one "
+                     "row per deal per player, newest game first.",
+         responses={200: {"content": {
              MEDIA_TYPES[NDJSON]: {
                  "schema": {"type": "string", "description": "One uploaded log per line"},
                  "example": orjson.dumps(EXAMPLE_LOG).decode() + "\n"},

@@ -175,6 +175,16 @@ EXAMPLE_CSV = (
 
 # --------------------------------------------------------------------------- views
 
+AUDIT_DESCRIPTION = (
+    "The games whose log names this tournament.id. Verified standings sum the recomputed "
+    "game totals of the counted games (finished and not illegal); claimed standings sum "
+    "the totals the logs claim, in every game that claims one. Standings are ranked per "
+    "variant and scoring direction (lower is better under penalty scoring): a tournament "
+    "mixing variants gets one table each, and combining them is the director's call. "
+    "Ties share a rank. Discrepancies: illegal games, score mismatches (deal or game "
+    "claims), and players whose claimed total or rank differs from the verified one. "
+    "A tournament id may contain '/' (send it as is or as %2F).")
+
 def _audit(tournament_id: str) -> TournamentAudit:
     """The audit, or a 404 problem.  An id no log could carry is not looked up."""
     audit = None
@@ -195,7 +205,8 @@ def _game_links(game_id: str) -> dict[str, str]:
 @blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, TournamentReportSchema, example=EXAMPLE)
 @problem_responses(blp, 400, 401, 403, 404)
-@blp.doc(summary="A tournament's verified and claimed standings, games and discrepancies")
+@blp.doc(summary="A tournament's verified and claimed standings, games and discrepancies",
+         description=AUDIT_DESCRIPTION)
 def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
     """The games whose log names this ``tournament.id``.  Verified standings count the
     finished games that are not illegal; claimed standings sum the logs' claimed totals.
@@ -220,7 +231,10 @@ def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
     description="One table with a 'section' column (standings, games, discrepancies), "
                 "UTF-8 with a byte order mark")
 @problem_responses(blp, 400, 401, 403, 404)
-@blp.doc(summary="The tournament audit as CSV, for a spreadsheet")
+@blp.doc(summary="The tournament audit as CSV, for a spreadsheet", description=(
+    "The figures of the JSON audit as one table with a 'section' column (standings, "
+    "games: one row per game and player, discrepancies) and one header row. Text cells "
+    "a spreadsheet would read as a formula start with an apostrophe."))
 def get_report(_args: dict[str, Any], tournament_id: str) -> Response:
     """The same figures as the JSON audit.  Text cells that a spreadsheet would take for
     a formula (starting with = + - @) are written with a leading apostrophe."""

@@ -277,7 +277,7 @@ class Store:
     def list_games(self, where: GameFilter, limit: int,
                    before_seq: int | None = None) -> list[dict[str, Any]]:
         """Newest first; ``before_seq`` continues after the last game of a page."""
-        clauses, params = _filter_sql(where)
+        clauses, params = filter_sql(where)
         if before_seq is not None:
             clauses.append("seq < ?")
             params.append(before_seq)
@@ -304,7 +304,7 @@ class Store:
             return cur.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
 
 
-def _filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:
+def filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:
     """WHERE clauses for the /games filters; values always go in as parameters."""
     clauses: list[str] = []
     params: list[Any] = []

@@ -1,0 +1,115 @@
+"""Exports of stored games: the raw logs (NDJSON) and the per-deal results (Parquet).
+
+Both take the /games filters (:class:`GameFilter`, the same WHERE clauses as the game
+list) and both keep memory bounded whatever the number of games:
+
+* the logs are read newest first in pages of :data:`PAGE_SIZE` games, each page a
+  query of its own continuing below the last ``seq`` seen (keyset), so no cursor stays
+  open while the client reads and games stored meanwhile (higher ``seq``) never appear
+  in the middle of the walk;
+* the deal results are written by DuckDB itself (``COPY ... TO ... (FORMAT parquet)``)
+  into a private temporary directory, then read back a block at a time and deleted.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from .db import GameFilter, Store, filter_sql
+
+PAGE_SIZE = 100  # logs per query: at most this many uploaded logs are held at once
+BLOCK_SIZE = 256 << 10  # bytes per chunk when streaming the Parquet file
+
+# One row per deal per player who took part in it, newest game first, then by deal and
+# seat.  The filters apply to the games (the subquery), as on GET /games.
+_DEAL_COLUMNS = """
+    dp.game_id, dp.deal_no, g.variant, dp.player, gp.seat, gp.team,
+    dp.points, dp.conceded, dp.hand_value, dp.won, dp.outcome, dp.is_first, dp.is_knocker,
+    dp.scored,
+    d.illegal AS deal_illegal, d.dealer, d.winner AS deal_winner, d.turns,
+    g.status, g.finished, g.game_time, g.played_at, g.uploaded_at,
+    g.tournament_id, g.tournament_round, g.tournament_table
+"""
+DEAL_RESULT_COLUMNS: tuple[str, ...] = tuple(
+    part.strip().split()[-1].split(".")[-1] for part in _DEAL_COLUMNS.split(","))
+
+
+def iter_logs(store: Store, where: GameFilter) -> Iterator[bytes]:
+    """The matching games' logs exactly as uploaded, newest first, one query per page
+    of :data:`PAGE_SIZE` (read when each page is fetched, so tests can lower it)."""
+    clauses, params = filter_sql(where)
+    before: int | None = None
+    while True:
+        size = PAGE_SIZE
+        page_clauses = list(clauses)
+        page_params = list(params)
+        if before is not None:
+            page_clauses.append("seq < ?")
+            page_params.append(before)
+        sql = "SELECT seq, log FROM games"
+        if page_clauses:
+            sql += " WHERE " + " AND ".join(page_clauses)
+        sql += " ORDER BY seq DESC LIMIT ?"
+        page_params.append(size)
+        with store.cursor() as cur:
+            rows = cur.execute(sql, page_params).fetchall()
+        for _, log in rows:
+            yield bytes(log)
+        if len(rows) < size:
+            return
+        before = rows[-1][0]
+
+
+class TempExport:
+    """A file written into a private temporary directory, streamed once then deleted.
+
+    :meth:`blocks` deletes the directory when the stream ends or is closed (a client
+    that hangs up); :meth:`remove` does it for a response that is never streamed.  Both
+    may run: the second does nothing.
+    """
+
+    def __init__(self, directory: Path, path: Path, rows: int):
+        self.directory = directory
+        self.path = path
+        self.rows = rows
+        self.size = path.stat().st_size
+
+    def blocks(self, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
+        try:
+            with self.path.open("rb") as handle:
+                while block := handle.read(block_size):
+                    yield block
+        finally:
+            self.remove()
+
+    def remove(self) -> None:
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def deal_results_parquet(store: Store, where: GameFilter) -> TempExport:
+    """The per-deal results of the matching games written as one Parquet file by
+    DuckDB's COPY; the caller streams it with :meth:`TempExport.blocks`."""
+    clauses, params = filter_sql(where)
+    games = ("SELECT id, seq, variant, status, finished, game_time, played_at, uploaded_at, "
+             "tournament_id, tournament_round, tournament_table FROM games")
+    if clauses:
+        games += " WHERE " + " AND ".join(clauses)
+    query = (f"SELECT {_DEAL_COLUMNS} FROM ({games}) g "
+             "JOIN deal_players dp ON dp.game_id = g.id "
+             "JOIN deals d ON d.game_id = dp.game_id AND d.deal_no = dp.deal_no "
+             "LEFT JOIN game_players gp ON gp.game_id = dp.game_id AND gp.player = dp.player "
+             "ORDER BY g.seq DESC, dp.deal_no, gp.seat")
+    directory = Path(tempfile.mkdtemp(prefix="rummy-export-"))
+    path = directory / "deals.parquet"
+    try:
+        with store.cursor() as cur:
+            row = cur.execute(f"COPY ({query}) TO ? (FORMAT parquet, COMPRESSION zstd)",
+                              [*params, os.fspath(path)]).fetchone()
+        return TempExport(directory, path, int(row[0]) if row else 0)
+    except BaseException:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise

@@ -1,0 +1,346 @@
+"""GET /tournaments/{id} and its CSV report, on hand-built tournaments whose every figure
+is worked out below from the games' known totals.
+
+The games are the one-deal logs of the engine tests with the players renamed:
+
+* gin KNOCK: the first player (ana) knocks and wins 19 + box 20 + shutout 100 = 139,
+  the other scores 0 (tests/engine/test_gin.py);
+* gin ``illegal``: the first player discards a card she does not hold (move 1);
+* gin ``mismatch``: deal 0 claims 5 points for the first player, recomputed 19;
+* gin ``incomplete``: a draw and nothing more;
+* rummy ``basic``: the first player goes out, winner_collects 57, the other 0; under
+  ``penalty`` scoring the loser scores his own 57 and the winner 0.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.engine.test_rummy import basic
+
+from .helpers import (
+    API,
+    assert_problem,
+    counts,
+    illegal,
+    incomplete,
+    mismatch,
+    post_log,
+    valid,
+    valid_rummy,
+)
+
+
+def seated(log: dict[str, Any], **names: str) -> dict[str, Any]:
+    """The log with players renamed (``ana="cleo"``); swaps are fine."""
+    text = orjson.dumps(log).decode()
+    for old, new in names.items():
+        text = text.replace(f'"{old}"', f'"\x00{new}"')
+    return orjson.loads(text.replace("\x00", ""))
+
+
+def entered(log: dict[str, Any], tournament: str, round_: int, table: str,
+            claimed: dict[str, int] | None = None, winner: str | None = None) -> dict:
+    """The log as played at a tournament table, with the game totals it claims."""
+    log = dict(log, tournament={"id": tournament, "round": round_, "table": table})
+    if claimed is not None:
+        log["claimed"] = {"totals": claimed}
+        if winner is not None:
+            log["claimed"]["winner"] = winner
+    return log
+
+
+def upload(client, log: dict[str, Any], status: str) -> str:
+    response = post_log(client, log)
+    assert response.status_code == 201, response.get_json()
+    body = response.get_json()
+    assert body["status"] == status, body["report"]["violations"]
+    return body["id"]
+
+
+# Tournament "spring".  Gin: ana, ben, cleo, dan; rummy: eva, finn.
+#   R1 A  ana-ben    KNOCK       ana 139 ben 0    claims ana 139 ben 0         valid
+#   R1 B  cleo-dan   KNOCK       cleo 139 dan 0   claims cleo 139 dan 0        valid
+#   R1 C  eva-finn   rummy basic eva 57 finn 0    claims eva 57 finn 0         valid
+#   R2 A  ana-cleo   KNOCK       ana 139 cleo 0   claims ana 0 cleo 139, cleo  mismatch
+#   R2 B  ben-dan    illegal     (not counted)    claims ben 139 dan 0         illegal
+#   R3 A  ana-ben    deal claim  ana 139 ben 0    (no game claim)              mismatch
+#   R3 B  cleo-dan   incomplete  (not counted)    (no claim)                   incomplete
+@pytest.fixture(scope="module")
+def spring(shared_app) -> dict[str, str]:
+    """Uploaded once per module into the shared app: the tests using it only read."""
+    client = shared_app.test_client()
+    games = {
+        "r1a": upload(client, entered(valid(), "spring", 1, "A", {"ana": 139, "ben": 0}),
+                      "valid"),
+        "r1b": upload(client, entered(seated(valid(), ana="cleo", ben="dan"), "spring", 1,
+                                      "B", {"cleo": 139, "dan": 0}), "valid"),
+        "r1c": upload(client, entered(seated(valid_rummy(), ana="eva", ben="finn"), "spring",
+                                      1, "C", {"eva": 57, "finn": 0}), "valid"),
+        "r2a": upload(client, entered(seated(valid(), ben="cleo"), "spring", 2, "A",
+                                      {"ana": 0, "cleo": 139}, winner="cleo"), "mismatch"),
+        "r2b": upload(client, entered(seated(illegal(), ana="ben", ben="dan"), "spring", 2,
+                                      "B", {"ben": 139, "dan": 0}), "illegal"),
+        "r3a": upload(client, entered(mismatch(), "spring", 3, "A"), "mismatch"),
+        "r3b": upload(client, entered(seated(incomplete(), ana="cleo", ben="dan"), "spring",
+                                      3, "B"), "incomplete"),
+    }
+    # Noise: games of another tournament and of none must not count.
+    upload(client, entered(seated(valid(), ana="dan", ben="ana"), "autumn", 1, "A",
+                           {"dan": 1, "ana": 2}), "mismatch")
+    upload(client, seated(valid(), ana="gus"), "valid")
+    return games
+
+
+def standing(player, rank, points, games, won, claimed_rank, claimed_points, claimed_games):
+    return {"player": player, "rank": rank, "points": points, "games": games, "won": won,
+            "claimed_rank": claimed_rank, "claimed_points": claimed_points,
+            "claimed_games": claimed_games}
+
+
+# Verified (counted: R1 A, R1 B, R2 A, R3 A): ana 139 + 139 + 139 = 417 in 3 games, all
+# won; cleo 139 (R1 B) + 0 (R2 A) = 139 in 2, one won; ben 0 + 0 in 2 (R1 A, R3 A); dan 0
+# in 1 (R1 B).  Ranks, higher first: ana 1, cleo 2, ben and dan tied 3.
+# Claimed (every game with claimed totals, the illegal one included): ana 139 + 0 = 139
+# (R1 A, R2 A); ben 0 + 139 = 139 (R1 A, R2 B); cleo 139 + 139 = 278 (R1 B, R2 A); dan
+# 0 + 0 = 0 (R1 B, R2 B).  Ranks: cleo 1, ana and ben tied 2, dan 4.
+SPRING_GIN = [standing("ana", 1, 417, 3, 3, 2, 139, 2),
+              standing("cleo", 2, 139, 2, 1, 1, 278, 2),
+              standing("ben", 3, 0, 2, 0, 2, 139, 2),
+              standing("dan", 3, 0, 1, 0, 4, 0, 2)]
+SPRING_RUMMY = [standing("eva", 1, 57, 1, 1, 1, 57, 1),
+                standing("finn", 2, 0, 1, 0, 2, 0, 1)]
+
+
+def discrepancy(kind, game, player, claimed=None, verified=None, claimed_rank=None,
+                verified_rank=None):
+    return (kind, game, player, claimed, verified, claimed_rank, verified_rank)
+
+
+def as_tuples(items):
+    return [(d["kind"], d["game"], d["player"], d["claimed"], d["verified"],
+             d["claimed_rank"], d["verified_rank"]) for d in items]
+
+
+def expected_discrepancies(games):
+    return [
+        # R2 A: both claimed game totals are wrong, and so is the claimed winner.
+        discrepancy("score_mismatch", games["r2a"], "ana", 0, 139),
+        discrepancy("score_mismatch", games["r2a"], "cleo", 139, 0),
+        discrepancy("score_mismatch", games["r2a"], None),
+        # R2 B: ben (renamed from ana) discards a card he does not hold.
+        discrepancy("illegal_game", games["r2b"], "ben"),
+        # R3 A: deal 0 claims 5 for ana, recomputed 19.
+        discrepancy("score_mismatch", games["r3a"], "ana", 5, 19),
+        # Every gin player's claimed standing differs; dan's by rank only (4 vs 3).
+        # The rummy table agrees: eva and finn are not listed.
+        discrepancy("standing_differs", None, "ana", 139, 417, 2, 1),
+        discrepancy("standing_differs", None, "cleo", 278, 139, 1, 2),
+        discrepancy("standing_differs", None, "ben", 139, 0, 2, 3),
+        discrepancy("standing_differs", None, "dan", 0, 0, 4, 3),
+    ]
+
+
+def test_standings_games_and_discrepancies(shared_client, spring):
+    response = shared_client.get(f"{API}/tournaments/spring")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["id"] == "spring"
+    assert body["summary"] == {"games": 7, "counted": 5, "valid": 3, "mismatch": 2,
+                               "illegal": 1, "incomplete": 1}
+    assert body["standings"] == [
+        {"variant": "gin", "better": "higher", "games": 4, "players": SPRING_GIN},
+        {"variant": "rummy", "better": "higher", "games": 1, "players": SPRING_RUMMY}]
+    assert as_tuples(body["discrepancies"]) == expected_discrepancies(spring)
+    assert body["links"] == {"self": f"{API}/tournaments/spring",
+                             "report": f"{API}/tournaments/spring/report.csv"}
+
+
+def test_games_are_listed_by_round_and_table(shared_client, spring):
+    games = shared_client.get(f"{API}/tournaments/spring").get_json()["games"]
+    assert [g["id"] for g in games] == [spring[k] for k in
+                                        ("r1a", "r1b", "r1c", "r2a", "r2b", "r3a", "r3b")]
+    by_key = dict(zip(("r1a", "r1b", "r1c", "r2a", "r2b", "r3a", "r3b"), games, strict=True))
+    assert by_key["r1a"] == {
+        "id": spring["r1a"], "variant": "gin", "round": 1, "table": "A", "status": "valid",
+        "counted": True, "players": ["ana", "ben"], "winner": "ana", "played_at": None,
+        "points": {"ana": 139, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
+        "links": {"self": f"{API}/games/{spring['r1a']}",
+                  "log": f"{API}/games/{spring['r1a']}/log"}}
+    assert (by_key["r2a"]["players"], by_key["r2a"]["winner"]) == (["ana", "cleo"], "ana")
+    assert by_key["r2a"]["claimed"] == {"ana": 0, "cleo": 139}
+    assert (by_key["r2b"]["status"], by_key["r2b"]["counted"]) == ("illegal", False)
+    assert by_key["r2b"]["winner"] is None
+    assert by_key["r3a"]["claimed"] == {"ana": None, "ben": None}
+    assert (by_key["r3b"]["status"], by_key["r3b"]["counted"]) == ("incomplete", False)
+    assert {g["variant"] for g in games} == {"gin", "rummy"}
+
+
+def test_discrepancy_details_name_what_is_wrong(shared_client, spring):
+    items = shared_client.get(f"{API}/tournaments/spring").get_json()["discrepancies"]
+    illegal_game = next(d for d in items if d["kind"] == "illegal_game")
+    assert "CARD_NOT_IN_HAND" in illegal_game["detail"]
+    assert "round 2, table B" in illegal_game["detail"]
+    assert "deal 0, move 1" in illegal_game["detail"]
+    assert all(d["variant"] == "gin" for d in items)
+    deal_claim = next(d for d in items if d["game"] == spring["r3a"])
+    assert "deal 0" in deal_claim["detail"] and "5" in deal_claim["detail"]
+    dan = next(d for d in items if d["player"] == "dan")
+    assert "rank 4" in dan["detail"] and "rank 3" in dan["detail"]
+
+
+def test_penalty_scoring_ranks_the_lowest_total_first_in_a_table_of_its_own(client):
+    # Under penalty scoring the loser scores his own 57 and the winner 0:
+    #   ana-ben   ana 0 ben 57;  cleo-ana  cleo 0 ana 57   -> cleo 0 (1), ana 57, ben 57 (2)
+    # A winner_collects rummy game of the same tournament is another table:
+    #   ana-ben   ana 57 ben 0                             -> ana 1, ben 2
+    penalty = basic(rules={"scoring": "penalty"})
+    upload(client, entered(penalty, "autumn", 1, "A"), "valid")
+    upload(client, entered(seated(penalty, ana="cleo", ben="ana"), "autumn", 2, "A"), "valid")
+    upload(client, entered(basic(), "autumn", 3, "A"), "valid")
+    body = client.get(f"{API}/tournaments/autumn").get_json()
+    assert body["standings"] == [
+        {"variant": "rummy", "better": "higher", "games": 1, "players": [
+            standing("ana", 1, 57, 1, 1, None, None, 0),
+            standing("ben", 2, 0, 1, 0, None, None, 0)]},
+        {"variant": "rummy", "better": "lower", "games": 2, "players": [
+            standing("cleo", 1, 0, 1, 1, None, None, 0),
+            standing("ana", 2, 57, 2, 1, None, None, 0),
+            standing("ben", 2, 57, 1, 0, None, None, 0)]}]
+    assert body["discrepancies"] == []  # nothing claimed, nothing to contradict
+
+
+def test_a_player_without_a_counted_game_has_no_verified_standing(client):
+    # Ben's only game is illegal; his claimed 139 stands against nothing.
+    gid = upload(client, entered(illegal(), "solo", 1, "A", {"ana": 0, "ben": 139}),
+                 "illegal")
+    body = client.get(f"{API}/tournaments/solo").get_json()
+    assert body["standings"][0]["games"] == 0
+    assert body["standings"][0]["players"] == [
+        standing("ben", None, None, 0, 0, 1, 139, 1),
+        standing("ana", None, None, 0, 0, 2, 0, 1)]
+    assert as_tuples(body["discrepancies"]) == [
+        discrepancy("illegal_game", gid, "ana"),
+        discrepancy("standing_differs", None, "ben", 139, None, 1, None),
+        discrepancy("standing_differs", None, "ana", 0, None, 2, None)]
+
+
+# --------------------------------------------------------------------------- CSV
+
+def read_csv(response) -> list[dict[str, str]]:
+    assert response.status_code == 200
+    assert response.mimetype == "text/csv"
+    assert response.data.startswith("\ufeff".encode())
+    return list(csv.DictReader(io.StringIO(response.data.decode("utf-8-sig"), newline="")))
+
+
+def number(cell: str) -> int | None:
+    return int(cell) if cell != "" else None
+
+
+def test_csv_report_has_the_same_figures(shared_client, spring):
+    response = shared_client.get(f"{API}/tournaments/spring/report.csv")
+    assert response.headers["Content-Disposition"] == \
+        "attachment; filename=tournament-spring.csv"
+    rows = read_csv(response)
+    assert list(rows[0]) == ["section", "variant", "round", "table", "game", "status",
+                             "counted", "winner", "player", "rank", "points",
+                             "claimed_rank", "claimed_points", "games", "won", "kind",
+                             "detail"]
+    sections = [row["section"] for row in rows]
+    assert sections == ["standings"] * 6 + ["games"] * 14 + ["discrepancies"] * 9
+
+    standings = [(r["variant"], r["player"], number(r["rank"]), number(r["points"]),
+                  number(r["games"]), number(r["won"]), number(r["claimed_rank"]),
+                  number(r["claimed_points"])) for r in rows if r["section"] == "standings"]
+    assert standings == [
+        ("gin", s["player"], s["rank"], s["points"], s["games"], s["won"], s["claimed_rank"],
+         s["claimed_points"]) for s in SPRING_GIN] + [
+        ("rummy", s["player"], s["rank"], s["points"], s["games"], s["won"],
+         s["claimed_rank"], s["claimed_points"]) for s in SPRING_RUMMY]
+
+    games = [(r["game"], r["round"], r["table"], r["status"], r["counted"], r["winner"],
+              r["player"], number(r["points"]), number(r["claimed_points"]))
+             for r in rows if r["section"] == "games"]
+    assert games[:2] == [(spring["r1a"], "1", "A", "valid", "true", "ana", "ana", 139, 139),
+                         (spring["r1a"], "1", "A", "valid", "true", "ana", "ben", 0, 0)]
+    assert (spring["r2b"], "2", "B", "illegal", "false", "", "ben", 0, 139) in games
+    assert (spring["r3a"], "3", "A", "mismatch", "true", "ana", "ana", 139, None) in games
+
+    found = [(r["kind"], r["game"] or None, r["player"] or None, number(r["claimed_points"]),
+              number(r["points"]), number(r["claimed_rank"]), number(r["rank"]))
+             for r in rows if r["section"] == "discrepancies"]
+    assert found == expected_discrepancies(spring)
+    assert all(r["detail"] for r in rows if r["section"] == "discrepancies")
+
+
+def test_csv_defuses_formulas_and_names_the_file_safely(client):
+    log = entered(seated(valid(), ana="=HYPERLINK(1)", ben="@ben"), 'cup "2024"/x', 1, "A")
+    upload(client, log, "valid")
+    response = client.get(f"{API}/tournaments/cup%20%222024%22%2Fx/report.csv")
+    assert response.headers["Content-Disposition"] == \
+        "attachment; filename=tournament-cup_2024_x.csv"
+    rows = read_csv(response)
+    assert {r["player"] for r in rows} == {"'=HYPERLINK(1)", "'@ben"}
+    json_body = client.get(f"{API}/tournaments/cup%20%222024%22%2Fx").get_json()
+    assert json_body["standings"][0]["players"][0]["player"] == "=HYPERLINK(1)"
+
+
+# --------------------------------------------------------------------------- errors
+
+def test_unknown_tournament_is_a_404_problem(shared_client, spring):
+    for path in ("nope", "nope/report.csv", "Spring", "spring ", "x" * 300):
+        response = shared_client.get(f"{API}/tournaments/{path}")
+        problem = assert_problem(response, 404, "not-found")
+        assert "tournament" in problem["detail"]
+
+
+@pytest.mark.parametrize("evil", [
+    "spring' OR '1'='1", "spring'--", "%' OR 1=1 --", "spring; DROP TABLE games; --",
+    "' UNION SELECT id, log FROM games --", "spring\" OR \"\"=\"", "*", "%", "_pring",
+])
+def test_injection_like_ids_find_nothing_and_change_nothing(shared_app, shared_client,
+                                                             spring, evil):
+    before = counts(shared_app)
+    for suffix in ("", "/report.csv"):
+        response = shared_client.get(f"{API}/tournaments/{evil.replace('%', '%25')}{suffix}")
+        assert_problem(response, 404, "not-found")
+    assert counts(shared_app) == before
+    assert shared_client.get(f"{API}/tournaments/spring").get_json()["summary"]["games"] == 7
+
+
+def test_an_id_with_quotes_is_found_by_value(client):
+    gid = upload(client, entered(valid(), "o'brien; --", 1, "A"), "valid")
+    body = client.get(f"{API}/tournaments/o'brien;%20--").get_json()
+    assert [g["id"] for g in body["games"]] == [gid]
+
+
+def test_unknown_query_parameters_are_refused(shared_client, spring):
+    for path in ("spring", "spring/report.csv"):
+        problem = assert_problem(shared_client.get(f"{API}/tournaments/{path}?round=1"), 400,
+                                 "invalid-parameter")
+        assert "round" in problem["errors"]
+
+
+def test_read_keys_guard_the_audit(make_app):
+    client = make_app(RUMMY_READ_KEYS="reader").test_client()
+    assert_problem(client.get(f"{API}/tournaments/spring"), 401, "unauthorized")
+    response = client.get(f"{API}/tournaments/spring/report.csv",
+                          headers={"Authorization": "Bearer reader"})
+    assert_problem(response, 404, "not-found")
+
+
+def test_openapi_documents_the_audit(client):
+    spec = client.get(f"{API}/openapi.json").get_json()
+    audit = spec["paths"][f"{API}/tournaments/{{tournament_id}}"]["get"]
+    example = audit["responses"]["200"]["content"]["application/json"]["example"]
+    assert example["standings"][0]["players"][0]["player"] == "ana"
+    assert {"404", "400"} <= set(audit["responses"])
+    report = spec["paths"][f"{API}/tournaments/{{tournament_id}}/report.csv"]["get"]
+    assert report["responses"]["200"]["content"]["text/csv"]["example"].startswith("section,")
+    assert "Content-Disposition" in report["responses"]["200"]["headers"]
