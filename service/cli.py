@@ -1,11 +1,15 @@
-"""Command line: ``verify`` logs, ``generate`` random legal games.
+"""Command line: ``verify`` logs, ``generate`` random legal games, ``load-synthetic``.
 
     python -m service verify sample_logs/*          # one JSON report per game per line
     python -m service verify --text games.ndjson    # a readable summary instead
     python -m service generate --variant gin --games 100 --seed 1 > games.ndjson
+    python -m service load-synthetic --games 5000 --mixed --seed 1 --db data/x.duckdb
 
 ``verify`` exits 0 when every game is valid, 1 when any is illegal, mismatched or
 incomplete, 2 when any input is malformed (its field errors go to stderr).
+``load-synthetic`` fills a store with generated games (see ``service.loader``); it exits
+0 when they are all stored, 2 when the database file is held by another process (the
+server: load through it with ``--url``), 1 on any other failure.
 """
 
 from __future__ import annotations
@@ -116,6 +120,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_load_synthetic(args: argparse.Namespace) -> int:
+    from . import loader
+
+    return loader.run(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rummy-audit", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -131,6 +141,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--rules", default=None, help="option overrides as a JSON object")
     g.add_argument("--deck", action="store_true", help="record each deal's full deck")
     g.set_defaults(func=cmd_generate)
+    from .loader import add_arguments
+
+    s = sub.add_parser("load-synthetic", help="fill a store with generated, verified games",
+                       description="Fill a store with generated, verified games: directly "
+                       "into a DuckDB file, or through a running service (--url).")
+    add_arguments(s)
+    s.set_defaults(func=cmd_load_synthetic)
     return parser
 
 

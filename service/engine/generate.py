@@ -458,6 +458,8 @@ class _DealWriter:
         self.memo = game.memo
         self.dw_memo = game.dw_memo
         self.loose = _loose_points(self.ace, self.points)
+        self.cover = _run_cover(self.ace)
+        self.fits_now: int | None = None
         n = len(seats)
         size = self.rules.hand_size
         start = (seats.index(dealer) + 1) % n
@@ -505,6 +507,8 @@ class _DealWriter:
         if problem is not None:
             raise AssertionError(f"the engine refused move {len(self.moves)} {entry} of deal "
                                  f"{len(self.game.deals)}: {problem[0]}: {problem[1]}")
+        if move.action == MELD or move.action == LAYOFF:
+            self.fits_now = None
         self.moves.append(entry)
         if len(self.moves) > MOVE_CAP:
             raise DealTooLong
@@ -542,7 +546,25 @@ class _DealWriter:
             memo = self.memo
             if len(memo) >= MEMO_LIMIT:
                 memo.clear()
-            found = memo[mask] = best_arrangement(mask, self.ace, self.points)
+            s0 = mask & SUIT_MASK
+            s1 = mask >> 13 & SUIT_MASK
+            s2 = mask >> 26 & SUIT_MASK
+            s3 = mask >> 39
+            cover = self.cover
+            if (s0 & s1 & (s2 | s3) or s2 & s3 & (s0 | s1)
+                    or cover[s0] | cover[s1] | cover[s2] | cover[s3]):
+                found = best_arrangement(mask, self.ace, self.points)
+            else:  # no group and no run: every card is deadwood
+                loose = self.loose
+                found = (loose[s0] + loose[s1] + loose[s2] + loose[s3], ())
+            memo[mask] = found
+        return found
+
+    def table_fits(self) -> int:
+        """``fits`` of the melds on the table (kept until a meld or layoff changes them)."""
+        found = self.fits_now
+        if found is None:
+            found = self.fits_now = self.fits(self.table.melds)
         return found
 
     def deadwood(self, mask: int) -> int:
@@ -560,15 +582,7 @@ class _DealWriter:
         found = self.dw_memo.get(mask)
         if found is not None:
             return found
-        choices: list[list[int]] = []
-        while triples:
-            low = triples & -triples
-            triples ^= low
-            column = mask & _COLUMN << low.bit_length() - 1
-            options = [column, 0]
-            if column.bit_count() == 4:
-                options.extend(column ^ 1 << card for card in cards_of(column))
-            choices.append(options)
+        choices, _ = self.group_choices(mask, triples, s0, s1, s2, s3)
         best = None
         for combo in product(*choices):
             rest = mask
@@ -583,6 +597,30 @@ class _DealWriter:
             self.dw_memo.clear()
         self.dw_memo[mask] = best
         return best
+
+    def group_choices(self, mask: int, triples: int, s0: int, s1: int, s2: int,
+                      s3: int) -> tuple[list[list[int]], int]:
+        """For each rank held three or four times, the groups worth trying (as
+        ``best_arrangement`` reasons: a group no run could use is always laid; else all of
+        it or none, or for four cards three of them without one a run could use), and
+        the cards of those ranks."""
+        cover = self.cover
+        runs = cover[s0] | cover[s1] << 13 | cover[s2] << 26 | cover[s3] << 39
+        choices: list[list[int]] = []
+        grouped = 0
+        while triples:
+            low = triples & -triples
+            triples ^= low
+            column = mask & _COLUMN << low.bit_length() - 1
+            grouped |= column
+            if not column & runs:
+                choices.append([column])
+                continue
+            options = [column, 0]
+            if column.bit_count() == 4:
+                options.extend(column ^ 1 << card for card in cards_of(column & runs))
+            choices.append(options)
+        return choices, grouped
 
     def fits(self, melds: list[list]) -> int:
         """The cards that may be laid off on at least one of ``melds``."""
@@ -694,14 +732,17 @@ class _RummyDeal(_DealWriter):
         player may lay off on."""
         table = self.table
         hand = table.hands[seat]
-        bit = 1 << card
-        if any(m & bit for m in candidate_melds(hand | bit, self.ace)):
-            return True
+        rank = card % 13
+        if (hand & _COLUMN << rank).bit_count() >= 2:
+            return True  # a group of three or four
+        shift = card - rank
+        if self.cover[(hand | 1 << card) >> shift & SUIT_MASK] >> rank & 1:
+            return True  # a run of the suit
         if not table.melds:
             return False
         may_lay_off = (not self.rules.layoff_requires_own_meld or seat in table.melded
                        or bool(self.best(hand)[1]))
-        return may_lay_off and bool(self.fits(table.melds) >> card & 1)
+        return may_lay_off and bool(self.table_fits() >> card & 1)
 
     def playable(self, rest: int) -> bool:
         """A hand the turn may leave after a meld or layoff: empty only when going out
@@ -795,24 +836,37 @@ class _RummyDeal(_DealWriter):
         hand = table.hands[seat]
         taken = table.taken
         in_melds = _union(self.best(hand)[1])
-        options = [c for c in cards_of(hand) if c != taken or self.rules.discard_taken_card]
-        assert options, "no card may be discarded"
-
-        fitting = self.fits(table.melds)
+        allowed = hand
+        if taken is not None and not self.rules.discard_taken_card:
+            allowed &= ~(1 << taken)
+        assert allowed, "no card may be discarded"
+        # The greatest (outside melds, fits no table meld, not connected, points, card):
+        # narrowed one criterion at a time.
+        pick = allowed & ~in_melds or allowed
+        pick = pick & ~self.table_fits() or pick
+        pick = _lonely(pick, hand) or pick
         points = self.points
-
-        def key(card: int) -> tuple:
-            return (not in_melds >> card & 1, not fitting >> card & 1,
-                    not hand & _NEAR[card], points[card], card)
-
-        card = max(options, key=key)
+        card = max(cards_of(pick), key=lambda c: (points[c], c))
         if len(self.moves) > AGGRESSIVE_AFTER and self.rng.random() < 0.5:
             # A stalemate (everyone keeps low cards and throws back what they draw) is
             # broken by letting kept cards go round.
+            options = cards_of(allowed)
             loose = [c for c in options if not in_melds >> c & 1]
             lonely = [c for c in loose if not hand & _NEAR[c]]
             card = self.rng.choice(lonely or loose or options)
         self.do(Move(seat, DISCARD, card=card), self.entry(seat, DISCARD, card=card_name(card)))
+
+
+def _lonely(mask: int, hand: int) -> int:
+    """The cards of ``mask`` connected to no other card of ``hand``."""
+    out = 0
+    rest = mask
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        if not hand & _NEAR[low.bit_length() - 1]:
+            out |= low
+    return out
 
 
 def _points(mask: int, points: tuple[int, ...]) -> int:
@@ -850,6 +904,19 @@ def _loose_points(ace: str, points: tuple[int, ...]) -> list[int]:
         if len(_LOOSE) >= 64:
             _LOOSE.clear()
         _LOOSE[key] = table
+    return table
+
+
+_COVERS: dict[str, list[int]] = {}
+
+
+def _run_cover(ace: str) -> list[int]:
+    """For each 13-bit rank slice of one suit, the ranks that some run of the slice
+    contains (the union of its candidate melds: one suit has no groups)."""
+    table = _COVERS.get(ace)
+    if table is None:
+        table = _COVERS[ace] = [_union(candidate_melds(ranks, ace))
+                                for ranks in range(SUIT_MASK + 1)]
     return table
 
 
@@ -916,27 +983,51 @@ class _GinDeal(_DealWriter):
             return last[2]
         points = self.points
         loose = self.loose
-        slices = (hand & SUIT_MASK, hand >> 13 & SUIT_MASK, hand >> 26 & SUIT_MASK, hand >> 39)
-        s0, s1, s2, s3 = slices
-        # Without a rank held three times no group is possible, before or after the
-        # discard: only the discarded card's suit changes its loose points.
-        simple = not (s0 & s1 & (s2 | s3) or s2 & s3 & (s0 | s1))
-        base = [loose[x] for x in slices]
-        total = sum(base)
-        best: tuple[int, int, int] | None = None
-        for card in cards_of(hand):
-            if card == keep:
-                continue
-            if simple:
-                suit = card // 13
-                dw = total - base[suit] + loose[slices[suit] & ~(1 << card % 13)]
-            else:
-                dw = self.deadwood(hand & ~(1 << card))
-            key = (dw, -points[card], -card)
-            if best is None or key < best:
-                best = key
-        assert best is not None
-        result = best[0], -best[2]
+        s0 = hand & SUIT_MASK
+        s1 = hand >> 13 & SUIT_MASK
+        s2 = hand >> 26 & SUIT_MASK
+        s3 = hand >> 39
+        triples = s0 & s1 & (s2 | s3) | s2 & s3 & (s0 | s1)
+        # Discarding a card of a rank held fewer than three times leaves the ranks held
+        # three or four times, so the group choices (runs only shrink: a group no run
+        # could use stays so): for each choice only the discarded card's suit changes
+        # its loose points.  (Cards of those ranks are asked of ``deadwood``.)
+        choices, grouped = self.group_choices(hand, triples, s0, s1, s2, s3)
+        rests = []
+        for combo in product(*choices):
+            rest = hand
+            for group in combo:
+                rest &= ~group
+            slices = (rest & SUIT_MASK, rest >> 13 & SUIT_MASK, rest >> 26 & SUIT_MASK,
+                      rest >> 39)
+            base = [loose[x] for x in slices]
+            total = base[0] + base[1] + base[2] + base[3]
+            rests.append((slices, [total - b for b in base]))
+        # The least (deadwood, -points, -card): cards come in ascending order, so among
+        # equal deadwood and points the later card wins.
+        best_dw = best_points = best_card = -1
+        for suit in range(4):
+            shift = 13 * suit
+            ranks = hand >> shift & SUIT_MASK
+            while ranks:
+                low = ranks & -ranks
+                ranks ^= low
+                card = shift + low.bit_length() - 1
+                if card == keep:
+                    continue
+                if grouped >> card & 1:
+                    dw = self.deadwood(hand & ~(1 << card))
+                else:
+                    dw = -1
+                    for slices, others in rests:
+                        value = others[suit] + loose[slices[suit] & ~low]
+                        if dw < 0 or value < dw:
+                            dw = value
+                value = points[card]
+                if best_card < 0 or dw < best_dw or (dw == best_dw and value >= best_points):
+                    best_dw, best_points, best_card = dw, value, card
+        assert best_card >= 0
+        result = best_dw, best_card
         self.last_discard = (hand, keep, result)
         return result
 
