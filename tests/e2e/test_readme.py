@@ -19,7 +19,8 @@ def test_quick_start_curl_examples(tmp_path):
     server = Server(tmp_path / "readme.duckdb").start()
     try:
         script = block.replace("http://localhost:8000", f"http://127.0.0.1:{server.port}")
-        result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=ROOT,
+        (tmp_path / "sample_logs").symlink_to(ROOT / "sample_logs")
+        result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path,
                                 capture_output=True, timeout=300)
     finally:
         server.stop()
@@ -29,4 +30,6 @@ def test_quick_start_curl_examples(tmp_path):
     assert '"/problems/validation-error"' in out
     assert '"line":5' in out  # the batch answered its five lines
     assert "rummy_http_requests_total" in out
-    assert out.rstrip().endswith("200")  # the docs page
+    assert "docs: 200" in out
+    assert '"discrepancies"' in out and "section" in out  # the tournament, its CSV
+    assert (tmp_path / "results.parquet").stat().st_size > 0
