@@ -65,6 +65,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                       tournaments.blp, stats.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(docs.blp)
+    app.register_blueprint(docs.root)
 
     store = Store(settings.db_path)
     app.extensions[STORE_EXTENSION] = store

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from html import escape
 
-from flask import Blueprint, Response, abort, send_from_directory, url_for
+from flask import Blueprint, Response, abort, redirect, send_from_directory, url_for
 from swagger_ui_bundle import swagger_ui_path
 
 from .spec import PREFIX
 
 blp = Blueprint("docs", __name__, url_prefix=f"{PREFIX}/docs")
+# The document and the page are also found at the root, where tools look first.
+root = Blueprint("root_docs", __name__)
 
 ASSETS = frozenset(("swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js",
                     "favicon-16x16.png", "favicon-32x32.png"))
@@ -81,3 +83,13 @@ def asset(name: str) -> Response:
     if name not in ASSETS:
         abort(404, description=f"no documentation asset {name[:64]!r}")
     return send_from_directory(str(swagger_ui_path), name, max_age=ASSET_MAX_AGE)
+
+
+@root.get("/openapi.json")
+def root_openapi() -> Response:
+    return redirect(url_for("api-docs.openapi_json"), code=308)
+
+
+@root.get("/docs")
+def root_page() -> Response:
+    return redirect(url_for("docs.page"), code=308)

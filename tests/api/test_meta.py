@@ -94,7 +94,7 @@ def test_openapi_documents_every_path(app, client):
     documented = set(spec["paths"])
     routes = {re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
               for rule in app.url_map.iter_rules()
-              if rule.endpoint.split(".")[0] not in ("docs", "static", "api-docs")}
+              if rule.endpoint.split(".")[0] not in ("docs", "root_docs", "static", "api-docs")}
     assert routes == documented
     assert {"/api/v1/games", "/api/v1/games/batch", "/api/v1/games/{game_id}",
             "/api/v1/games/{game_id}/log",
@@ -136,3 +136,10 @@ def test_docs_page_and_assets_are_served_locally(client):
     init = client.get(f"{API}/docs/init.js").get_data(as_text=True)
     assert "validatorUrl: null" in init
     assert_problem(client.get(f"{API}/docs/assets/oauth2-redirect.html"), 404, "not-found")
+
+
+def test_root_paths_lead_to_the_document_and_the_page(client):
+    for path, target in (("/openapi.json", f"{API}/openapi.json"), ("/docs", f"{API}/docs")):
+        response = client.get(path)
+        assert response.status_code == 308 and response.headers["Location"].endswith(target)
+    assert client.get("/openapi.json", follow_redirects=True).get_json()["openapi"]
