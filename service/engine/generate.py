@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from .cards import SUIT_MASK, card_name, cards_of, point_table
+from .cards import CARD_NAMES, SUIT_MASK, card_name, cards_of, point_table
 from .gin import UPCARD, GinTable
 from .melds import GROUP, best_arrangement, candidate_melds, layoff_fits, meld_kind
 from .model import (
@@ -110,6 +110,7 @@ def generate_game(variant: str, seed: Seed, players: int | None = None,
     team); default ``PLAYER_NAMES`` in order.  ``tournament`` (``id``, ``round``,
     ``table``) and ``played_at`` (an RFC 3339 date-time) are copied into the log.
     """
+    _check_context(tournament, played_at)
     rng = _rng(seed)
     seated = None
     if names is not None:
@@ -230,15 +231,18 @@ def _draw_names(pool: Sequence[str], seed: Seed, variant: str, players: int | No
     return tuple(drawer.sample(distinct, players))
 
 
-def _with_context(log: Json, tournament: dict | None, played_at: str | None) -> Json:
-    """The log with ``tournament`` and ``played_at`` added before its deals."""
-    if tournament is None and played_at is None:
-        return log
+def _check_context(tournament: dict | None, played_at: str | None) -> None:
     if tournament is not None and (not isinstance(tournament, dict)
                                    or not tournament.keys() <= {"id", "round", "table"}):
         raise ValueError("tournament is an object of id, round and table")
     if played_at is not None and (not isinstance(played_at, str) or not is_rfc3339(played_at)):
         raise ValueError(f"played_at must be an RFC 3339 date-time, not {played_at!r}")
+
+
+def _with_context(log: Json, tournament: dict | None, played_at: str | None) -> Json:
+    """The log with ``tournament`` and ``played_at`` added before its deals."""
+    if tournament is None and played_at is None:
+        return log
     out: Json = {}
     for key, value in log.items():
         if key == "deals":
@@ -522,7 +526,7 @@ class _DealWriter:
         if self.rng.random() < 0.3:
             entry["card"] = card_name(top)
         named = top if "card" in entry else None
-        self.do(Move(seat, DRAW, source=DISCARD_PILE, card=named), entry)
+        self.do(_move(seat, DRAW, DISCARD_PILE, named), entry)
         return top
 
     def draw_stock(self, seat: int) -> int:
@@ -532,11 +536,12 @@ class _DealWriter:
         table = self.table
         if self.known and table.stock_order:
             assert table.stock_order[-1] == card, "the generator lost the stock order"
-        named = not self.with_deck or not self.known or self.rng.random() < 0.3
-        entry = self.entry(seat, DRAW, **{"from": STOCK})
-        if named:
-            entry["card"] = card_name(card)
-        self.do(Move(seat, DRAW, source=STOCK, card=card if named else None), entry)
+        entry = {"p": self.names[seat], "a": DRAW, "from": STOCK}
+        if not self.with_deck or not self.known or self.rng.random() < 0.3:
+            entry["card"] = CARD_NAMES[card]
+            self.do(_move(seat, DRAW, STOCK, card), entry)
+        else:
+            self.do(_move(seat, DRAW, STOCK), entry)
         return card
 
     def best(self, mask: int) -> tuple[int, tuple[int, ...]]:
@@ -568,9 +573,9 @@ class _DealWriter:
         return found
 
     def deadwood(self, mask: int) -> int:
-        """``best(mask)[0]``: the least, over the groups the hand may lay (for each rank
-        held three or four times: all of them, none, or any three), of the points left
-        outside the best runs of each suit (per-suit tables)."""
+        """``best(mask)[0]``: the least, over the groups worth laying
+        (``group_choices``), of the points left outside the best runs of each suit
+        (per-suit tables; memoized for the game)."""
         s0 = mask & SUIT_MASK
         s1 = mask >> 13 & SUIT_MASK
         s2 = mask >> 26 & SUIT_MASK
@@ -756,17 +761,21 @@ class _RummyDeal(_DealWriter):
         """The melds and layoffs to play now, and the hand they leave."""
         table = self.table
         hand = table.hands[seat]
-        melds = [[mask, kind] for mask, kind in table.melds]
+        melds: list[list] | None = None  # the table's melds as this plan changes them
         has_melded = seat in table.melded
         actions: list[tuple] = []
         for _ in range(self.limit):
             _, arrangement = self.best(hand)
+            if not arrangement:
+                break
             options = sorted(arrangement, key=lambda m: (-_points(m, self.points), m))
             chosen = next((m for m in options if self.playable(hand & ~m)), None)
             if chosen is None:
                 break
             actions.append((MELD, chosen))
             hand &= ~chosen
+            if melds is None:
+                melds = [[mask, kind] for mask, kind in table.melds]
             melds.append([chosen, meld_kind(chosen, self.ace)])
             has_melded = True
             if hand == 0:
@@ -777,7 +786,8 @@ class _RummyDeal(_DealWriter):
         points = self.points
         while changed and hand:
             changed = False
-            fitting = hand & self.fits(melds)  # only these can be laid off at all
+            # Only these cards can be laid off at all.
+            fitting = hand & (self.table_fits() if melds is None else self.fits(melds))
             if not fitting:
                 break
             base = self.deadwood(hand)
@@ -786,6 +796,8 @@ class _RummyDeal(_DealWriter):
                 rest = hand & ~bit
                 if not self.playable(rest) or (rest and self.deadwood(rest) > base):
                     continue
+                if melds is None:
+                    melds = [[mask, kind] for mask, kind in table.melds]
                 target = self.fitting_meld(melds, card)
                 if target is None:
                     continue
@@ -814,7 +826,7 @@ class _RummyDeal(_DealWriter):
                         self.entry(seat, MELD, cards=[card_name(c) for c in cards]))
             else:
                 _, card, target = action
-                self.do(Move(seat, LAYOFF, card=card, meld=target),
+                self.do(_move(seat, LAYOFF, card=card, meld=target),
                         self.entry(seat, LAYOFF, card=card_name(card), meld=target))
             if table.ended:
                 return
@@ -846,7 +858,13 @@ class _RummyDeal(_DealWriter):
         pick = pick & ~self.table_fits() or pick
         pick = _lonely(pick, hand) or pick
         points = self.points
-        card = max(cards_of(pick), key=lambda c: (points[c], c))
+        card = best_points = -1
+        while pick:  # the most points, then the highest card (cards come in ascending order)
+            low = pick & -pick
+            pick ^= low
+            candidate = low.bit_length() - 1
+            if points[candidate] >= best_points:
+                card, best_points = candidate, points[candidate]
         if len(self.moves) > AGGRESSIVE_AFTER and self.rng.random() < 0.5:
             # A stalemate (everyone keeps low cards and throws back what they draw) is
             # broken by letting kept cards go round.
@@ -854,7 +872,24 @@ class _RummyDeal(_DealWriter):
             loose = [c for c in options if not in_melds >> c & 1]
             lonely = [c for c in loose if not hand & _NEAR[c]]
             card = self.rng.choice(lonely or loose or options)
-        self.do(Move(seat, DISCARD, card=card), self.entry(seat, DISCARD, card=card_name(card)))
+        self.do(_move(seat, DISCARD, card=card),
+                {"p": self.names[seat], "a": DISCARD, "card": CARD_NAMES[card]})
+
+
+_MOVES: dict[tuple, Move] = {}
+
+
+def _move(seat: int, action: str, source: str | None = None, card: int | None = None,
+          meld: int | None = None) -> Move:
+    """``Move(seat, action, source=..., card=..., meld=...)``, one shared instance each
+    (moves are immutable; building one costs more than the lookup)."""
+    key = (seat, action, source, card, meld)
+    found = _MOVES.get(key)
+    if found is None:
+        if len(_MOVES) >= 1 << 16:
+            _MOVES.clear()
+        found = _MOVES[key] = Move(seat, action, source=source, card=card, meld=meld)
+    return found
 
 
 def _lonely(mask: int, hand: int) -> int:
@@ -988,6 +1023,8 @@ class _GinDeal(_DealWriter):
         s2 = hand >> 26 & SUIT_MASK
         s3 = hand >> 39
         triples = s0 & s1 & (s2 | s3) | s2 & s3 & (s0 | s1)
+        if not triples:  # no group, before or after: one suit's loose points change
+            return self._best_loose_discard(hand, keep, s0, s1, s2, s3)
         # Discarding a card of a rank held fewer than three times leaves the ranks held
         # three or four times, so the group choices (runs only shrink: a group no run
         # could use stays so): for each choice only the discarded card's suit changes
@@ -1031,6 +1068,36 @@ class _GinDeal(_DealWriter):
         self.last_discard = (hand, keep, result)
         return result
 
+    def _best_loose_discard(self, hand: int, keep: int, s0: int, s1: int, s2: int,
+                            s3: int) -> tuple[int, int]:
+        """``best_discard`` of a hand holding no rank three times."""
+        loose = self.loose
+        points = self.points
+        slices = (s0, s1, s2, s3)
+        total = loose[s0] + loose[s1] + loose[s2] + loose[s3]
+        best_dw = best_points = best_card = -1
+        for suit in range(4):
+            ranks = slices[suit]
+            if not ranks:
+                continue
+            others = total - loose[ranks]
+            shift = 13 * suit
+            rest = ranks
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                card = shift + low.bit_length() - 1
+                if card == keep:
+                    continue
+                dw = others + loose[ranks ^ low]
+                value = points[card]
+                if best_card < 0 or dw < best_dw or (dw == best_dw and value >= best_points):
+                    best_dw, best_points, best_card = dw, value, card
+        assert best_card >= 0
+        result = best_dw, best_card
+        self.last_discard = (hand, keep, result)
+        return result
+
     def takes(self, seat: int, card: int, must_knock: bool) -> bool:
         """Take the discard when it lowers the best deadwood (at the floor: only when it
         lets the player knock at once)."""
@@ -1049,14 +1116,14 @@ class _GinDeal(_DealWriter):
             if top is not None and self.takes(seat, top, table.at_floor):
                 self.draw_discard(seat)
             else:
-                self.do(Move(seat, PASS), self.entry(seat, PASS))
+                self.do(_move(seat, PASS), self.entry(seat, PASS))
                 return
         elif table.at_floor:
             if (table.phase != UPCARD and top is not None
                     and self.takes(seat, top, must_knock=True)):
                 self.draw_discard(seat)
             else:
-                self.do(Move(seat, PASS), self.entry(seat, PASS))  # a void deal
+                self.do(_move(seat, PASS), self.entry(seat, PASS))  # a void deal
                 return
         elif table.phase != UPCARD and top is not None and self.takes(seat, top, False):
             self.draw_discard(seat)
@@ -1081,7 +1148,7 @@ class _GinDeal(_DealWriter):
             self.end_turn(seat, KNOCK, card, rest)
         else:
             assert not table.at_floor, "took the discard at the floor without knocking"
-            self.do(Move(seat, DISCARD, card=card),
+            self.do(_move(seat, DISCARD, card=card),
                     self.entry(seat, DISCARD, card=card_name(card)))
 
     def end_turn(self, seat: int, action: str, card: int | None, rest: int) -> None:
@@ -1126,7 +1193,7 @@ class _GinDeal(_DealWriter):
                 target = self.fitting_meld(table.knock_melds, card)
                 if target is None:
                     continue
-                self.do(Move(seat, LAYOFF, card=card, meld=target),
+                self.do(_move(seat, LAYOFF, card=card, meld=target),
                         self.entry(seat, LAYOFF, card=card_name(card), meld=target))
                 changed = True
                 break
