@@ -56,34 +56,27 @@ def _mean(value: float | None) -> float | None:
 
 
 def player_stats(store: Store, player: str, flt: StatsFilter) -> dict[str, dict[str, Any]]:
-    """Every figure of one player, by variant; empty when the player has no game."""
+    """Every figure of one player, by variant; empty when the player has no game.
+
+    Each table is read once, grouped by the few columns the figures depend on (a
+    handful of groups); the figures are folded from those groups here."""
     where, params = _where(flt)
     with store.cursor() as cur:
         games = cur.execute(
-            "SELECT variant, count(*) FILTER (WHERE finished), count(*) FILTER (WHERE won), "
-            "count(*) FILTER (WHERE lost), coalesce(sum(shutouts), 0) "
-            f"FROM game_players WHERE player = ?{where} GROUP BY variant",
+            "SELECT variant, finished, won, lost, count(*), coalesce(sum(shutouts), 0) "
+            f"FROM game_players WHERE player = ?{where} GROUP BY ALL",
             [player, *params]).fetchall()
         deals = cur.execute(
-            "SELECT variant, count(*), count(*) FILTER (WHERE won), coalesce(sum(points), 0), "
-            "coalesce(sum(conceded), 0), "
-            "count(*) FILTER (WHERE won AND outcome = 'out'), "
-            "count(*) FILTER (WHERE won AND outcome = 'rummy'), "
-            "count(*) FILTER (WHERE won AND outcome = 'blocked'), "
-            "avg(hand_value) FILTER (WHERE NOT won), "
-            "count(*) FILTER (WHERE won AND outcome = 'gin'), "
-            "count(*) FILTER (WHERE is_knocker AND outcome <> 'gin'), "
-            "count(*) FILTER (WHERE won AND outcome = 'undercut'), "
-            "count(*) FILTER (WHERE is_knocker AND outcome = 'undercut'), "
-            "avg(hand_value) FILTER (WHERE is_knocker AND outcome <> 'gin') "
-            f"FROM deal_players WHERE player = ? AND scored{where} GROUP BY variant",
-            [player, *params]).fetchall()
+            "SELECT variant, outcome, won, is_knocker, count(*), sum(points), sum(conceded), "
+            f"sum(hand_value) FROM deal_players WHERE player = ? AND scored{where} "
+            "GROUP BY ALL", [player, *params]).fetchall()
         violations = cur.execute(
             "SELECT variant, code, count(*) FROM violations "
             f"WHERE player = ? AND code <> 'SCORE_MISMATCH'{where} "
             "GROUP BY variant, code ORDER BY variant, code",
             [player, *params]).fetchall()
     out: dict[str, dict[str, Any]] = {}
+    sums: dict[str, dict[str, int]] = {}
 
     def entry(variant: str) -> dict[str, Any]:
         if variant not in out:
@@ -96,26 +89,49 @@ def player_stats(store: Store, player: str, flt: StatsFilter) -> dict[str, dict[
                 figures |= dict.fromkeys(RUMMY_FIGURES, 0) | {
                     "avg_hand_left_when_losing": None}
             out[variant] = figures | {"violations": {}}
+            sums[variant] = {"lost_deals": 0, "lost_hands": 0, "knocks": 0, "deadwood": 0}
         return out[variant]
 
-    for variant, played, won, lost, shutouts in games:
+    for variant, finished, won, lost, n, shutouts in games:
         figures = entry(variant)
-        figures.update(games=played, won=won, lost=lost, win_rate=_rate(won, played))
+        figures["games"] += n if finished else 0
+        figures["won"] += n if won else 0
+        figures["lost"] += n if lost else 0
         if "shutouts" in figures:
-            figures["shutouts"] = int(shutouts)
-    for (variant, n, won, scored, conceded, out_wins, rummy_wins, blocked_wins, hand_left,
-         gins, knocks, made, suffered, deadwood) in deals:
+            figures["shutouts"] += int(shutouts)
+    for variant, outcome, won, knocker, n, points, conceded, hands in deals:
         figures = entry(variant)
-        figures.update(deals=n, deals_won=won, points_scored=int(scored),
-                       points_conceded=int(conceded),
-                       points_per_deal=round(int(scored) / n, 2) if n else 0.0)
-        if PRESETS[variant].family == GIN:
-            figures.update(gins=gins, knocks=knocks, undercuts_made=made,
-                           undercuts_suffered=suffered, avg_deadwood_at_knock=_mean(deadwood),
-                           boxes=won)
+        tally = sums[variant]
+        figures["deals"] += n
+        figures["points_scored"] += int(points)
+        figures["points_conceded"] += int(conceded)
+        if won:
+            figures["deals_won"] += n
+            key = {"out": "won_out", "rummy": "won_rummy", "blocked": "won_blocked",
+                   "gin": "gins", "undercut": "undercuts_made"}.get(outcome)
+            if key in figures:
+                figures[key] += n
         else:
-            figures.update(won_out=out_wins, won_rummy=rummy_wins, won_blocked=blocked_wins,
-                           avg_hand_left_when_losing=_mean(hand_left))
+            tally["lost_deals"] += n
+            tally["lost_hands"] += int(hands)
+        if knocker and outcome != "gin":
+            tally["knocks"] += n
+            tally["deadwood"] += int(hands)
+            if outcome == "undercut":
+                figures["undercuts_suffered"] += n
+    for variant, figures in out.items():
+        tally = sums[variant]
+        figures["win_rate"] = _rate(figures["won"], figures["games"])
+        if figures["deals"]:
+            figures["points_per_deal"] = round(figures["points_scored"] / figures["deals"], 2)
+        if PRESETS[variant].family == GIN:
+            figures["boxes"] = figures["deals_won"]
+            figures["knocks"] = tally["knocks"]
+            if tally["knocks"]:
+                figures["avg_deadwood_at_knock"] = _mean(tally["deadwood"] / tally["knocks"])
+        elif tally["lost_deals"]:
+            figures["avg_hand_left_when_losing"] = _mean(tally["lost_hands"]
+                                                         / tally["lost_deals"])
     for variant, code, count in violations:
         entry(variant)["violations"][code] = count
     return dict(sorted(out.items()))
@@ -161,37 +177,43 @@ def leaderboard(store: Store, flt: StatsFilter, sort: str, order: str, min_games
 
 
 def head_to_head(store: Store, a: str, b: str, flt: StatsFilter) -> dict[str, Any]:
-    """Games where ``a`` and ``b`` sat as opponents (partners are not opponents)."""
-    where, params = _where(flt, "x")
-    both = ("SELECT x.game_id FROM game_players x JOIN game_players y USING (game_id) "
-            "WHERE x.player = ? AND y.player = ? AND (x.team IS NULL OR x.team <> y.team)"
-            f"{where}")
-    both_args = [a, b, *params]
+    """Games where ``a`` and ``b`` sat as opponents (partners are not opponents): both
+    players' rows are read once and paired by game here."""
+    where, params = _where(flt)
     with store.cursor() as cur:
         rows = cur.execute(
-            f"SELECT player, count(*), count(*) FILTER (WHERE finished), "
-            f"count(*) FILTER (WHERE won), coalesce(sum(points), 0) "
-            f"FROM game_players WHERE game_id IN ({both}) AND player IN (?, ?) "
-            "GROUP BY player", [*both_args, a, b]).fetchall()
-        recent = cur.execute(
-            "SELECT g.id, g.variant, g.status, g.winner, g.game_time, g.tournament_id, "
-            "max(p.points) FILTER (WHERE p.player = ?), "
-            "max(p.points) FILTER (WHERE p.player = ?) "
-            f"FROM games g JOIN game_players p ON p.game_id = g.id WHERE g.id IN ({both}) "
-            "GROUP BY ALL ORDER BY g.game_time DESC, g.id LIMIT ?",
-            [a, b, *both_args, RECENT_GAMES]).fetchall()
-    by_player = {p: (n, finished, won, points) for p, n, finished, won, points in rows}
-    games = by_player.get(a, (0, 0, 0, 0))
+            "SELECT game_id, player, team, finished, won, points, epoch_ms(game_time) "
+            "FROM game_players "
+            f"WHERE player IN (?, ?){where}", [a, b, *params]).fetchall()
+        by_game: dict[str, dict[str, tuple]] = {}
+        for game_id, player, team, finished, won, points, at in rows:
+            by_game.setdefault(game_id, {})[player] = (team, finished, won, points, at)
+        shared = {gid: seats for gid, seats in by_game.items()
+                  if len(seats) == 2 and (seats[a][0] is None or seats[a][0] != seats[b][0])}
+        latest = sorted(shared, key=lambda gid: (shared[gid][a][4], gid), reverse=True)
+        latest = latest[:RECENT_GAMES]
+        details = {row[0]: row for row in cur.execute(
+            "SELECT id, variant, status, winner, game_time, tournament_id FROM games "
+            "WHERE id IN (SELECT unnest(?))", [latest]).fetchall()} if latest else {}
+    wins = {a: 0, b: 0}
+    points = {a: 0, b: 0}
+    finished = 0
+    for seats in shared.values():
+        finished += 1 if seats[a][1] else 0
+        for p in (a, b):
+            wins[p] += 1 if seats[p][2] else 0
+            points[p] += seats[p][3]
     return {
         "players": [a, b],
-        "games": games[0],
-        "finished": games[1],
-        "wins": {p: by_player.get(p, (0, 0, 0, 0))[2] for p in (a, b)},
-        "points": {p: int(by_player.get(p, (0, 0, 0, 0))[3]) for p in (a, b)},
-        "recent": [{"id": gid, "variant": variant, "status": status, "winner": winner,
-                    "game_time": at, "tournament": tournament,
-                    "points": {a: pa, b: pb}}
-                   for gid, variant, status, winner, at, tournament, pa, pb in recent],
+        "games": len(shared),
+        "finished": finished,
+        "wins": wins,
+        "points": points,
+        "recent": [{"id": gid, "variant": details[gid][1], "status": details[gid][2],
+                    "winner": details[gid][3], "game_time": details[gid][4],
+                    "tournament": details[gid][5],
+                    "points": {a: shared[gid][a][3], b: shared[gid][b][3]}}
+                   for gid in latest],
     }
 
 
