@@ -31,6 +31,7 @@ import random
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -50,6 +51,8 @@ MIXED = "mixed"
 DEFAULT_DB = "./data/rummy.duckdb"
 BATCH_PATH = "/api/v1/games/batch"
 PROGRESS_SECONDS = 2.0
+BLOCK = 16  # games a generating process sends at a time
+LOOKAHEAD = 64  # blocks a generating process may get ahead of the one storing them
 RETRIES = 5  # fresh seeds tried for a game whose options never let it end
 
 # Mixed loads: how often each preset is drawn, and its player counts.
@@ -303,20 +306,71 @@ def _work(index: int) -> tuple[Any, int]:
     return build_record(document, raw, game, report), deals
 
 
+def _worker_main(plan: LoadPlan, as_records: bool, worker: int, workers: int, games: int,
+                 out: Any) -> None:
+    """A generating process: blocks ``worker``, ``worker + workers``, ... in order, each
+    sent as one message.  The queue's feeder thread sends while this one goes on
+    generating, so a parent busy storing never stalls it (up to LOOKAHEAD blocks)."""
+    _init_worker(plan, as_records)
+    try:
+        for block in range(worker, -(-games // BLOCK), workers):
+            first = block * BLOCK
+            out.put((True, [_work(i) for i in range(first, min(first + BLOCK, games))]))
+    except BaseException:  # reported by the parent, which stops the load
+        out.put((False, traceback.format_exc()))
+    finally:
+        out.close()
+        out.join_thread()
+
+
+def _receive(channel: Any, process: Any) -> tuple[bool, Any]:
+    """The next message of a worker; RuntimeError if it died without sending it."""
+    while True:
+        try:
+            return channel.get(timeout=1.0)
+        except queue.Empty:
+            if not process.is_alive():
+                try:
+                    return channel.get(timeout=5.0)
+                except queue.Empty:
+                    raise RuntimeError(f"generating process {process.name} exited with code "
+                                       f"{process.exitcode}") from None
+
+
 def _results(plan: LoadPlan, games: int, as_records: bool,
              processes: int) -> Iterator[tuple[Any, int]]:
-    """The games in order, made in a pool of fresh interpreters (no DuckDB handle or lock
-    of this process is ever inherited)."""
-    if processes <= 1:
+    """The games in order, made in ``processes`` fresh interpreters (spawned: no DuckDB
+    handle or lock of this process is ever inherited).  Blocks of BLOCK games are dealt
+    round-robin and read back in the same order, so the order never depends on timing."""
+    blocks = -(-games // BLOCK)
+    if processes <= 1 or blocks <= 1:
         _init_worker(plan, as_records)
         for index in range(games):
             yield _work(index)
         return
     context = multiprocessing.get_context("spawn")
-    chunksize = max(1, min(32, games // (processes * 8) or 1))
-    with context.Pool(processes, initializer=_init_worker,
-                      initargs=(plan, as_records)) as pool:
-        yield from pool.imap(_work, range(games), chunksize=chunksize)
+    workers = min(processes, blocks)
+    channels = [context.Queue(maxsize=LOOKAHEAD) for _ in range(workers)]
+    children = [context.Process(target=_worker_main, name=f"load-synthetic-{k}", daemon=True,
+                                args=(plan, as_records, k, workers, games, channels[k]))
+                for k in range(workers)]
+    for child in children:
+        child.start()
+    try:
+        for block in range(blocks):
+            ok, payload = _receive(channels[block % workers], children[block % workers])
+            if not ok:
+                raise RuntimeError(f"a generating process failed:\n{payload}")
+            yield from payload
+    finally:
+        for child in children:
+            if child.is_alive():
+                child.terminate()
+        for child in children:
+            child.join()
+        for channel in channels:
+            channel.close()
+            channel.cancel_join_thread()
 
 
 # --------------------------------------------------------------------------- progress
