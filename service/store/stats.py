@@ -182,9 +182,11 @@ def head_to_head(store: Store, a: str, b: str, flt: StatsFilter) -> dict[str, An
     where, params = _where(flt)
     with store.cursor() as cur:
         rows = cur.execute(
+            "WITH r AS (SELECT game_id, player, team, finished, won, points, game_time "
+            f"FROM game_players WHERE player IN (?, ?){where}), "
+            "shared AS (SELECT game_id FROM r GROUP BY game_id HAVING count(*) = 2) "
             "SELECT game_id, player, team, finished, won, points, epoch_ms(game_time) "
-            "FROM game_players "
-            f"WHERE player IN (?, ?){where}", [a, b, *params]).fetchall()
+            "FROM r SEMI JOIN shared USING (game_id)", [a, b, *params]).fetchall()
         by_game: dict[str, dict[str, tuple]] = {}
         for game_id, player, team, finished, won, points, at in rows:
             by_game.setdefault(game_id, {})[player] = (team, finished, won, points, at)
