@@ -277,16 +277,9 @@ class Store:
     def list_games(self, where: GameFilter, limit: int,
                    before_seq: int | None = None) -> list[dict[str, Any]]:
         """Newest first; ``before_seq`` continues after the last game of a page."""
-        clauses, params = filter_sql(where)
-        if before_seq is not None:
-            clauses.append("seq < ?")
-            params.append(before_seq)
-        sql = ("SELECT id, seq, uploaded_at, source_id, variant, status, players, "
-               "tournament_id, played_at, n_deals, winner FROM games")
-        if clauses:
-            sql += " WHERE " + " AND ".join(clauses)
-        sql += " ORDER BY seq DESC LIMIT ?"
-        params.append(limit)
+        sql, params = keyset_sql("id, seq, uploaded_at, source_id, variant, status, players, "
+                                 "tournament_id, played_at, n_deals, winner", where, limit,
+                                 before_seq)
         with self.cursor() as cur:
             rows = cur.execute(sql, params).fetchall()
             names = [d[0] for d in cur.description]
@@ -302,6 +295,20 @@ class Store:
             raise ValueError(f"no table {table!r}")
         with self.cursor() as cur:
             return cur.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def keyset_sql(columns: str, where: GameFilter, limit: int,
+               before_seq: int | None) -> tuple[str, list[Any]]:
+    """One page of games, newest first, continuing after ``before_seq``; ``columns`` is
+    a fixed list from this package, never from a request."""
+    clauses, params = filter_sql(where)
+    if before_seq is not None:
+        clauses.append("seq < ?")
+        params.append(before_seq)
+    sql = f"SELECT {columns} FROM games"
+    if clauses:
+        sql += " WHERE " + " AND ".join(clauses)
+    return sql + " ORDER BY seq DESC LIMIT ?", [*params, limit]
 
 
 def filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:

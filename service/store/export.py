@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from .db import GameFilter, Store, filter_sql
+from .db import GameFilter, Store, filter_sql, keyset_sql
 
 PAGE_SIZE = 100  # logs per query: at most this many uploaded logs are held at once
 BLOCK_SIZE = 256 << 10  # bytes per chunk when streaming the Parquet file
@@ -41,20 +41,10 @@ DEAL_RESULT_COLUMNS: tuple[str, ...] = tuple(
 def iter_logs(store: Store, where: GameFilter) -> Iterator[bytes]:
     """The matching games' logs exactly as uploaded, newest first, one query per page
     of :data:`PAGE_SIZE` (read when each page is fetched, so tests can lower it)."""
-    clauses, params = filter_sql(where)
     before: int | None = None
     while True:
         size = PAGE_SIZE
-        page_clauses = list(clauses)
-        page_params = list(params)
-        if before is not None:
-            page_clauses.append("seq < ?")
-            page_params.append(before)
-        sql = "SELECT seq, log FROM games"
-        if page_clauses:
-            sql += " WHERE " + " AND ".join(page_clauses)
-        sql += " ORDER BY seq DESC LIMIT ?"
-        page_params.append(size)
+        sql, page_params = keyset_sql("seq, log", where, size, before)
         with store.cursor() as cur:
             rows = cur.execute(sql, page_params).fetchall()
         for _, log in rows:
