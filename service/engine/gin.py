@@ -275,13 +275,16 @@ class GinTable(Table):
 
     # -- scoring ----------------------------------------------------------------------
 
-    def score(self) -> tuple[str, int | None, dict[int, int]]:
-        """Outcome, winner and points once the log's deal has ended."""
+    def score(self, values: dict[int, int] | None = None
+              ) -> tuple[str, int | None, dict[int, int]]:
+        """Outcome, winner and points once the log's deal has ended; ``values`` may give
+        the hand values already counted."""
         if self.outcome == VOID:
             return VOID, None, dict.fromkeys(self.order, 0)
         assert self.knocker is not None
-        return gin_points(self.rules, self.knocker, self.defender, self.knocker_deadwood,
-                          self.hand_value(self.defender), self.is_gin, self.big_gin,
-                          self.doubled)
+        defender = self.defender
+        counted = values[defender] if values is not None else self.hand_value(defender)
+        return gin_points(self.rules, self.knocker, defender, self.knocker_deadwood,
+                          counted, self.is_gin, self.big_gin, self.doubled)
 
 

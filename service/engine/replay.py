@@ -140,14 +140,16 @@ class _GameReplay:
                 return True
             self.results.append(self._unscored(deal, seats, table))
             return False
-        outcome, winner, points = _score(table)
+        values = {s: table.hand_value(s) for s in seats}
+        outcome, winner, points = _score(table, values)
         self.last_winner = winner
         for seat, value in points.items():
             self.player_points[seat] += value
         self.board.add_deal(points, winner)
         result = DealResult(
             outcome=outcome, winner=names[winner] if winner is not None else None,
-            points={names[s]: points[s] for s in seats}, hand_values=table.hand_values(),
+            points={names[s]: points[s] for s in seats},
+            hand_values={names[s]: values[s] for s in seats},
             claimed=deal.claimed, players=tuple(names[s] for s in seats),
             first=names[table.order[0]], knocker=_knocker(table, names), turns=table.draws,
             finished=True)
@@ -234,11 +236,12 @@ def _knocker(table: Table, names: tuple[str, ...]) -> str | None:
     return names[knocker] if knocker is not None else None
 
 
-def _score(table: Table) -> tuple[str, int | None, dict[int, int]]:
+def _score(table: Table, values: dict[int, int]) -> tuple[str, int | None, dict[int, int]]:
+    """Outcome, winner and points of a finished deal; ``values`` are the hand values
+    (deadwood in gin) by seat."""
     if isinstance(table, GinTable):
-        return table.score()
+        return table.score(values)
     rules = table.rules
-    values = {s: table.hand_value(s) for s in table.seats}
     if table.outcome == BLOCKED:
         points, winner = rummy_blocked_points(rules, table.seats, values)
         return BLOCKED, winner, points

@@ -78,6 +78,79 @@ class RummyTable(Table):
             return self.reuse_pending and self.reusable() is not None
         return (self.stock_count == 0 and not self.drew and self.reusable() is not None)
 
+    # -- moves ----------------------------------------------------------------------
+
+    def play(self, move: Move) -> Problem:
+        """Draws and discards that are plainly legal are applied here in a few steps;
+        every other move, and any draw or discard that fails a check, goes through its
+        handler, which repeats the checks in RULES.md order and names the violation."""
+        player = move.player
+        if self.ended or self.reuse_pending or player != self.order[self.turn]:
+            return super().play(move)
+        action = move.action
+        if action == DRAW:
+            if self.drew:
+                return super().play(move)
+            return self._fast_draw(move, player)
+        if action == DISCARD and self.drew:
+            return self._fast_discard(move, player)
+        if action == MELD:
+            return self.meld(move)
+        if action == LAYOFF:
+            return self.layoff(move)
+        return super().play(move)
+
+    def _fast_draw(self, move: Move, player: int) -> Problem:
+        card = move.card
+        if move.source == STOCK:
+            if not self.stock_count:
+                return self.draw(move)
+            order = self.stock_order
+            if order is not None:
+                top = order[-1]
+                if card is not None and card != top:
+                    return self.draw(move)
+                order.pop()
+            else:
+                top = card
+                if top is None or not self.stock_set >> top & 1:
+                    return self.draw(move)
+            self.stock_set &= ~(1 << top)
+            self.stock_count -= 1
+            self.taken = None
+        else:
+            pile = self.pile
+            if not pile or (card is not None and card != pile[-1]):
+                return self.draw(move)
+            top = pile.pop()
+            self.taken = top
+        self.hands[player] |= 1 << top
+        self.drew = True
+        self.draws += 1
+        return None
+
+    def _fast_discard(self, move: Move, player: int) -> Problem:
+        card = move.card
+        hand = self.hands[player]
+        if not hand >> card & 1 or (card == self.taken and not self.rules.discard_taken_card):
+            return self.discard(move)
+        hand ^= 1 << card
+        self.hands[player] = hand
+        self.pile.append(card)
+        if not hand:
+            self._went_out(player)
+            return None
+        if self.played_now:
+            self.played_before.add(player)
+            self.played_now = False
+        self.melds_now = 0
+        if not self.stock_count and self.rules.stock_exhausted == "reshuffle_keep_last_discard":
+            self.reuse_pending = True
+        self.turn = (self.turn + 1) % len(self.order)
+        self.drew = False
+        self.taken = None
+        return None
+
     # -- actions --------------------------------------------------------------------
 
     def reshuffle(self, move: Move) -> Problem:
