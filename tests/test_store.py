@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from service.engine import parse_game, verify
-from service.store import GameFilter, Store, StoreLocked, build_record
+from service.store import GameFilter, Store, StoreLocked, build_record, game_rows, joined
 from tests.engine.test_gin import KNOCK, gin_game
 
 
@@ -48,6 +48,23 @@ def test_same_game_is_stored_once(store):
     assert store.count("games") == 2
     assert store.count("moves") == 4
     assert store.count("deal_players") == 4
+
+
+def test_rows_built_elsewhere_keep_only_the_new_games(store):
+    """Rows shipped whole (as a pool process builds them) and joined: a game already
+    stored, or twice in the group, keeps none of its rows but the first copy's."""
+    first, second, third = record(id="a"), record(id="b"), record(id="c")
+    store.add_games([first])
+    rows = joined([game_rows([first, second]), game_rows([third, second])])
+    assert len(rows) == 4
+    assert store.add_games(rows) == [(first.id, False), (second.id, True), (third.id, True),
+                                     (second.id, False)]
+    assert store.count("games") == 3
+    assert store.count("moves") == 3 * len(first.moves)
+    assert store.count("deal_players") == 3 * len(first.deal_players)
+    with store.cursor() as cur:
+        seqs = cur.execute("SELECT source_id, seq FROM games ORDER BY seq").fetchall()
+    assert seqs == [("a", 1), ("b", 2), ("c", 3)]
 
 
 def test_reads(store):

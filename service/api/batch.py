@@ -16,6 +16,7 @@ from flask import Response, current_app, g, request, stream_with_context
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
+from ..store import GameRows, joined
 from .auth import write_access
 from .config import Settings, current_store, current_verifier, settings
 from .intake import NDJSON_TYPES, BodyTooLarge, iter_lines, require_media_type
@@ -48,22 +49,22 @@ class LineResultSchema(Schema):
     error = fields.Nested(LineErrorSchema)
 
 
-def _commit(chunk: list[Entry]) -> bytes:
+def _commit(judged: tuple[list[Entry], list[GameRows]]) -> bytes:
     """Store the chunk's good games and answer each of its lines, in order."""
+    chunk, parts = judged
     if not chunk:
         return b""
-    records = [entry.record for entry in chunk if entry.record is not None]
+    good = sum(len(rows.ids) for rows in parts)
     failure = None
     answers: Iterator[tuple[str, bool]] = iter(())
     try:
-        answers = iter(current_store().submit(records))
+        answers = iter(current_store().submit(joined(parts)))
     except Exception:
-        current_app.logger.exception("batch chunk of %d games could not be stored",
-                                     len(records))
+        current_app.logger.exception("batch chunk of %d games could not be stored", good)
         failure = problem_body(503, DATABASE_UNAVAILABLE, "the game could not be stored")
     out = []
     for entry in chunk:
-        if entry.record is None or failure is not None:
+        if entry.id is None or failure is not None:
             result: dict[str, Any] = {"line": entry.line, "error": entry.error or failure}
         else:
             game_id, created = next(answers)
@@ -74,13 +75,13 @@ def _commit(chunk: list[Entry]) -> bytes:
 
 
 def _judged(items: list[tuple[int, bytes | None]], config: Settings,
-            uploader: str | None) -> list[Entry]:
-    entries = current_verifier().judge(items, config.max_game_bytes, uploader)
+            uploader: str | None) -> tuple[list[Entry], list[GameRows]]:
+    entries, parts = current_verifier().judge(items, config.max_game_bytes, uploader)
     for entry in entries:
         if entry.log:
             current_app.logger.error("batch line %d could not be verified:\n%s", entry.line,
                                      entry.log)
-    return entries
+    return entries, parts
 
 
 def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,

@@ -14,7 +14,7 @@ later.
     RUMMY_PAGE_SIZE        default page size of GET /games     50
     RUMMY_MAX_PAGE_SIZE    largest page size                   500
     RUMMY_BATCH_CHUNK      games verified and committed at once in a batch  200
-    RUMMY_VERIFY_PROCESSES processes verifying batch lines (0: none)  cores - 1
+    RUMMY_VERIFY_PROCESSES processes verifying batch lines (0: none)  cores
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ STORE_EXTENSION = "rummy_store"
 VERIFIER_EXTENSION = "rummy_verifier"
 
 
-def _spare_cores() -> int:
-    return max(0, (os.cpu_count() or 1) - 1)
+def _cores() -> int:
+    return os.cpu_count() or 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,7 @@ class Settings:
     page_size: int = 50
     max_page_size: int = 500
     batch_chunk: int = 200
-    verify_processes: int = field(default_factory=_spare_cores)
+    verify_processes: int = field(default_factory=_cores)
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None,

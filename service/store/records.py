@@ -45,7 +45,8 @@ class GameRecord:
     violations: list[tuple] = field(default_factory=list)
 
 
-def _move_row(gid: str, d: int, m: int, move: Move, names: tuple[str, ...]) -> tuple:
+def _move_columns(move: Move, names: tuple[str, ...]) -> tuple:
+    """A move's row without its position: player, action, source, card, cards, meld."""
     cards = None
     if move.cards is not None:
         cards = " ".join(card_name(c) for c in move.cards)
@@ -53,7 +54,7 @@ def _move_row(gid: str, d: int, m: int, move: Move, names: tuple[str, ...]) -> t
         cards = " | ".join(" ".join(card_name(c) for c in meld) for meld in move.melds)
     elif move.stock is not None:
         cards = " ".join(card_name(c) for c in move.stock)
-    return (gid, d, m, names[move.player], move.action, move.source,
+    return (names[move.player], move.action, move.source,
             card_name(move.card) if move.card is not None else None, cards, move.meld)
 
 
@@ -113,6 +114,8 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
             totals["points"].get(name, 0), claimed_totals.get(name), won, lost, finished,
             shutouts, deals_of[name]))
 
+    seen: dict[int, tuple] = {}  # id of a move -> its columns (the game holds the moves)
+    moves_append = record.moves.append
     for d, (deal, result) in enumerate(zip(game.deals, report.deals, strict=True)):
         scored = result.outcome is not None
         record.deals.append((
@@ -127,7 +130,11 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
                 result.hand_values.get(p, 0), result.winner == p, result.first == p,
                 result.knocker == p, scored))
         for m, move in enumerate(deal.moves):
-            record.moves.append(_move_row(gid, d, m, move, names))
+            # The parser shares equal draws and discards: convert each object once.
+            columns = seen.get(id(move))
+            if columns is None:
+                columns = seen[id(move)] = _move_columns(move, names)
+            moves_append((gid, d, m, *columns))
     for v in report.violations:
         record.violations.append((gid, v.deal, v.move, v.player, v.code, v.message, variant,
                                   tid, at))
