@@ -6,7 +6,9 @@
 
 The app opens its DuckDB store when it is created, so create it in the process that
 serves (a gunicorn worker after the fork, never at import time), and in one process per
-database file: DuckDB allows one writer process.  The store is closed at exit, or by
+database file: DuckDB allows one writer process.  By default the store runs in a
+process of its own that the app starts (``service.store.remote``: DuckDB statements
+would otherwise wait on the HTTP threads for the interpreter lock).  The store is closed at exit, or by
 :func:`close_app`.
 
 Modules, one concern each: ``config`` (settings), ``problems`` (RFC 9457 errors),
@@ -25,6 +27,7 @@ from typing import Any
 from flask import Flask
 
 from ..store import Store
+from ..store.remote import RemoteStore
 from . import (
     batch,
     docs,
@@ -67,7 +70,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(docs.blp)
     app.register_blueprint(docs.root)
 
-    store = Store(settings.db_path)
+    store = RemoteStore(settings.db_path) if settings.store_process else Store(settings.db_path)
     app.extensions[STORE_EXTENSION] = store
     verifier = Verifier(settings.verify_processes)
     app.extensions[VERIFIER_EXTENSION] = verifier
@@ -76,7 +79,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def _closer(store: Store, verifier: Verifier) -> Callable[[], None]:
+def _closer(store: Store | RemoteStore, verifier: Verifier) -> Callable[[], None]:
     """Close the store and the verifying pool once, whoever asks first (atexit or
     close_app)."""
     lock = threading.Lock()

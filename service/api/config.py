@@ -15,6 +15,7 @@ later.
     RUMMY_MAX_PAGE_SIZE    largest page size                   500
     RUMMY_BATCH_CHUNK      games verified and committed at once in a batch  200
     RUMMY_VERIFY_PROCESSES processes verifying batch lines (0: none)  cores
+    RUMMY_STORE_PROCESS    1: DuckDB in a process of its own; 0: in this one  1
 """
 
 from __future__ import annotations
@@ -28,13 +29,14 @@ from flask import current_app
 
 from ..engine.parse import MAX_BYTES
 from ..store import Store
+from ..store.remote import RemoteStore
 
 if TYPE_CHECKING:
     from .verifier import Verifier
 
 VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_MAX_GAME_BYTES",
              "RUMMY_MAX_BATCH_BYTES", "RUMMY_PAGE_SIZE", "RUMMY_MAX_PAGE_SIZE",
-             "RUMMY_BATCH_CHUNK", "RUMMY_VERIFY_PROCESSES")
+             "RUMMY_BATCH_CHUNK", "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS")
 EXTENSION = "rummy_settings"
 STORE_EXTENSION = "rummy_store"
 VERIFIER_EXTENSION = "rummy_verifier"
@@ -57,6 +59,7 @@ class Settings:
     max_page_size: int = 500
     batch_chunk: int = 200
     verify_processes: int = field(default_factory=_cores)
+    store_process: bool = True
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None,
@@ -78,6 +81,7 @@ class Settings:
             batch_chunk=_int(source, "RUMMY_BATCH_CHUNK", base.batch_chunk),
             verify_processes=_int(source, "RUMMY_VERIFY_PROCESSES", base.verify_processes,
                                   minimum=0),
+            store_process=_flag(source, "RUMMY_STORE_PROCESS", base.store_process),
         )
         if settings.page_size > settings.max_page_size:
             raise ValueError("RUMMY_PAGE_SIZE must not exceed RUMMY_MAX_PAGE_SIZE")
@@ -95,6 +99,18 @@ def _int(source: Mapping[str, Any], name: str, default: int, minimum: int = 1) -
     if number < minimum:
         raise ValueError(f"{name} must be at least {minimum}")
     return number
+
+
+def _flag(source: Mapping[str, Any], name: str, default: bool) -> bool:
+    value = source.get(name)
+    if value is None or value == "":
+        return default
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name} must be 1 or 0, not {value!r}")
 
 
 def _keys(source: Mapping[str, Any], name: str) -> tuple[str, ...]:
@@ -115,7 +131,7 @@ def settings() -> Settings:
     return current_app.extensions[EXTENSION]
 
 
-def current_store() -> Store:
+def current_store() -> Store | RemoteStore:
     """The store the current app opened (one per process, shared by its threads)."""
     return current_app.extensions[STORE_EXTENSION]
 

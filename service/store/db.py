@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -162,7 +162,64 @@ MAX_GROUP = 2000  # games per group commit
 LINGER = 0.002  # seconds the writer waits for more games before a small commit
 
 
-class Store:
+class StoreReads:
+    """The reads of the store, over ``cursor()``: shared by the store opened in this
+    process and the one reached in its own process (``remote.RemoteStore``)."""
+
+    def cursor(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    @property
+    def schema_version(self) -> int:
+        with self.cursor() as cur:
+            return cur.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+
+    def ping(self) -> bool:
+        with self.cursor() as cur:
+            return cur.execute("SELECT 1").fetchone()[0] == 1
+
+    def get_game(self, gid: str) -> dict[str, Any] | None:
+        with self.cursor() as cur:
+            row = cur.execute(
+                "SELECT id, seq, uploaded_at, uploader, source_id, variant, status, players, "
+                "tournament_id, tournament_round, tournament_table, played_at, n_deals, "
+                "n_moves, winner, margin, rules, meta, report FROM games WHERE id = ?",
+                [gid]).fetchone()
+            if row is None:
+                return None
+            names = [d[0] for d in cur.description]
+        return dict(zip(names, row, strict=True))
+
+    def get_log(self, gid: str) -> bytes | None:
+        with self.cursor() as cur:
+            row = cur.execute("SELECT log FROM games WHERE id = ?", [gid]).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def list_games(self, where: GameFilter, limit: int,
+                   before_seq: int | None = None) -> list[dict[str, Any]]:
+        """Newest first; ``before_seq`` continues after the last game of a page."""
+        sql, params = keyset_sql("id, seq, uploaded_at, source_id, variant, status, players, "
+                                 "tournament_id, played_at, n_deals, winner", where, limit,
+                                 before_seq)
+        with self.cursor() as cur:
+            rows = cur.execute(sql, params).fetchall()
+            names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def games_by_status(self) -> dict[str, int]:
+        with self.cursor() as cur:
+            return dict(cur.execute("SELECT status, count(*) FROM games GROUP BY status")
+                        .fetchall())
+
+    def count(self, table: str) -> int:
+        if table not in _SCHEMAS:
+            raise ValueError(f"no table {table!r}")
+        with self.cursor() as cur:
+            return cur.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+
+class Store(StoreReads):
     """One DuckDB file.  Open it once per process (after any fork)."""
 
     def __init__(self, path: str | Path, read_only: bool = False):
@@ -204,10 +261,6 @@ class Store:
             except Exception:
                 con.execute("ROLLBACK")
                 raise
-
-    @property
-    def schema_version(self) -> int:
-        return self._con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
 
     def close(self) -> None:
         if self._writer is not None:
@@ -319,52 +372,6 @@ class Store:
             self.commits += 1
             self.games_committed += fresh
             return answers
-
-    # -- reads --------------------------------------------------------------------------
-
-    def ping(self) -> bool:
-        with self.cursor() as cur:
-            return cur.execute("SELECT 1").fetchone()[0] == 1
-
-    def get_game(self, gid: str) -> dict[str, Any] | None:
-        with self.cursor() as cur:
-            row = cur.execute(
-                "SELECT id, seq, uploaded_at, uploader, source_id, variant, status, players, "
-                "tournament_id, tournament_round, tournament_table, played_at, n_deals, "
-                "n_moves, winner, margin, rules, meta, report FROM games WHERE id = ?",
-                [gid]).fetchone()
-            if row is None:
-                return None
-            names = [d[0] for d in cur.description]
-        return dict(zip(names, row, strict=True))
-
-    def get_log(self, gid: str) -> bytes | None:
-        with self.cursor() as cur:
-            row = cur.execute("SELECT log FROM games WHERE id = ?", [gid]).fetchone()
-        return None if row is None else bytes(row[0])
-
-    def list_games(self, where: GameFilter, limit: int,
-                   before_seq: int | None = None) -> list[dict[str, Any]]:
-        """Newest first; ``before_seq`` continues after the last game of a page."""
-        sql, params = keyset_sql("id, seq, uploaded_at, source_id, variant, status, players, "
-                                 "tournament_id, played_at, n_deals, winner", where, limit,
-                                 before_seq)
-        with self.cursor() as cur:
-            rows = cur.execute(sql, params).fetchall()
-            names = [d[0] for d in cur.description]
-        return [dict(zip(names, row, strict=True)) for row in rows]
-
-    def games_by_status(self) -> dict[str, int]:
-        with self.cursor() as cur:
-            return dict(cur.execute("SELECT status, count(*) FROM games GROUP BY status")
-                        .fetchall())
-
-    def count(self, table: str) -> int:
-        if table not in _SCHEMAS:
-            raise ValueError(f"no table {table!r}")
-        with self.cursor() as cur:
-            return cur.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-
 
 def keyset_sql(columns: str, where: GameFilter, limit: int,
                before_seq: int | None) -> tuple[str, list[Any]]:

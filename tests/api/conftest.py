@@ -20,7 +20,8 @@ from service.api.config import VARIABLES
 
 # Verification in the request thread, so that tests can patch the engine; the pool of
 # verifying processes has tests of its own (test_batch.py).
-DEFAULTS = dict.fromkeys(VARIABLES, "") | {"RUMMY_VERIFY_PROCESSES": "0"}
+DEFAULTS = dict.fromkeys(VARIABLES, "") | {"RUMMY_VERIFY_PROCESSES": "0",
+                                           "RUMMY_STORE_PROCESS": "0"}
 
 
 def _build(path: Path, **config: Any) -> Flask:
