@@ -1,9 +1,10 @@
 """Gunicorn settings for rummy-audit.
 
 DuckDB lets one process at a time open the database file for writing, so the service
-runs ONE worker process with threads: every request takes its own DuckDB cursor and
-all writes go through the store's single writer thread (group commits).  The app is
-created in the worker, after the fork (no preload): DuckDB is not fork-safe.
+runs ONE worker process with threads.  The app is created in the worker, after the
+fork (no preload), and starts the store process (spawned: DuckDB is not fork-safe),
+the only one to open the file: every request queries it over its own connection and
+all writes go through its single writer thread (group commits).
 Override with the environment: HOST, PORT, RUMMY_THREADS, RUMMY_TIMEOUT.
 """
 

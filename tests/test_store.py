@@ -12,6 +12,7 @@ import pytest
 
 from service.engine import parse_game, verify
 from service.store import GameFilter, Store, StoreLocked, build_record, game_rows, joined
+from service.store.remote import RemoteStore
 from tests.engine.test_gin import KNOCK, gin_game
 
 
@@ -21,9 +22,12 @@ def record(**changes):
     return build_record(doc, orjson.dumps(doc), game, verify(game))
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "data" / "rummy.duckdb")
+@pytest.fixture(params=["here", "own process"])
+def store(request, tmp_path):
+    """The store opened in this process, and the same reached in a process of its own
+    (as the HTTP service runs it): every test holds for both."""
+    path = tmp_path / "data" / "rummy.duckdb"
+    s = Store(path) if request.param == "here" else RemoteStore(str(path))
     yield s
     s.close()
 

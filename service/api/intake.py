@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import IO, Any
 
 from flask import request
@@ -93,7 +94,7 @@ def iter_lines(stream: IO[bytes], line_limit: int,
         yield number + 1, None if skipping else bytes(buffer)
 
 
-@dataclass(slots=True)
+@dataclass
 class Checked:
     """One verified log, ready to store."""
 
@@ -102,12 +103,13 @@ class Checked:
     game: Game
     report: Report
 
-    @property
+    @cached_property
     def id(self) -> str:
         return game_id(self.document)
 
     def record(self, uploader: str | None) -> GameRecord:
-        return build_record(self.document, self.raw, self.game, self.report, uploader)
+        return build_record(self.document, self.raw, self.game, self.report, uploader,
+                            gid=self.id)
 
 
 def check_log(raw: bytes, limit: int) -> Checked:

@@ -1,8 +1,8 @@
 """The DuckDB store: owns the connection, the migrations, the writes and the reads.
 
-DuckDB allows one read-write process per file.  The service therefore runs one
-process; inside it every request takes its own cursor, and all writes go through one
-writer thread.  The writer takes whatever games are waiting, from every request, and
+DuckDB allows one read-write process per file, which opens it here, once (the HTTP
+service does so in a process of its own: ``remote``).  Inside it every request takes
+its own cursor, and all writes go through one writer thread.  The writer takes whatever games are waiting, from every request, and
 commits them in one transaction bulk-inserted from Arrow tables (a group commit: a
 commit costs milliseconds whatever its size, so batching is what makes concurrent
 single uploads fast).  A game is acknowledged only after its transaction committed.

@@ -20,10 +20,13 @@ def test_settings_from_the_environment_and_overrides():
     assert defaults.db_path == "./data/rummy.duckdb"
     assert (defaults.page_size, defaults.max_page_size) == (50, 500)
     assert defaults.max_game_bytes == 1 << 20
+    assert defaults.store_process is True
+    assert Settings.load(environ={"RUMMY_STORE_PROCESS": "0"}).store_process is False
 
 
 @pytest.mark.parametrize("env", [{"RUMMY_PAGE_SIZE": "ten"}, {"RUMMY_MAX_GAME_BYTES": "0"},
-                                 {"RUMMY_PAGE_SIZE": "600"}, {"RUMMY_API_KEYS": "a b"}])
+                                 {"RUMMY_PAGE_SIZE": "600"}, {"RUMMY_API_KEYS": "a b"},
+                                 {"RUMMY_STORE_PROCESS": "maybe"}])
 def test_bad_settings_stop_the_start(env):
     with pytest.raises(ValueError, match="RUMMY_"):
         Settings.load(environ=env)

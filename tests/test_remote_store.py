@@ -1,0 +1,82 @@
+"""The store in a process of its own: start-up errors, queries, and its end with its
+parent.  (Reads and writes themselves are the tests of test_store.py, run both ways.)"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from service.store import Store, StoreError, StoreLocked
+from service.store.remote import RemoteStore
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_a_file_in_use_is_refused_as_locked(tmp_path):
+    path = tmp_path / "db.duckdb"
+    holder = Store(path)
+    try:
+        with pytest.raises(StoreLocked, match="in use"):
+            RemoteStore(str(path))
+    finally:
+        holder.close()
+
+
+def test_queries_answer_like_a_cursor(tmp_path):
+    store = RemoteStore(str(tmp_path / "db.duckdb"))
+    try:
+        with store.cursor() as cur:
+            cur.execute("SELECT * FROM (VALUES (1, 'a'), (2, 'b')) t(n, s) ORDER BY n")
+            assert [d[0] for d in cur.description] == ["n", "s"]
+            assert cur.fetchone() == (1, "a")
+            assert cur.fetchall() == [(2, "b")]
+            assert cur.fetchone() is None
+            assert cur.execute("SELECT ?::INTEGER + 1", [41]).fetchone() == (42,)
+            with pytest.raises(StoreError, match="nope"):
+                cur.execute("SELECT * FROM nope")
+        assert store.ping() and store.schema_version == 1
+        assert (store.commits, store.games_committed) == (0, 0)
+    finally:
+        store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.ping()
+    Store(tmp_path / "db.duckdb").close()  # the file is free again
+
+
+CHILD = """
+import sys, time
+from service.store.remote import RemoteStore
+store = RemoteStore(sys.argv[1])
+print("open", flush=True)
+time.sleep(600)
+"""
+
+
+def test_the_store_process_ends_with_its_parent(tmp_path):
+    """A parent killed outright leaves no store process holding the file."""
+    path = tmp_path / "db.duckdb"
+    parent = subprocess.Popen([sys.executable, "-c", CHILD, str(path)], cwd=ROOT,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout.readline().strip() == "open"
+        with pytest.raises(StoreLocked):
+            Store(path)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                Store(path).close()
+                break
+            except StoreLocked:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
