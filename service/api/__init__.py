@@ -72,7 +72,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     store = RemoteStore(settings.db_path) if settings.store_process else Store(settings.db_path)
     app.extensions[STORE_EXTENSION] = store
-    verifier = Verifier(settings.verify_processes)
+    verifier = Verifier(settings.verify_processes,
+                        store.where if isinstance(store, RemoteStore) else None)
     app.extensions[VERIFIER_EXTENSION] = verifier
     app.extensions[_CLOSER] = _closer(store, verifier)
     atexit.register(app.extensions[_CLOSER])

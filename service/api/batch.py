@@ -16,13 +16,13 @@ from flask import Response, current_app, g, request, stream_with_context
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
-from ..store import GameRows, joined
+from ..store import joined
 from .auth import write_access
 from .config import Settings, current_store, current_verifier, settings
 from .intake import NDJSON_TYPES, BodyTooLarge, iter_lines, require_media_type
 from .problems import DATABASE_UNAVAILABLE, PAYLOAD_TOO_LARGE, problem_body
 from .spec import PREFIX, problem_responses
-from .verifier import Entry
+from .verifier import Part
 
 blp = Blueprint("batch", __name__, url_prefix=f"{PREFIX}/games",
                 description="Upload many logs at once as NDJSON")
@@ -49,39 +49,52 @@ class LineResultSchema(Schema):
     error = fields.Nested(LineErrorSchema)
 
 
-def _commit(judged: tuple[list[Entry], list[GameRows]]) -> bytes:
-    """Store the chunk's good games and answer each of its lines, in order."""
-    chunk, parts = judged
-    if not chunk:
-        return b""
-    good = sum(len(rows.ids) for rows in parts)
+def _commit(parts: list[Part]) -> bytes:
+    """Store the chunk's good games not stored yet and answer each of its lines, in
+    order: a line is answered as stored only once its game is committed."""
+    pending = [part.rows for part in parts if part.rows is not None]
+    stored: Iterator[tuple[str, bool]] = iter(())
     failure = None
-    answers: Iterator[tuple[str, bool]] = iter(())
-    try:
-        answers = iter(current_store().submit(joined(parts)))
-    except Exception:
-        current_app.logger.exception("batch chunk of %d games could not be stored", good)
-        failure = problem_body(503, DATABASE_UNAVAILABLE, "the game could not be stored")
+    if pending:
+        try:
+            stored = iter(current_store().submit(joined(pending)))
+        except Exception:
+            current_app.logger.exception("batch chunk of %d games could not be stored",
+                                         sum(len(rows) for rows in pending))
+            failure = _unavailable()
     out = []
-    for entry in chunk:
-        if entry.id is None or failure is not None:
-            result: dict[str, Any] = {"line": entry.line, "error": entry.error or failure}
-        else:
-            game_id, created = next(answers)
-            result = {"line": entry.line, "id": game_id, "status": entry.status,
-                      "created": created}
-        out.append(orjson.dumps(result))
-    return b"\n".join(out) + b"\n"
+    for part in parts:
+        answers = stored if part.rows is not None else iter(part.answers or ())
+        part_failure = failure if part.rows is not None else None
+        if part.failure is not None:
+            current_app.logger.error("batch part of %d lines could not be stored: %s",
+                                     len(part.entries), part.failure)
+            part_failure = _unavailable()
+        for entry in part.entries:
+            if entry.id is None or part_failure is not None:
+                result: dict[str, Any] = {"line": entry.line,
+                                          "error": entry.error or part_failure}
+            else:
+                game_id, created = next(answers)
+                result = {"line": entry.line, "id": game_id, "status": entry.status,
+                          "created": created}
+            out.append(orjson.dumps(result))
+    return b"\n".join(out) + b"\n" if out else b""
+
+
+def _unavailable() -> dict[str, Any]:
+    return problem_body(503, DATABASE_UNAVAILABLE, "the game could not be stored")
 
 
 def _judged(items: list[tuple[int, bytes | None]], config: Settings,
-            uploader: str | None) -> tuple[list[Entry], list[GameRows]]:
-    entries, parts = current_verifier().judge(items, config.max_game_bytes, uploader)
-    for entry in entries:
-        if entry.log:
-            current_app.logger.error("batch line %d could not be verified:\n%s", entry.line,
-                                     entry.log)
-    return entries, parts
+            uploader: str | None) -> list[Part]:
+    parts = current_verifier().judge(items, config.max_game_bytes, uploader)
+    for part in parts:
+        for entry in part.entries:
+            if entry.log:
+                current_app.logger.error("batch line %d could not be verified:\n%s",
+                                         entry.line, entry.log)
+    return parts
 
 
 def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,

@@ -48,11 +48,12 @@ def healthz() -> dict[str, Any]:
               description="Prometheus text exposition format 0.0.4")
 @blp.doc(summary="Request counts, latency histogram and games stored by status")
 def metrics() -> Response:
+    store = current_store()
+    by_status: dict[str, int] | None = None
+    writes: dict[str, int] | None = None
     try:
-        by_status: dict[str, int] | None = current_store().games_by_status()
+        by_status = store.games_by_status()
+        writes = {"commits": store.commits, "games_committed": store.games_committed}
     except Exception:
         current_app.logger.exception("metrics: the database does not answer")
-        by_status = None
-    store = current_store()
-    writes = {"commits": store.commits, "games_committed": store.games_committed}
     return Response(metrics_of_app().render(by_status, writes), content_type=CONTENT_TYPE)

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import LogValidationError
-from ..store import GameRecord, GameRows, game_rows
+from ..store import GameRecord, GameRows, StoreError, game_rows
+from ..store.remote import StoreClient
 from .intake import check_log
 from .problems import INTERNAL_ERROR, PAYLOAD_TOO_LARGE, VALIDATION_ERROR, problem_body
 
@@ -75,29 +76,62 @@ def judge_all(items: list[tuple[int, bytes | None]], limit: int,
     return [entry for entry, _ in judged], rows
 
 
-class Verifier:
-    """Judges lines in order, spread over the pool's processes when there is a pool."""
+@dataclass(slots=True)
+class Part:
+    """Consecutive lines of a chunk, judged by one process: the rows of their good games
+    still to store, or, when that process stored them itself, the store's answers (or
+    why it could not)."""
 
-    def __init__(self, processes: int):
+    entries: list[Entry]
+    rows: GameRows | None = None
+    answers: list[tuple[str, bool]] | None = None
+    failure: str | None = None
+
+
+_STORE: StoreClient | None = None  # in a pool process: the store process, if any
+
+
+def _connect(where: tuple[str, bytes] | None) -> None:
+    global _STORE
+    _STORE = StoreClient(*where) if where is not None else None
+
+
+def judge_part(items: list[tuple[int, bytes | None]], limit: int,
+               uploader: str | None) -> Part:
+    """Judge the lines, and store their good games straight away when this process
+    can reach the store process (the rows never travel through the HTTP worker)."""
+    entries, rows = judge_all(items, limit, uploader)
+    if _STORE is None:
+        return Part(entries, rows=rows)
+    try:
+        return Part(entries, answers=_STORE.submit(rows))
+    except StoreError as error:
+        return Part(entries, failure=str(error))
+
+
+class Verifier:
+    """Judges lines in order, spread over the pool's processes when there is a pool.
+    ``store_at``: the address and key of the store process, which the pool's processes
+    then write to themselves."""
+
+    def __init__(self, processes: int, store_at: tuple[str, bytes] | None = None):
         self.processes = processes
         self._pool: ProcessPoolExecutor | None = None
         if processes > 0:
             self._pool = ProcessPoolExecutor(
-                max_workers=processes, mp_context=multiprocessing.get_context("spawn"))
+                max_workers=processes, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_connect, initargs=(store_at,))
 
     def judge(self, items: list[tuple[int, bytes | None]], limit: int,
-              uploader: str | None) -> tuple[list[Entry], list[GameRows]]:
-        """The entries of every line in order, and the rows of the good games in the
-        same order, in one part per process used."""
+              uploader: str | None) -> list[Part]:
+        """The lines judged, in order, as one part per process used."""
         if self._pool is None or len(items) < 2:
             entries, rows = judge_all(items, limit, uploader)
-            return entries, [rows]
+            return [Part(entries, rows=rows)]
         size = -(-len(items) // self.processes)
-        parts = [items[i:i + size] for i in range(0, len(items), size)]
-        futures = [self._pool.submit(judge_all, part, limit, uploader) for part in parts]
-        results = [future.result() for future in futures]
-        return [entry for entries, _ in results for entry in entries], \
-            [rows for _, rows in results]
+        chunks = [items[i:i + size] for i in range(0, len(items), size)]
+        futures = [self._pool.submit(judge_part, chunk, limit, uploader) for chunk in chunks]
+        return [future.result() for future in futures]
 
     def close(self) -> None:
         if self._pool is not None:

@@ -103,7 +103,7 @@ class RemoteCursor:
     """What the storage modules use of a DuckDB cursor: ``execute`` then ``fetchall``,
     ``fetchone`` or ``description``; the whole result comes back with ``execute``."""
 
-    def __init__(self, store: RemoteStore):
+    def __init__(self, store: StoreClient):
         self._store = store
         self._rows: list[tuple] = []
         self._next = 0
@@ -125,34 +125,16 @@ class RemoteCursor:
         return self._rows[self._next - 1]
 
 
-class RemoteStore(StoreReads):
-    """The store of ``path``, opened in a process of its own (see the module)."""
+class StoreClient:
+    """Calls to a running store process, from any thread of any process that knows its
+    address and key (``RemoteStore.where``): the HTTP worker, and the verifying pool,
+    whose processes store the rows they build without sending them through the worker."""
 
-    def __init__(self, path: str, start_timeout: float = START_TIMEOUT):
-        self.path = str(path)
-        self._dir = tempfile.mkdtemp(prefix="rummy-store-")
-        self._address = os.path.join(self._dir, "store.sock")
-        self._key = secrets.token_bytes(32)
+    def __init__(self, address: str, key: bytes):
+        self._address = address
+        self._key = key
         self._local = threading.local()
         self._closed = False
-        context = multiprocessing.get_context("spawn")
-        self._control, child_end = context.Pipe()
-        self._process = context.Process(target=_serve, name="rummy-store", daemon=True,
-                                        args=(self.path, self._address, self._key, child_end))
-        self._process.start()
-        child_end.close()
-        if not self._control.poll(start_timeout):
-            self._stop(wait=0)
-            raise StoreError(f"the store process did not open {self.path} in time")
-        try:
-            status, detail = self._control.recv()
-        except EOFError:
-            status, detail = "failed", "the store process ended at start-up"
-        if status != "ready":
-            self._stop()
-            raise (StoreLocked if status == "locked" else StoreError)(detail)
-
-    # -- calls ----------------------------------------------------------------------
 
     def call(self, op: str, *args: Any) -> Any:
         """One call, on this thread's own connection; the store's errors raised here."""
@@ -173,15 +155,47 @@ class RemoteStore(StoreReads):
         kind, message = value
         raise _ERRORS.get(kind, StoreError)(message)
 
-    @contextmanager
-    def cursor(self) -> Iterator[RemoteCursor]:
-        yield RemoteCursor(self)
-
     def submit(self, games: Sequence[GameRecord] | GameRows) -> list[tuple[str, bool]]:
         """As ``Store.submit``: returns once the games are committed."""
         if not len(games):
             return []
         return self.call("submit", games if isinstance(games, GameRows) else list(games))
+
+
+class RemoteStore(StoreClient, StoreReads):
+    """The store of ``path``, opened in a process of its own (see the module)."""
+
+    def __init__(self, path: str, start_timeout: float = START_TIMEOUT):
+        self.path = str(path)
+        self._dir = tempfile.mkdtemp(prefix="rummy-store-")
+        super().__init__(os.path.join(self._dir, "store.sock"), secrets.token_bytes(32))
+        context = multiprocessing.get_context("spawn")
+        self._control, child_end = context.Pipe()
+        self._process = context.Process(target=_serve, name="rummy-store", daemon=True,
+                                        args=(self.path, self._address, self._key, child_end))
+        self._process.start()
+        child_end.close()
+        if not self._control.poll(start_timeout):
+            self._stop(wait=0)
+            raise StoreError(f"the store process did not open {self.path} in time")
+        try:
+            status, detail = self._control.recv()
+        except EOFError:
+            status, detail = "failed", "the store process ended at start-up"
+        if status != "ready":
+            self._stop()
+            raise (StoreLocked if status == "locked" else StoreError)(detail)
+
+    # -- calls ----------------------------------------------------------------------
+
+    @property
+    def where(self) -> tuple[str, bytes]:
+        """The address and key a ``StoreClient`` needs (never logged: the key admits)."""
+        return self._address, self._key
+
+    @contextmanager
+    def cursor(self) -> Iterator[RemoteCursor]:
+        yield RemoteCursor(self)
 
     def add_games(self, games: Sequence[GameRecord] | GameRows) -> list[tuple[str, bool]]:
         return self.call("add", games if isinstance(games, GameRows) else list(games))
