@@ -52,6 +52,12 @@ def test_same_game_is_stored_once(store):
     assert store.count("games") == 2
     assert store.count("moves") == 4
     assert store.count("deal_players") == 4
+    # A stored game among new ones: the new ones alone are added, numbered in order.
+    third = record(id="y")
+    assert store.add_games([rec, third]) == [(rec.id, False), (third.id, True)]
+    assert store.count("games") == 3 and store.count("moves") == 6
+    with store.cursor() as cur:
+        assert cur.execute("SELECT max(seq), count(DISTINCT seq) FROM games").fetchone() == (3, 3)
 
 
 def test_rows_built_elsewhere_keep_only_the_new_games(store):

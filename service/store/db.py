@@ -337,11 +337,21 @@ class Store(StoreReads):
 
     def add_games(self, games: Sequence[GameRecord] | GameRows) -> list[tuple[str, bool]]:
         """Store the games not stored yet, all in one transaction; for each game its id
-        and whether it was new.  Nothing is stored if anything fails."""
+        and whether it was new.  Nothing is stored if anything fails.
+
+        A group without repeated ids is first inserted as it is: the primary key of
+        ``games`` refuses a game stored before, and only then (a re-upload, rare) is the
+        group sorted out by a lookup, which spares a statement on every other commit."""
         rows = games if isinstance(games, GameRows) else game_rows(games)
         if not rows.ids:
             return []
         with self._write_lock, self.cursor() as cur:
+            if len(set(rows.ids)) == len(rows.ids):
+                try:
+                    self._insert(cur, rows)
+                    return [(gid, True) for gid in rows.ids]
+                except duckdb.ConstraintException:
+                    pass  # some game is stored already: sort the group out below
             present = {row[0] for row in cur.execute(
                 "SELECT id FROM games WHERE id IN (SELECT unnest(?))", [rows.ids]).fetchall()}
             answers = []
@@ -351,27 +361,29 @@ class Store(StoreReads):
                 answers.append((gid, new))
                 keep.append(new)
                 present.add(gid)
-            if not any(keep):
-                return answers
-            if not all(keep):
-                rows = _kept(rows, keep)
-            fresh = len(rows.ids)
-            seqs = pa.array(range(self._seq + 1, self._seq + 1 + fresh), type=pa.int64())
-            tables = dict(rows.tables)
-            tables["games"] = tables["games"].set_column(1, "seq", seqs)
-            cur.execute("BEGIN TRANSACTION")
-            try:
-                for name, table in tables.items():
-                    if table.num_rows:
-                        cur.from_arrow(table).insert_into(name)
-                cur.execute("COMMIT")
-            except Exception:
-                cur.execute("ROLLBACK")
-                raise
-            self._seq += fresh
-            self.commits += 1
-            self.games_committed += fresh
+            if any(keep):
+                self._insert(cur, rows if all(keep) else _kept(rows, keep))
             return answers
+
+    def _insert(self, cur: duckdb.DuckDBPyConnection, rows: GameRows) -> None:
+        """Insert the rows of new games in one transaction, numbering them in order."""
+        fresh = len(rows.ids)
+        seqs = pa.array(range(self._seq + 1, self._seq + 1 + fresh), type=pa.int64())
+        tables = dict(rows.tables)
+        tables["games"] = tables["games"].set_column(1, "seq", seqs)
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            for name, table in tables.items():
+                if table.num_rows:
+                    cur.from_arrow(table).insert_into(name)
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+        self._seq += fresh
+        self.commits += 1
+        self.games_committed += fresh
+
 
 def keyset_sql(columns: str, where: GameFilter, limit: int,
                before_seq: int | None) -> tuple[str, list[Any]]:
