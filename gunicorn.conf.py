@@ -22,3 +22,16 @@ accesslog = os.environ.get("RUMMY_ACCESS_LOG", "-")
 errorlog = "-"
 loglevel = os.environ.get("RUMMY_LOG_LEVEL", "info")
 wsgi_app = "service.api:create_app()"
+
+
+def post_worker_init(worker):
+    """Should the store process end while the worker serves (killed, out of memory),
+    the worker stops taking requests and exits; the master starts a new worker, which
+    starts a new store process on the same file."""
+    from service.api import on_store_lost
+
+    def lost():
+        worker.log.error("the store process ended; restarting the worker")
+        worker.alive = False
+
+    on_store_lost(worker.wsgi, lost)

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -80,3 +81,21 @@ def test_the_store_process_ends_with_its_parent(tmp_path):
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_the_owner_hears_when_the_store_process_ends_on_its_own(tmp_path):
+    store = RemoteStore(str(tmp_path / "db.duckdb"))
+    lost = threading.Event()
+    store.on_lost = lost.set
+    try:
+        store._process.kill()
+        assert lost.wait(30)
+        with pytest.raises(StoreError, match="not answering"):
+            store.ping()
+    finally:
+        store.close()
+    closed = RemoteStore(str(tmp_path / "db.duckdb"))
+    heard = threading.Event()
+    closed.on_lost = heard.set
+    closed.close()
+    assert not heard.wait(1)  # a close is not a loss

@@ -47,7 +47,7 @@ from .verifier import Verifier
 
 _CLOSER = "rummy_close"
 
-__all__ = ["Settings", "close_app", "create_app"]
+__all__ = ["Settings", "close_app", "create_app", "on_store_lost"]
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -95,6 +95,14 @@ def _closer(store: Store | RemoteStore, verifier: Verifier) -> Callable[[], None
                 store.close()
 
     return close
+
+
+def on_store_lost(app: Flask, callback: Callable[[], None]) -> None:
+    """Have ``callback`` called if the app's store process ends on its own (the shipped
+    gunicorn configuration then ends the worker, and its replacement starts afresh)."""
+    store = app.extensions[STORE_EXTENSION]
+    if isinstance(store, RemoteStore):
+        store.on_lost = callback
 
 
 def close_app(app: Flask) -> None:

@@ -11,6 +11,8 @@ on DuckDB, and the serving process keeps its lock for HTTP.
 same reads and writes as ``Store``: each call is one message over a Unix socket
 authenticated with a random key, answered once done (a write once committed).  The
 store process ends with its parent: when the parent exits, is killed, or closes it.
+Should it end first, ``on_lost`` is called (the gunicorn worker then exits, and its
+replacement starts a new store process).
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ import secrets
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from multiprocessing.connection import Client, Connection, Listener
+from multiprocessing.connection import Client, Connection, Listener, wait
 from typing import Any
 
 from .db import GameRows, Store, StoreError, StoreLocked, StoreReads
@@ -185,6 +187,8 @@ class RemoteStore(StoreClient, StoreReads):
         if status != "ready":
             self._stop()
             raise (StoreLocked if status == "locked" else StoreError)(detail)
+        self.on_lost: Callable[[], None] | None = None
+        threading.Thread(target=self._watch, name="store-watch", daemon=True).start()
 
     # -- calls ----------------------------------------------------------------------
 
@@ -209,6 +213,13 @@ class RemoteStore(StoreClient, StoreReads):
         return self.call("counters")[1]
 
     # -- lifecycle ------------------------------------------------------------------
+
+    def _watch(self) -> None:
+        """Call ``on_lost`` if the store process ends without being closed (killed, or
+        out of memory): every call fails from then on, and the owner may restart."""
+        wait([self._process.sentinel])
+        if not self._closed and self.on_lost is not None:
+            self.on_lost()
 
     def close(self) -> None:
         """Ask the store process to close the file (a checkpoint) and wait for it."""

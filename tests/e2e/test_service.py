@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import signal
+import subprocess
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -150,6 +154,42 @@ def test_acknowledged_games_survive_kill_9(tmp_path):
             assert restarted.get_json(f"/api/v1/games/{gid}")[0] == 200
     finally:
         restarted.stop()
+
+
+def upload(server: Server, raw: bytes) -> dict:
+    status, _, body = server.request("POST", "/api/v1/games", raw,
+                                     {"Content-Type": "application/json"})
+    assert status in (200, 201), body
+    return json.loads(body)
+
+
+def store_processes(server: Server) -> list[int]:
+    """The spawned children of the server's group (the store process, and the verifying
+    pool's processes once a batch started them)."""
+    found = subprocess.run(["pgrep", "-g", str(server.process.pid), "-f", "spawn_main"],
+                           capture_output=True, text=True).stdout.split()
+    return [int(pid) for pid in found]
+
+
+def test_a_killed_store_process_is_replaced_with_its_worker(server):
+    """The store process killed alone: the worker exits, gunicorn starts another with
+    a new store process, and the games stored before are all there."""
+    games = distinct_games(5, seed=31)
+    ids = [upload(server, raw)["id"] for raw in games]
+    [store] = store_processes(server)  # no batch yet: no pool processes
+    os.kill(store, signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            status, _ = server.get_json("/api/v1/healthz")
+        except OSError:
+            status = None
+        if status == 200 and store not in store_processes(server):
+            break
+        assert time.monotonic() < deadline, "the service did not come back"
+        time.sleep(0.2)
+    assert sorted(all_ids(server)) == sorted(ids)
+    assert upload(server, distinct_games(1, seed=32)[0])["created"] is True
 
 
 def test_sample_logs_dir_exists():
