@@ -8,6 +8,7 @@ ones (the verdict is the point); only a malformed log is refused (422).
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 from flask import Response, g, request, url_for
@@ -43,9 +44,15 @@ blp = Blueprint("games", __name__, url_prefix=f"{PREFIX}/games",
 FILTERS = ("player", "variant", "status", "tournament", "since", "until")
 
 
+def game_url(game_id: str) -> str:
+    """The game's URL, as ``url_for`` would build it, without its cost (a tenth of a
+    millisecond a call, which counts on the upload path and on pages of 500 games)."""
+    return f"{request.script_root}{PREFIX}/games/{quote(game_id)}"
+
+
 def links(game_id: str) -> dict[str, str]:
-    return {"self": url_for("games.get_game", game_id=game_id),
-            "log": url_for("games.get_log", game_id=game_id)}
+    url = game_url(game_id)
+    return {"self": url, "log": f"{url}/log"}
 
 
 def _not_found(game_id: str) -> Problem:
@@ -154,7 +161,7 @@ def list_games(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str
     rows = current_store().list_games(GameFilter(**filters), limit + 1, before)
     more = len(rows) > limit
     rows = rows[:limit]
-    games = [{**row, "links": {"self": url_for("games.get_game", game_id=row["id"])}}
+    games = [{**row, "links": {"self": game_url(row["id"])}}
              for row in rows]
     body: dict[str, Any] = {"games": games, "next": None}
     headers: dict[str, str] = {}

@@ -145,3 +145,20 @@ def test_hostile_game_ids_are_plain_404(shared_app):
     for value in ["' OR 1=1 --", "x'; DROP TABLE games; --", "%25", "..%2F..%2Fetc"]:
         assert_problem(client.get(f"{GAMES}/{quote(value, safe='%')}"), 404, "not-found")
     assert counts(shared_app) == before
+
+
+def test_game_links_match_the_routes(make_app):
+    """The links are built by hand on the hot paths: they must be what url_for gives,
+    under a script root too."""
+    from flask import url_for
+
+    from service.api.games import game_url, links
+
+    app = make_app()
+    for root in ("", "/audit"):
+        with app.test_request_context("/", environ_base={"SCRIPT_NAME": root}):
+            gid = "0123456789abcdef01234567"
+            assert game_url(gid) == url_for("games.get_game", game_id=gid)
+            assert links(gid) == {"self": url_for("games.get_game", game_id=gid),
+                                  "log": url_for("games.get_log", game_id=gid)}
+            assert game_url("a/b c") == url_for("games.get_game", game_id="a/b c")
