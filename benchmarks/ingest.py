@@ -2,7 +2,9 @@
 
 Prints single-game uploads per second (one-deal two-player gin games, POST /games) and
 deals per second through POST /games/batch (two-player gin and four-player rummy
-corpora from the generator).  Clients run in this process, on the same machine.
+corpora from the generator).  Clients run in this process, on the same machine.  Each
+figure is followed by the CPU it cost per game in each process (the HTTP worker, the
+store process, the verifying pool, the clients) and how busy the machine was.
 
     python benchmarks/ingest.py
     python benchmarks/ingest.py --singles 3000 --clients 16 --batch-games 1500
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import sys
 import tempfile
 import time
@@ -62,6 +65,66 @@ def commit_count(server: Server) -> int:
     return -1
 
 
+class CpuMeter:
+    """CPU seconds spent during a measurement by the server's processes, by role, by this
+    process (the clients), and how busy the machine was; read from /proc (Linux)."""
+
+    def __init__(self, server: Server):
+        self.group = server.process.pid
+        self.store = set(self._spawned())  # spawned before any batch: the store process
+
+    def _processes(self) -> dict[int, tuple[str, float]]:
+        out = {}
+        tick = os.sysconf("SC_CLK_TCK")
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{name}/stat").read_text()
+                cmd = Path(f"/proc/{name}/cmdline").read_bytes()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[2]) != self.group:  # the process group
+                continue
+            pid = int(name)
+            role = ("store" if pid in getattr(self, "store", ()) else "pool") \
+                if b"spawn_main" in cmd else "worker" if pid != self.group else "master"
+            out[pid] = (role, (int(fields[11]) + int(fields[12])) / tick)
+        return out
+
+    def _spawned(self) -> list[int]:
+        return [pid for pid in self._processes()
+                if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+    def __enter__(self) -> CpuMeter:
+        self.before = self._processes()
+        self.client = sum(os.times()[:2])
+        self.machine = self._machine()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        after = self._processes()
+        self.spent: dict[str, float] = {}
+        for pid, (role, seconds) in after.items():
+            used = seconds - self.before.get(pid, (role, 0.0))[1]
+            self.spent[role] = self.spent.get(role, 0.0) + used
+        self.spent["clients"] = sum(os.times()[:2]) - self.client
+        busy, total = (b - a for a, b in zip(self.machine, self._machine(), strict=True))
+        self.busy = busy / total if total else 0.0
+
+    @staticmethod
+    def _machine() -> tuple[int, int]:
+        values = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        idle = values[3] + values[4]
+        return sum(values) - idle, sum(values)
+
+    def per(self, count: int) -> str:
+        parts = ", ".join(f"{role} {seconds / count * 1000:.2f} ms"
+                          for role, seconds in sorted(self.spent.items()) if seconds > 0)
+        return f"CPU per game: {parts}; machine {self.busy:.0%} busy"
+
+
 def deals_in(bodies: list[bytes]) -> int:
     return sum(len(orjson.loads(line)["deals"]) for body in bodies
                for line in body.split(b"\n") if line.strip())
@@ -85,24 +148,29 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(Path(tmp) / "bench.duckdb").start()
         try:
-            seconds, answers = post_all(server.port, "/api/v1/games", singles,
-                                        "application/json", args.clients)
+            meter = CpuMeter(server)
+            with meter:
+                seconds, answers = post_all(server.port, "/api/v1/games", singles,
+                                            "application/json", args.clients)
             created = sum(json.loads(a)["created"] for a in answers)
             commits = commit_count(server)
             print(f"single uploads: {len(singles) / seconds:,.0f} games/s "
                   f"({len(singles)} one-deal gin games, {args.clients} clients, "
                   f"{seconds:.1f} s, {created} stored in {commits} commits)")
+            print(f"  {meter.per(len(singles))}")
             for name, games in batches.items():
                 bodies = [b"\n".join(games[i:i + args.batch_size])
                           for i in range(0, len(games), args.batch_size)]
-                seconds, answers = post_all(server.port, "/api/v1/games/batch", bodies,
-                                            "application/x-ndjson", min(args.clients, 4))
+                with meter:
+                    seconds, answers = post_all(server.port, "/api/v1/games/batch", bodies,
+                                                "application/x-ndjson", min(args.clients, 4))
                 lines = [json.loads(x) for a in answers for x in a.splitlines()]
                 assert all("id" in x for x in lines), [x for x in lines if "id" not in x][:3]
                 deals = deals_in(bodies)
                 print(f"batch {name}: {deals / seconds:,.0f} deals/s, "
                       f"{len(games) / seconds:,.0f} games/s ({len(games)} games, {deals} deals, "
                       f"batches of {args.batch_size}, {seconds:.1f} s)")
+                print(f"  {meter.per(len(games))}")
             status, _, body = server.request("GET", "/api/v1/healthz")
             print(f"healthz {status}; database file {server.db.stat().st_size / 2**20:.1f} MiB")
         finally:
