@@ -3,6 +3,7 @@ parent.  (Reads and writes themselves are the tests of test_store.py, run both w
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -13,7 +14,7 @@ import time
 import pytest
 
 from service.store import Store, StoreError, StoreLocked
-from service.store.remote import RemoteStore
+from service.store.remote import RemoteStore, StoreClient
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -51,7 +52,7 @@ def test_queries_answer_like_a_cursor(tmp_path):
 
 CHILD = """
 import sys, time
-from service.store.remote import RemoteStore
+from service.store.remote import RemoteStore, StoreClient
 store = RemoteStore(sys.argv[1])
 print("open", flush=True)
 time.sleep(600)
@@ -99,3 +100,23 @@ def test_the_owner_hears_when_the_store_process_ends_on_its_own(tmp_path):
     closed.on_lost = heard.set
     closed.close()
     assert not heard.wait(1)  # a close is not a loss
+
+
+def test_a_client_without_the_key_is_turned_away_and_others_still_served(tmp_path):
+    store = RemoteStore(str(tmp_path / "db.duckdb"))
+    try:
+        address, _ = store.where
+        intruder = StoreClient(address, b"not the key")
+        with pytest.raises((StoreError, multiprocessing.AuthenticationError)):
+            intruder.call("counters")
+        # Served within seconds (a listener stopped by the intruder would never answer).
+        answer: list = []
+        caller = threading.Thread(
+            target=lambda: answer.append(StoreClient(*store.where).call("counters")),
+            daemon=True)
+        caller.start()
+        caller.join(30)
+        assert answer == [(0, 0)]
+        assert store.ping()
+    finally:
+        store.close()

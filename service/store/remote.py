@@ -63,8 +63,8 @@ def _accept(listener: Listener, store: Store) -> None:
     while True:
         try:
             conn = listener.accept()
-        except (OSError, EOFError):
-            continue  # a client that failed the key exchange
+        except (OSError, EOFError, multiprocessing.AuthenticationError):
+            continue  # a client that failed the key exchange, or went away during it
         threading.Thread(target=_answer, args=(conn, store), daemon=True).start()
 
 
