@@ -41,6 +41,10 @@ def test_queries_answer_like_a_cursor(tmp_path):
             assert cur.execute("SELECT ?::INTEGER + 1", [41]).fetchone() == (42,)
             with pytest.raises(StoreError, match="nope"):
                 cur.execute("SELECT * FROM nope")
+            # A parameter DuckDB cannot take is an error of that call; the next one works.
+            with pytest.raises(StoreError, match="python value"):
+                cur.execute("SELECT ?", [object()])
+            assert cur.execute("SELECT 7").fetchone() == (7,)
         assert store.ping() and store.schema_version == 1
         assert (store.commits, store.games_committed) == (0, 0)
     finally:

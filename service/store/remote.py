@@ -80,7 +80,16 @@ def _answer(conn: Connection, store: Store) -> None:
             reply = ("ok", _call(store, op, args))
         except Exception as error:  # noqa: BLE001 - sent back and raised by the client
             reply = ("error", (type(error).__name__, str(error)))
-        conn.send(reply)
+        try:
+            try:
+                conn.send(reply)
+            except (OSError, EOFError):
+                raise
+            except Exception as error:  # noqa: BLE001 - an answer that does not pickle
+                conn.send(("error", ("StoreError", f"the answer could not be sent: {error}")))
+        except (OSError, EOFError):  # the client hung up meanwhile
+            conn.close()
+            return
 
 
 def _call(store: Store, op: str, args: tuple) -> Any:
