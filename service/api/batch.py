@@ -52,34 +52,39 @@ class LineResultSchema(Schema):
 def _commit(parts: list[Part]) -> bytes:
     """Store the chunk's good games not stored yet and answer each of its lines, in
     order: a line is answered as stored only once its game is committed."""
-    pending = [part.rows for part in parts if part.rows is not None]
-    stored: Iterator[tuple[str, bool]] = iter(())
-    failure = None
-    if pending:
-        try:
-            stored = iter(current_store().submit(joined(pending)))
-        except Exception:
-            current_app.logger.exception("batch chunk of %d games could not be stored",
-                                         sum(len(rows) for rows in pending))
-            failure = _unavailable()
+    _store_pending([part for part in parts if part.rows is not None])
     out = []
     for part in parts:
-        answers = stored if part.rows is not None else iter(part.answers or ())
-        part_failure = failure if part.rows is not None else None
-        if part.failure is not None:
-            current_app.logger.error("batch part of %d lines could not be stored: %s",
-                                     len(part.entries), part.failure)
-            part_failure = _unavailable()
+        answers = iter(part.answers or ())
+        failure = _unavailable() if part.failure is not None else None
         for entry in part.entries:
-            if entry.id is None or part_failure is not None:
-                result: dict[str, Any] = {"line": entry.line,
-                                          "error": entry.error or part_failure}
+            if entry.id is None or failure is not None:
+                result: dict[str, Any] = {"line": entry.line, "error": entry.error or failure}
             else:
                 game_id, created = next(answers)
                 result = {"line": entry.line, "id": game_id, "status": entry.status,
                           "created": created}
             out.append(orjson.dumps(result))
     return b"\n".join(out) + b"\n" if out else b""
+
+
+def _store_pending(pending: list[Part]) -> None:
+    """Commit the rows the pool handed back (no store process to write to), and give
+    each part its answers, or its failure."""
+    if not pending:
+        return
+    try:
+        answers = current_store().submit(joined([part.rows for part in pending]))
+    except Exception as error:
+        current_app.logger.exception("batch chunk of %d games could not be stored",
+                                     sum(len(part.rows) for part in pending))
+        for part in pending:
+            part.failure = str(error)
+        return
+    start = 0
+    for part in pending:
+        part.answers = answers[start:start + len(part.rows)]
+        start += len(part.rows)
 
 
 def _unavailable() -> dict[str, Any]:
@@ -90,6 +95,9 @@ def _judged(items: list[tuple[int, bytes | None]], config: Settings,
             uploader: str | None) -> list[Part]:
     parts = current_verifier().judge(items, config.max_game_bytes, uploader)
     for part in parts:
+        if part.failure is not None:
+            current_app.logger.error("batch part of %d lines could not be stored: %s",
+                                     len(part.entries), part.failure)
         for entry in part.entries:
             if entry.log:
                 current_app.logger.error("batch line %d could not be verified:\n%s",

@@ -80,16 +80,21 @@ def _answer(conn: Connection, store: Store) -> None:
             reply = ("ok", _call(store, op, args))
         except Exception as error:  # noqa: BLE001 - sent back and raised by the client
             reply = ("error", (type(error).__name__, str(error)))
-        try:
-            try:
-                conn.send(reply)
-            except (OSError, EOFError):
-                raise
-            except Exception as error:  # noqa: BLE001 - an answer that does not pickle
-                conn.send(("error", ("StoreError", f"the answer could not be sent: {error}")))
-        except (OSError, EOFError):  # the client hung up meanwhile
+        if not _send(conn, reply):  # the client hung up meanwhile
             conn.close()
             return
+
+
+def _send(conn: Connection, reply: tuple) -> bool:
+    """Send a reply; one that does not pickle goes as an error of its call.  False when
+    the client is gone."""
+    try:
+        conn.send(reply)
+    except (OSError, EOFError):
+        return False
+    except Exception as error:  # noqa: BLE001 - an answer that does not pickle
+        return _send(conn, ("error", ("StoreError", f"the answer could not be sent: {error}")))
+    return True
 
 
 def _call(store: Store, op: str, args: tuple) -> Any:
