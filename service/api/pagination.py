@@ -32,10 +32,19 @@ def fingerprint(filters: Mapping[str, Any]) -> str:
     return _digest("&".join(parts))
 
 
+def _wrapped(token: str) -> str:
+    """A token as URL-safe base64 without padding."""
+    return base64.urlsafe_b64encode(token.encode()).decode().rstrip("=")
+
+
+def _unwrapped(cursor: str, encoding: str) -> str:
+    """The token of ``_wrapped``; binascii.Error or ValueError when it is not one."""
+    return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode(encoding)
+
+
 def encode_cursor(seq: int, filters: Mapping[str, Any]) -> str:
     payload = f"{_VERSION}:{seq}:{fingerprint(filters)}"
-    token = f"{payload}:{_digest(payload)}"
-    return base64.urlsafe_b64encode(token.encode()).decode().rstrip("=")
+    return _wrapped(f"{payload}:{_digest(payload)}")
 
 
 def decode_cursor(cursor: str, filters: Mapping[str, Any]) -> int:
@@ -46,7 +55,7 @@ def decode_cursor(cursor: str, filters: Mapping[str, Any]) -> int:
     if not cursor or len(cursor) > 200:
         raise bad
     try:
-        token = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
+        token = _unwrapped(cursor, "ascii")
     except (binascii.Error, ValueError):
         raise bad from None
     version, _, rest = token.partition(":")
@@ -68,8 +77,7 @@ def encode_key_cursor(key: list[Any], filters: Mapping[str, Any]) -> str:
     """A cursor naming the last row of a page by its sort key (a list of JSON values),
     bound to the filters and sort it was made with."""
     payload = json.dumps([_VERSION, key, fingerprint(filters)], separators=(",", ":"))
-    token = f"{payload}|{_digest(payload)}"
-    return base64.urlsafe_b64encode(token.encode()).decode().rstrip("=")
+    return _wrapped(f"{payload}|{_digest(payload)}")
 
 
 def decode_key_cursor(cursor: str, filters: Mapping[str, Any], arity: int) -> list[Any]:
@@ -80,7 +88,7 @@ def decode_key_cursor(cursor: str, filters: Mapping[str, Any], arity: int) -> li
     if not cursor or len(cursor) > 400:
         raise bad
     try:
-        token = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8")
+        token = _unwrapped(cursor, "utf-8")
         payload, _, check = token.rpartition("|")
         if not payload or check != _digest(payload):
             raise bad

@@ -1063,6 +1063,11 @@ class _GinDeal(_DealWriter):
                 value = points[card]
                 if best_card < 0 or dw < best_dw or (dw == best_dw and value >= best_points):
                     best_dw, best_points, best_card = dw, value, card
+        return self._remembered(hand, keep, best_dw, best_card)
+
+    def _remembered(self, hand: int, keep: int, best_dw: int,
+                    best_card: int) -> tuple[int, int]:
+        """The best discard found, kept for the same question asked again."""
         assert best_card >= 0
         result = best_dw, best_card
         self.last_discard = (hand, keep, result)
@@ -1093,10 +1098,7 @@ class _GinDeal(_DealWriter):
                 value = points[card]
                 if best_card < 0 or dw < best_dw or (dw == best_dw and value >= best_points):
                     best_dw, best_points, best_card = dw, value, card
-        assert best_card >= 0
-        result = best_dw, best_card
-        self.last_discard = (hand, keep, result)
-        return result
+        return self._remembered(hand, keep, best_dw, best_card)
 
     def takes(self, seat: int, card: int, must_knock: bool) -> bool:
         """Take the discard when it lowers the best deadwood (at the floor: only when it
