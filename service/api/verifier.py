@@ -60,19 +60,9 @@ def judge(line: int, text: bytes | None, limit: int,
 
 def judge_all(items: list[tuple[int, bytes | None]], limit: int,
               uploader: str | None) -> tuple[list[Entry], GameRows]:
-    """Every line judged, and the rows of its good games in line order.
-
-    The cyclic garbage collector is paused meanwhile: a chunk allocates hundreds of
-    thousands of small objects and no cycles, and the collections it would trigger
-    cost more than the verification itself on large chunks."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        judged = [judge(line, text, limit, uploader) for line, text in items]
-        rows = game_rows([record for _, record in judged if record is not None])
-    finally:
-        if enabled:
-            gc.enable()
+    """Every line judged, and the rows of its good games in line order."""
+    judged = [judge(line, text, limit, uploader) for line, text in items]
+    rows = game_rows([record for _, record in judged if record is not None])
     return [entry for entry, _ in judged], rows
 
 
@@ -98,9 +88,19 @@ def _connect(where: tuple[str, bytes] | None) -> None:
 
 def judge_part(items: list[tuple[int, bytes | None]], limit: int,
                uploader: str | None) -> Part:
-    """Judge the lines, and store their good games straight away when this process
-    can reach the store process (the rows never travel through the HTTP worker)."""
-    entries, rows = judge_all(items, limit, uploader)
+    """In a pool process: judge the lines, and store their good games straight away
+    when this process can reach the store process (the rows never travel through the
+    HTTP worker).
+
+    The cyclic garbage collector is paused while judging: a chunk allocates hundreds of
+    thousands of small objects and no cycles, and the collections it would trigger cost
+    more than the verification itself on large chunks.  (Only here: in the serving
+    process the pause would hold for every thread.)"""
+    gc.disable()
+    try:
+        entries, rows = judge_all(items, limit, uploader)
+    finally:
+        gc.enable()
     if _STORE is None:
         return Part(entries, rows=rows)
     try:
