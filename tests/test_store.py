@@ -6,6 +6,7 @@ import subprocess
 import sys
 import threading
 from datetime import UTC, datetime
+from pathlib import Path
 
 import orjson
 import pytest
@@ -14,6 +15,9 @@ from service.engine import parse_game, verify
 from service.store import GameFilter, Store, StoreLocked, build_record, game_rows, joined
 from service.store.remote import RemoteStore
 from tests.engine.test_gin import KNOCK, gin_game
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+TABLES = ("games", "game_players", "deals", "deal_players", "moves", "violations")
 
 
 def record(**changes):
@@ -75,6 +79,79 @@ def test_rows_built_elsewhere_keep_only_the_new_games(store):
     with store.cursor() as cur:
         seqs = cur.execute("SELECT source_id, seq FROM games ORDER BY seq").fetchall()
     assert seqs == [("a", 1), ("b", 2), ("c", 3)]
+
+
+def sample_records():
+    """Every sample log as a record: every variant, teams, tournaments, meta, claims,
+    illegal, mismatched and incomplete games (violations)."""
+    out = []
+    for path in sorted(SAMPLES.glob("*.json")):
+        raw = path.read_bytes()
+        doc = orjson.loads(raw)
+        game = parse_game(doc)
+        out.append(build_record(doc, raw, game, verify(game), uploader="key-1"))
+    return out
+
+
+def test_appended_rows_equal_arrow_rows(tmp_path):
+    """Records go through the appenders, rows built elsewhere through Arrow: both give
+    the same tables, value for value."""
+    records = sample_records()
+    assert {r.games[6] for r in records} == {"valid", "illegal", "mismatch", "incomplete"}
+    assert all(any(getattr(r, name) for r in records) for name in TABLES)
+    appended, from_arrow = Store(tmp_path / "a.duckdb"), Store(tmp_path / "b.duckdb")
+    try:
+        appended.add_games(records[:3])
+        appended.add_games(records[3:])
+        from_arrow.add_games(game_rows(records))
+        for name in TABLES:
+            with appended.cursor() as a, from_arrow.cursor() as b:
+                query = f"SELECT * FROM {name} ORDER BY ALL"
+                rows = a.execute(query).fetchall()
+                assert rows == b.execute(query).fetchall()
+                assert len(rows) == sum(len(getattr(r, name)) for r in records) \
+                    if name != "games" else len(records)
+    finally:
+        appended.close()
+        from_arrow.close()
+
+
+def test_records_and_rows_in_one_transaction(tmp_path):
+    """A writer's group may hold records and Arrow rows: one transaction for both,
+    numbered in order, a game repeated across them stored once."""
+    first, second, third = record(id="a"), record(id="b"), record(id="c")
+    store = Store(tmp_path / "db.duckdb")
+    try:
+        answers = store._add([[first, second], game_rows([third, first]), [second]])
+        assert answers == [(first.id, True), (second.id, True), (third.id, True),
+                           (first.id, False), (second.id, False)]
+        assert store.commits == 1
+        with store.cursor() as cur:
+            assert cur.execute("SELECT source_id, seq FROM games ORDER BY seq").fetchall() \
+                == [("a", 1), ("b", 2), ("c", 3)]
+        assert store.count("moves") == 3 * len(first.moves)
+    finally:
+        store.close()
+
+
+def test_records_and_rows_from_concurrent_requests(store):
+    first, second, third = record(id="a"), record(id="b"), record(id="c")
+    answers = {}
+
+    def send(name, games):
+        answers[name] = store.submit(games)
+
+    threads = [threading.Thread(target=send, args=args)
+               for args in (("records", [first, second]), ("rows", game_rows([third, first])))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(answers["records"] + answers["rows"]) == sorted(
+        [(first.id, True), (first.id, False), (second.id, True), (third.id, True)])
+    assert store.count("games") == 3 and store.count("moves") == 3 * len(first.moves)
+    with store.cursor() as cur:
+        assert cur.execute("SELECT count(DISTINCT seq), max(seq) FROM games").fetchone() == (3, 3)
 
 
 def test_reads(store):

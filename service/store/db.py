@@ -2,10 +2,18 @@
 
 DuckDB allows one read-write process per file, which opens it here, once (the HTTP
 service does so in a process of its own: ``remote``).  Inside it every request takes
-its own cursor, and all writes go through one writer thread.  The writer takes whatever games are waiting, from every request, and
-commits them in one transaction bulk-inserted from Arrow tables (a group commit: a
-commit costs milliseconds whatever its size, so batching is what makes concurrent
-single uploads fast).  A game is acknowledged only after its transaction committed.
+its own cursor, and all writes go through one writer thread.  The writer takes whatever
+games are waiting, from every request, and commits them in one transaction (a group
+commit: a commit costs milliseconds whatever its size, so batching is what makes
+concurrent single uploads fast).  A game is acknowledged only after its transaction
+committed.
+
+Rows arrive in two shapes and are bulk-inserted in both: games as records (plain tuples,
+from single uploads) go through one appender per table, flushed once per commit; rows
+already built as Arrow tables (``GameRows``, from the verifying pool) are inserted from
+them.  Each statement costs about a millisecond whatever its size, and the appenders
+spare both the statements that turn a table into a relation and the Python loops that
+build small Arrow tables, which were most of a small commit.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -127,22 +135,8 @@ def joined(parts: Sequence[GameRows]) -> GameRows:
 Games = GameRows | list[GameRecord]
 
 
-def _all_rows(group: Sequence[Games]) -> GameRows:
-    """The rows of a writer's group: records converted together (one Arrow table per
-    table for a group of single uploads), rows built elsewhere joined as they are."""
-    parts: list[GameRows] = []
-    records: list[GameRecord] = []
-    for games in group:
-        if isinstance(games, GameRows):
-            if records:
-                parts.append(game_rows(records))
-                records = []
-            parts.append(games)
-        else:
-            records.extend(games)
-    if records or not parts:
-        parts.append(game_rows(records))
-    return joined(parts)
+def _ids(games: Games) -> list[str]:
+    return games.ids if isinstance(games, GameRows) else [r.id for r in games]
 
 
 def _kept(rows: GameRows, keep: list[bool]) -> GameRows:
@@ -237,6 +231,7 @@ class Store(StoreReads):
         self._queue: queue.SimpleQueue[tuple[Games, Future] | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
         self._writer_start = threading.Lock()
+        self._writes: _Writer | None = None
         self.commits = 0  # write transactions committed since start-up
         self.games_committed = 0
         if not read_only:
@@ -267,6 +262,9 @@ class Store(StoreReads):
             self._queue.put(None)
             self._writer.join()
             self._writer = None
+        if self._writes is not None:
+            self._writes.close()
+            self._writes = None
         self._con.close()
 
     @contextmanager
@@ -319,14 +317,14 @@ class Store(StoreReads):
 
     def _commit_group(self, group: list[tuple[Games, Future]]) -> None:
         try:
-            answers = self.add_games(_all_rows([games for games, _ in group]))
+            answers = self._add([games for games, _ in group])
         except Exception as error:
             if len(group) == 1:
                 group[0][1].set_exception(error)
                 return
             for games, future in group:  # one bad request must not fail the others
                 try:
-                    future.set_result(self.add_games(games))
+                    future.set_result(self._add([games]))
                 except Exception as single_error:
                     future.set_exception(single_error)
             return
@@ -337,52 +335,137 @@ class Store(StoreReads):
 
     def add_games(self, games: Sequence[GameRecord] | GameRows) -> list[tuple[str, bool]]:
         """Store the games not stored yet, all in one transaction; for each game its id
-        and whether it was new.  Nothing is stored if anything fails.
+        and whether it was new.  Nothing is stored if anything fails (a row of the wrong
+        shape or type raises ValueError)."""
+        return self._add([games if isinstance(games, GameRows) else list(games)])
 
-        A group without repeated ids is first inserted as it is: the primary key of
-        ``games`` refuses a game stored before, and only then (a re-upload, rare) is the
-        group sorted out by a lookup, which spares a statement on every other commit."""
-        rows = games if isinstance(games, GameRows) else game_rows(games)
-        if not rows.ids:
+    def _add(self, parts: list[Games]) -> list[tuple[str, bool]]:
+        """``add_games`` for several groups of games in one transaction, answers in order.
+
+        Games without repeated ids are first inserted as they are: the primary key of
+        ``games`` refuses a game stored before, and only then (a re-upload, rare) are
+        they sorted out by a lookup, which spares a statement on every other commit."""
+        ids = [gid for part in parts for gid in _ids(part)]
+        if not ids:
             return []
-        with self._write_lock, self.cursor() as cur:
-            if len(set(rows.ids)) == len(rows.ids):
+        with self._write_lock:
+            writer = self._writer_connection()
+            if len(set(ids)) == len(ids):
                 try:
-                    self._insert(cur, rows)
-                    return [(gid, True) for gid in rows.ids]
+                    self._insert(writer, parts)
+                    return [(gid, True) for gid in ids]
                 except duckdb.ConstraintException:
-                    pass  # some game is stored already: sort the group out below
-            present = {row[0] for row in cur.execute(
-                "SELECT id FROM games WHERE id IN (SELECT unnest(?))", [rows.ids]).fetchall()}
-            answers = []
+                    pass  # some game is stored already: sort them out below
+            try:
+                present = {row[0] for row in writer.cursor.execute(
+                    "SELECT id FROM games WHERE id IN (SELECT unnest(?))", [ids]).fetchall()}
+            except duckdb.Error as error:
+                raise StoreError(f"database error: {error}") from error
             keep = []
-            for gid in rows.ids:
-                new = gid not in present
-                answers.append((gid, new))
-                keep.append(new)
+            for gid in ids:
+                keep.append(gid not in present)
                 present.add(gid)
             if any(keep):
-                self._insert(cur, rows if all(keep) else _kept(rows, keep))
-            return answers
+                try:
+                    self._insert(writer, _kept_parts(parts, keep))
+                except duckdb.ConstraintException as error:
+                    raise StoreError(f"database error: {error}") from error
+            return list(zip(ids, keep, strict=True))
 
-    def _insert(self, cur: duckdb.DuckDBPyConnection, rows: GameRows) -> None:
+    def _writer_connection(self) -> _Writer:
+        if self._writes is None:
+            self._writes = _Writer(self._con.cursor())
+        return self._writes
+
+    def _insert(self, writer: _Writer, parts: list[Games]) -> None:
         """Insert the rows of new games in one transaction, numbering them in order."""
-        fresh = len(rows.ids)
-        seqs = pa.array(range(self._seq + 1, self._seq + 1 + fresh), type=pa.int64())
-        tables = dict(rows.tables)
-        tables["games"] = tables["games"].set_column(1, "seq", seqs)
+        seq = self._seq
+        cur = writer.cursor
         cur.execute("BEGIN TRANSACTION")
         try:
-            for name, table in tables.items():
-                if table.num_rows:
-                    cur.from_arrow(table).insert_into(name)
+            for part in parts:
+                if isinstance(part, GameRows):
+                    _insert_arrow(cur, part, seq)
+                else:
+                    writer.append(part, seq)
+                seq += len(part)
+            writer.flush()
             cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
+        except BaseException as error:
+            writer.clear()
+            with suppress(duckdb.Error):
+                cur.execute("ROLLBACK")
+            if isinstance(error, duckdb.InvalidInputException | duckdb.ConversionException):
+                raise ValueError(f"a row cannot be stored: {error}") from error
+            if isinstance(error, duckdb.Error) \
+                    and not isinstance(error, duckdb.ConstraintException):
+                raise StoreError(f"database error: {error}") from error
             raise
-        self._seq += fresh
+        fresh = seq - self._seq
+        self._seq = seq
         self.commits += 1
         self.games_committed += fresh
+
+
+class _Writer:
+    """The store's connection for writes, with one appender per table (rows buffered
+    by ``append``, written by ``flush`` with one statement per table)."""
+
+    def __init__(self, cursor: duckdb.DuckDBPyConnection):
+        self.cursor = cursor
+        self.appenders = {name: cursor.appender(name) for name in _SCHEMAS}
+        self.pending: set[str] = set()
+
+    def append(self, records: list[GameRecord], seq: int) -> None:
+        """Buffer the rows of ``records``, numbered from ``seq + 1``."""
+        games = [(r.games[0], seq + k, *r.games[2:]) for k, r in enumerate(records, 1)]
+        self.appenders["games"].append_rows(games)
+        self.pending.add("games")
+        for name in _CHILD_TABLES:
+            rows = [row for r in records for row in getattr(r, name)]
+            if rows:
+                self.appenders[name].append_rows(rows)
+                self.pending.add(name)
+
+    def flush(self) -> None:
+        for name in self.pending:
+            self.appenders[name].flush()
+        self.pending.clear()
+
+    def clear(self) -> None:
+        for name in self.pending:
+            self.appenders[name].clear()
+        self.pending.clear()
+
+    def close(self) -> None:
+        self.clear()
+        self.cursor.close()
+
+
+def _insert_arrow(cur: duckdb.DuckDBPyConnection, rows: GameRows, seq: int) -> None:
+    """Insert rows built as Arrow tables, their games numbered from ``seq + 1``."""
+    seqs = pa.array(range(seq + 1, seq + 1 + len(rows)), type=pa.int64())
+    for name, table in rows.tables.items():
+        if name == "games":
+            table = table.set_column(1, "seq", seqs)
+        if table.num_rows:
+            cur.from_arrow(table).insert_into(name)
+
+
+def _kept_parts(parts: list[Games], keep: list[bool]) -> list[Games]:
+    """The parts with only the games whose ``keep`` flag is set (in order over all
+    parts), parts left empty dropped."""
+    out: list[Games] = []
+    start = 0
+    for part in parts:
+        flags = keep[start:start + len(part)]
+        start += len(part)
+        if all(flags):
+            out.append(part)
+        elif any(flags):
+            out.append(_kept(part, flags) if isinstance(part, GameRows)
+                       else [r for r, flag in zip(part, flags, strict=True) if flag])
+    return out
 
 
 def keyset_sql(columns: str, where: GameFilter, limit: int,
