@@ -49,3 +49,10 @@ def test_gunicorn_runs_one_worker_with_threads_and_no_preload(monkeypatch):
     assert settings["preload_app"] is False
     assert settings["bind"].endswith(":8123")
     assert settings["wsgi_app"] == "service.api:create_app()"
+
+
+def test_access_log_only_when_asked(monkeypatch):
+    monkeypatch.delenv("RUMMY_ACCESS_LOG", raising=False)
+    assert runpy.run_path(str(ROOT / "gunicorn.conf.py"))["accesslog"] is None
+    monkeypatch.setenv("RUMMY_ACCESS_LOG", "-")
+    assert runpy.run_path(str(ROOT / "gunicorn.conf.py"))["accesslog"] == "-"

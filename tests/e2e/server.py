@@ -30,7 +30,7 @@ class Server:
         self.db = db
         self.port = port or free_port()
         self.env = {**os.environ, "PORT": str(self.port), "HOST": "127.0.0.1",
-                    "RUMMY_DB": str(db), "RUMMY_ACCESS_LOG": "/dev/null", **(env or {})}
+                    "RUMMY_DB": str(db), **(env or {})}
         self.process: subprocess.Popen | None = None
         self.log = db.with_suffix(".log")
 
