@@ -42,6 +42,7 @@ from . import (
     variants,
 )
 from .config import EXTENSION, STORE_EXTENSION, VERIFIER_EXTENSION, Settings
+from .jsonio import OrjsonProvider
 from .spec import make_api
 from .verifier import Verifier
 
@@ -55,6 +56,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     keys; any other key goes to Flask's own config), its store opened."""
     settings = Settings.load(config)
     app = Flask(__name__)
+    app.json = OrjsonProvider(app)
     app.config.update({key: value for key, value in (config or {}).items()
                        if not key.startswith("RUMMY_")})
     app.config["MAX_CONTENT_LENGTH"] = max(settings.max_game_bytes, settings.max_batch_bytes)
