@@ -5,15 +5,18 @@ runs ONE worker process with threads.  The app is created in the worker, after t
 fork (no preload), and starts the store process (spawned: DuckDB is not fork-safe),
 the only one to open the file: every request queries it over its own connection and
 all writes go through its single writer thread (group commits).
-Override with the environment: HOST, PORT, RUMMY_THREADS, RUMMY_TIMEOUT,
-RUMMY_ACCESS_LOG (`-`: a line per request on standard output), RUMMY_LOG_LEVEL.
+Override with the environment: HOST, PORT, RUMMY_THREADS, RUMMY_KEEPALIVE_LINGER_MS,
+RUMMY_TIMEOUT, RUMMY_ACCESS_LOG (`-`: a line per request on standard output),
+RUMMY_LOG_LEVEL.
 """
 
 import os
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = 1  # one read-write DuckDB process; never raise this
-worker_class = "gthread"
+# gunicorn's gthread worker, a thread keeping a kept-alive connection for its next
+# request a few milliseconds (service/http_worker.py; RUMMY_KEEPALIVE_LINGER_MS).
+worker_class = "service.http_worker.LingeringThreadWorker"
 threads = int(os.environ.get("RUMMY_THREADS", "32"))
 preload_app = False
 timeout = int(os.environ.get("RUMMY_TIMEOUT", "120"))

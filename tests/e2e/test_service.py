@@ -194,3 +194,34 @@ def test_a_killed_store_process_is_replaced_with_its_worker(server):
 
 def test_sample_logs_dir_exists():
     assert Path(SAMPLES).is_dir()
+
+
+def test_kept_alive_clients_share_the_threads_fairly(tmp_path):
+    """The worker's threads wait on a kept-alive connection for its next request only
+    while another thread is free: four clients sending request after request to two
+    threads are all served from the start, none after the others are done."""
+    srv = Server(tmp_path / "rummy.duckdb", env={"RUMMY_THREADS": "2"}).start()
+    first, done, statuses = {}, {}, []
+
+    def client(k: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=60)
+        for i in range(150):
+            conn.request("GET", "/api/v1/variants")
+            response = conn.getresponse()
+            response.read()
+            statuses.append(response.status)
+            if i == 0:
+                first[k] = time.monotonic()
+        done[k] = time.monotonic()
+        conn.close()
+
+    try:
+        threads = [threading.Thread(target=client, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        srv.stop()
+    assert statuses == [200] * 600
+    assert max(first.values()) < min(done.values())
