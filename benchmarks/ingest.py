@@ -13,9 +13,9 @@ store process, the verifying pool, the clients) and how busy the machine was.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
+import socket
 import sys
 import tempfile
 import time
@@ -35,19 +35,71 @@ def corpus(variant: str, games: int, seed: int, players: int, rules: dict | None
                                                     rules=rules)]
 
 
+class Connection:
+    """A lean HTTP/1.1 keep-alive client: the clients share the machine with the
+    service, and the standard library's client took 0.35-0.45 ms of CPU per request
+    here, against about 0.1 ms for this one.  It still reads every answer whole: status
+    line, headers, then the body by Content-Length or chunk by chunk."""
+
+    def __init__(self, port: int):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=300)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.head = f"Host: 127.0.0.1:{port}\r\n".encode()
+        self.buffer = b""
+
+    def post(self, path: str, body: bytes, content_type: str) -> tuple[int, bytes]:
+        self.sock.sendall(b"".join((
+            f"POST {path} HTTP/1.1\r\n".encode(), self.head,
+            f"Content-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n".encode(),
+            body)))
+        header = self._until(b"\r\n\r\n")
+        status = int(header[9:12])
+        fields = {}
+        for line in header.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            fields[name.strip().lower()] = value.strip()
+        if fields.get(b"transfer-encoding", b"").lower() == b"chunked":
+            chunks = []
+            while size := int(self._until(b"\r\n").split(b";")[0], 16):
+                chunks.append(self._exactly(size))
+                self._exactly(2)
+            self._until(b"\r\n")  # no trailers are sent
+            return status, b"".join(chunks)
+        return status, self._exactly(int(fields.get(b"content-length", b"0")))
+
+    def _fill(self) -> None:
+        data = self.sock.recv(1 << 16)
+        if not data:
+            raise ConnectionError("the server closed the connection")
+        self.buffer += data
+
+    def _until(self, mark: bytes) -> bytes:
+        while (end := self.buffer.find(mark)) < 0:
+            self._fill()
+        found, self.buffer = self.buffer[:end], self.buffer[end + len(mark):]
+        return found
+
+    def _exactly(self, size: int) -> bytes:
+        while len(self.buffer) < size:
+            self._fill()
+        found, self.buffer = self.buffer[:size], self.buffer[size:]
+        return found
+
+    def close(self) -> None:
+        self.sock.close()
+
+
 def post_all(port: int, path: str, bodies: list[bytes], content_type: str,
              clients: int) -> tuple[float, list[bytes]]:
     """Send every body with ``clients`` keep-alive connections; seconds and answers."""
     answers: list[bytes] = [b""] * len(bodies)
 
     def client(k: int) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+        conn = Connection(port)
         for i in range(k, len(bodies), clients):
-            conn.request("POST", path, bodies[i], {"Content-Type": content_type})
-            response = conn.getresponse()
-            answers[i] = response.read()
-            if response.status >= 300 and response.status != 200:
-                raise RuntimeError(f"{response.status}: {answers[i][:200]!r}")
+            status, answers[i] = conn.post(path, bodies[i], content_type)
+            if status >= 300:
+                raise RuntimeError(f"{status}: {answers[i][:200]!r}")
         conn.close()
 
     start = time.perf_counter()

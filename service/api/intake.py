@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
 from typing import IO, Any
 
 from flask import request
@@ -102,10 +101,7 @@ class Checked:
     raw: bytes
     game: Game
     report: Report
-
-    @cached_property
-    def id(self) -> str:
-        return game_id(self.document)
+    id: str  # game_id(document): the same for the same log however formatted
 
     def record(self, uploader: str | None) -> GameRecord:
         return build_record(self.document, self.raw, self.game, self.report, uploader,
@@ -118,4 +114,4 @@ def check_log(raw: bytes, limit: int) -> Checked:
     Illegal, mismatched and incomplete games are verdicts, not errors."""
     document = load_json(raw, limit)
     game = parse_game(document)
-    return Checked(document, raw, game, verify(game))
+    return Checked(document, raw, game, verify(game), game_id(document))
