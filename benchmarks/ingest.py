@@ -162,19 +162,24 @@ class CpuMeter:
             used = seconds - self.before.get(pid, (role, 0.0))[1]
             self.spent[role] = self.spent.get(role, 0.0) + used
         self.spent["clients"] = sum(os.times()[:2]) - self.client
-        busy, total = (b - a for a, b in zip(self.machine, self._machine(), strict=True))
+        busy, steal, total = (b - a for a, b in zip(self.machine, self._machine(),
+                                                    strict=True))
         self.busy = busy / total if total else 0.0
+        self.steal = steal / total if total else 0.0
 
     @staticmethod
-    def _machine() -> tuple[int, int]:
+    def _machine() -> tuple[int, int, int]:
+        """Ticks busy (steal included), stolen by the hypervisor, and in all."""
         values = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
         idle = values[3] + values[4]
-        return sum(values) - idle, sum(values)
+        steal = values[7] if len(values) > 7 else 0
+        return sum(values) - idle, steal, sum(values)
 
     def per(self, count: int) -> str:
         parts = ", ".join(f"{role} {seconds / count * 1000:.2f} ms"
                           for role, seconds in sorted(self.spent.items()) if seconds > 0)
-        return f"CPU per game: {parts}; machine {self.busy:.0%} busy"
+        return (f"CPU per game: {parts}; machine {self.busy:.0%} busy "
+                f"({self.steal:.0%} stolen by the hypervisor)")
 
 
 def deals_in(bodies: list[bytes]) -> int:
