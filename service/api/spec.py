@@ -64,10 +64,17 @@ class ProblemApi(Api):
 
 
 def problem_responses(blp: Blueprint, *statuses: int) -> Callable[[F], F]:
-    """Document the problems a view may answer, each by its shared response."""
+    """Document the problems a view may answer, each by its shared response.
+
+    flask-smorest's ``alt_response`` documents and also wraps the view in a layer that
+    only calls it (a context lookup and a coroutine check per request); the view keeps
+    the documentation and sheds the layers."""
     def decorator(func: F) -> F:
+        documented = func
         for status in statuses:
-            func = blp.alt_response(status, response=http.HTTPStatus(status).name)(func)
+            documented = blp.alt_response(status, response=http.HTTPStatus(status).name)(
+                documented)
+        func._apidoc = documented._apidoc  # type: ignore[attr-defined]
         return func
 
     return decorator
