@@ -12,11 +12,14 @@ RUMMY_LOG_LEVEL.
 
 import os
 
+from service.http_worker import linger_seconds
+
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = 1  # one read-write DuckDB process; never raise this
 # gunicorn's gthread worker, a thread keeping a kept-alive connection for its next
 # request a few milliseconds (service/http_worker.py; RUMMY_KEEPALIVE_LINGER_MS).
 worker_class = "service.http_worker.LingeringThreadWorker"
+linger_seconds()  # a bad RUMMY_KEEPALIVE_LINGER_MS stops the start with its reason
 threads = int(os.environ.get("RUMMY_THREADS", "32"))
 preload_app = False
 timeout = int(os.environ.get("RUMMY_TIMEOUT", "120"))
