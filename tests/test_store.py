@@ -172,8 +172,12 @@ def test_a_failing_group_stores_nothing(store):
     with pytest.raises(ValueError):
         store.add_games([good, bad])
     assert store.count("games") == 0 and store.count("moves") == 0
-    # Through the writer, the good request still lands.
+    # The rows buffered before the bad one are not written with the next commit.
+    store.add_games([good])
+    assert store.count("games") == 1 and store.count("moves") == len(good.moves)
+    # Through the writer, a good request sent with a bad one still lands alone.
     results = {}
+    fresh = record(id="fresh")
 
     def send(name, rec):
         try:
@@ -181,14 +185,14 @@ def test_a_failing_group_stores_nothing(store):
         except Exception as error:
             results[name] = error
 
-    threads = [threading.Thread(target=send, args=(n, r)) for n, r in (("g", good), ("b", bad))]
+    threads = [threading.Thread(target=send, args=(n, r)) for n, r in (("g", fresh), ("b", bad))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert results["g"] == [(good.id, True)]
-    assert isinstance(results["b"], Exception)
-    assert store.count("games") == 1
+    assert results["g"] == [(fresh.id, True)]
+    assert isinstance(results["b"], ValueError)
+    assert store.count("games") == 2 and store.count("moves") == 2 * len(good.moves)
 
 
 def test_concurrent_submits_all_commit(store):

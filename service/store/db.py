@@ -417,13 +417,15 @@ class _Writer:
     def append(self, records: list[GameRecord], seq: int) -> None:
         """Buffer the rows of ``records``, numbered from ``seq + 1``."""
         games = [(r.games[0], seq + k, *r.games[2:]) for k, r in enumerate(records, 1)]
-        self.appenders["games"].append_rows(games)
+        # Pending before appending: an appender keeps the rows before a bad one, which
+        # ``clear`` must then drop.
         self.pending.add("games")
+        self.appenders["games"].append_rows(games)
         for name in _CHILD_TABLES:
             rows = [row for r in records for row in getattr(r, name)]
             if rows:
-                self.appenders[name].append_rows(rows)
                 self.pending.add(name)
+                self.appenders[name].append_rows(rows)
 
     def flush(self) -> None:
         for name in self.pending:
