@@ -379,8 +379,8 @@ class Store(StoreReads):
         """Insert the rows of new games in one transaction, numbering them in order."""
         seq = self._seq
         cur = writer.cursor
-        cur.execute("BEGIN TRANSACTION")
         try:
+            cur.execute("BEGIN TRANSACTION")
             for part in parts:
                 if isinstance(part, GameRows):
                     _insert_arrow(cur, part, seq)
