@@ -64,8 +64,8 @@ class LingeringThreadWorker(ThreadWorker):
     def _next_request_arrives(self, conn: Any) -> bool:
         """Whether the connection's next request is here, or arrives within the linger
         while another thread is free to take other clients' requests."""
-        if not self.alive or self.linger <= 0:
-            return False
+        if not self.alive or self.linger <= 0 or getattr(conn, "is_http2", False):
+            return False  # HTTP/2 (not enabled here) multiplexes: gunicorn's own path
         if conn.parser.unreader.buf.getvalue():
             return True  # read ahead already
         if self._busy >= self.cfg.threads:

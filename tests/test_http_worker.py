@@ -73,6 +73,14 @@ def test_no_wait_when_every_thread_is_busy_or_the_worker_stops(pair, state):
     assert answer is False and waited < LINGER / 2
 
 
+def test_no_wait_on_http2(pair):
+    ours, client = pair
+    client.sendall(b"PRI * HTTP/2.0\r\n")
+    conn = Connection(ours)
+    conn.is_http2 = True
+    assert worker()._next_request_arrives(conn) is False
+
+
 def test_no_wait_when_turned_off(pair):
     ours, client = pair
     client.sendall(b"GET / HTTP/1.1\r\n")
