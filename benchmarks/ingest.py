@@ -190,7 +190,7 @@ def deals_in(bodies: list[bytes]) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--singles", type=int, default=2000)
-    parser.add_argument("--batch-games", type=int, default=1000)
+    parser.add_argument("--batch-games", type=int, default=2000)
     parser.add_argument("--batch-size", type=int, default=200)
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seed", type=int, default=1)
