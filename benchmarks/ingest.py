@@ -182,6 +182,10 @@ class CpuMeter:
                 f"({self.steal:.0%} stolen by the hypervisor)")
 
 
+SINGLES_TARGET = 300  # single-deal uploads per second, clients included (issue 3)
+BATCH_TARGET = 2000  # deals per second through /games/batch
+
+
 def deals_in(bodies: list[bytes]) -> int:
     return sum(len(orjson.loads(line)["deals"]) for body in bodies
                for line in body.split(b"\n") if line.strip())
@@ -215,6 +219,7 @@ def main() -> None:
                   f"({len(singles)} one-deal gin games, {args.clients} clients, "
                   f"{seconds:.1f} s, {created} stored in {commits} commits)")
             print(f"  {meter.per(len(singles))}")
+            verdicts = [("single uploads/s", len(singles) / seconds, SINGLES_TARGET)]
             for name, games in batches.items():
                 bodies = [b"\n".join(games[i:i + args.batch_size])
                           for i in range(0, len(games), args.batch_size)]
@@ -228,6 +233,10 @@ def main() -> None:
                       f"{len(games) / seconds:,.0f} games/s ({len(games)} games, {deals} deals, "
                       f"batches of {args.batch_size}, {seconds:.1f} s)")
                 print(f"  {meter.per(len(games))}")
+                verdicts.append((f"batch {name} deals/s", deals / seconds, BATCH_TARGET))
+            for what, figure, target in verdicts:
+                print(f"target {what} >= {target:,}: {figure:,.0f} "
+                      f"{'ok' if figure >= target else 'MISSED'}")
             status, _, body = server.request("GET", "/api/v1/healthz")
             print(f"healthz {status}; database file {server.db.stat().st_size / 2**20:.1f} MiB")
         finally:
