@@ -3,11 +3,11 @@ thread on a kept-alive connection for a few milliseconds after each answer.
 
 Why: the threaded worker hands every kept-alive connection back to its main thread
 after each request, which polls it and hands it to a thread again when the next
-request arrives.  Those handovers cost about 0.4 ms of interpreter time per request,
-as much as the framework itself, in the one process that serves every request.  A
-client sending one request after another (a card room uploading its logs) usually
-sends the next within a few milliseconds, so the thread that answered waits that
-long for it, and serves it at once.
+request arrives, all in the one process that serves every request.  A client sending
+one request after another (a card room uploading its logs) usually sends the next
+within a few milliseconds, so the thread that answered waits that long for it, and
+serves it at once: 0.2-0.35 ms less CPU per upload in the serving process, measured
+with 32 uploading clients.
 
 The wait is short and only taken while another thread is free: a connection that
 keeps a thread busy never keeps a request of another client waiting for one.
