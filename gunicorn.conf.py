@@ -16,6 +16,9 @@ from service.http_worker import linger_seconds
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = 1  # one read-write DuckDB process; never raise this
+# No control socket: it could raise the worker count at run time (and instances would
+# share its default path in the home directory).
+control_socket_disable = True
 # gunicorn's gthread worker, a thread keeping a kept-alive connection for its next
 # request a few milliseconds (service/http_worker.py; RUMMY_KEEPALIVE_LINGER_MS).
 worker_class = "service.http_worker.LingeringThreadWorker"

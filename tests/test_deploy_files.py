@@ -45,6 +45,7 @@ def test_gunicorn_runs_one_worker_with_threads_and_no_preload(monkeypatch):
     monkeypatch.setenv("PORT", "8123")
     settings = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
     assert settings["workers"] == 1
+    assert settings["control_socket_disable"] is True  # nothing may raise the worker count
     assert settings["worker_class"] == "service.http_worker.LingeringThreadWorker"
     assert settings["threads"] >= 4
     assert settings["preload_app"] is False
