@@ -13,9 +13,9 @@ would otherwise wait on the HTTP threads for the interpreter lock).  The store i
 
 Modules, one concern each: ``config`` (settings), ``problems`` (RFC 9457 errors),
 ``auth`` (API keys), ``pagination`` (cursors, Link), ``spec`` (OpenAPI), ``jsonio``
-(JSON answers by orjson), ``intake``
-(body reads and verification), and the blueprints ``games``, ``batch``, ``variants``,
-``health`` (+ ``metrics``) and ``docs``, each with its schemas beside it.
+(JSON answers by orjson), ``intake`` (body reads and verification), and the blueprints
+``games``, ``batch``, ``variants``, ``health`` (+ ``metrics``) and ``docs``, each with
+its schemas beside it.
 """
 
 from __future__ import annotations
