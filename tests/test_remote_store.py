@@ -124,3 +124,52 @@ def test_a_client_without_the_key_is_turned_away_and_others_still_served(tmp_pat
         assert store.ping()
     finally:
         store.close()
+
+
+def test_a_write_put_without_waiting_is_taken_once_by_any_client(tmp_path):
+    """A pool process hands rows over with ``put``; the request redeems the ticket."""
+    from service.store import game_rows
+    from tests.test_store import record
+
+    store = RemoteStore(str(tmp_path / "db.duckdb"))
+    pool_side = StoreClient(*store.where)
+    try:
+        first, second = record(id="a"), record(id="b")
+        tickets = [pool_side.put(game_rows([first])), pool_side.put(game_rows([second, first]))]
+        assert store.take(tickets[0]) == [(first.id, True)]
+        assert store.take(tickets[1]) == [(second.id, True), (first.id, False)]
+        assert store.count("games") == 2
+        for ticket in (tickets[0], 987654):  # once only; never given
+            with pytest.raises(StoreError, match="no write is waiting under ticket"):
+                store.take(ticket)
+        # A write that fails is raised by its take, and stores nothing.
+        broken = record(id="broken")
+        broken.games = (*broken.games[:5], None, *broken.games[6:])  # no variant
+        ticket = pool_side.put(game_rows([broken]))
+        with pytest.raises(StoreError, match="NOT NULL"):
+            store.take(ticket)
+        assert store.count("games") == 2
+    finally:
+        store.close()
+
+
+def test_tickets_nobody_takes_are_forgotten(monkeypatch):
+    """A committed write whose request went away does not stay in memory for ever;
+    one still being written is kept whatever its age."""
+    from concurrent.futures import Future
+
+    from service.store import remote
+
+    tickets = remote.Tickets()
+    done, pending = Future(), Future()
+    done.set_result([("a", True)])
+    old_done, old_pending = tickets.add(done), tickets.add(pending)
+    monkeypatch.setattr(remote, "TICKET_LIFETIME", -1.0)
+    fresh = Future()
+    fresh.set_result([])
+    tickets.add(fresh)
+    assert len(tickets) == 2
+    with pytest.raises(StoreError):
+        tickets.take(old_done)
+    pending.set_result([("b", False)])
+    assert tickets.take(old_pending) == [("b", False)]

@@ -53,6 +53,9 @@ def _commit(parts: list[Part]) -> bytes:
     """Store the chunk's good games not stored yet and answer each of its lines, in
     order: a line is answered as stored only once its game is committed."""
     _store_pending([part for part in parts if part.rows is not None])
+    for part in parts:
+        if part.ticket is not None:
+            _take(part)
     out = []
     for part in parts:
         answers = iter(part.answers or ())
@@ -85,6 +88,16 @@ def _store_pending(pending: list[Part]) -> None:
     for part in pending:
         part.answers = answers[start:start + len(part.rows)]
         start += len(part.rows)
+
+
+def _take(part: Part) -> None:
+    """The answers of rows a pool process handed to the store process, once committed."""
+    try:
+        part.answers = current_store().take(part.ticket)
+    except Exception as error:
+        current_app.logger.error("batch part of %d lines could not be stored: %s",
+                                 len(part.entries), error)
+        part.failure = str(error)
 
 
 def _unavailable() -> dict[str, Any]:

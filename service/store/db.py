@@ -282,16 +282,21 @@ class Store(StoreReads):
     def submit(self, games: Sequence[GameRecord] | GameRows) -> list[tuple[str, bool]]:
         """Store games through the writer thread, committed together with whatever other
         requests are waiting; returns once they are committed, as ``add_games``."""
-        if not len(games):
-            return []
+        return self.put(games).result()
+
+    def put(self, games: Sequence[GameRecord] | GameRows) -> Future:
+        """``submit`` without the wait: the future holds the answers once committed."""
         future: Future = Future()
+        if not len(games):
+            future.set_result([])
+            return future
         with self._writer_start:
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write_loop, name="store-writer",
                                                 daemon=True)
                 self._writer.start()
         self._queue.put((games if isinstance(games, GameRows) else list(games), future))
-        return future.result()
+        return future
 
     def _write_loop(self) -> None:
         while True:

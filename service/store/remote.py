@@ -17,14 +17,18 @@ replacement starts a new store process).
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import secrets
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
 from multiprocessing.connection import Client, Connection, Listener, wait
 from typing import Any
 
@@ -32,6 +36,7 @@ from .db import GameRows, Store, StoreError, StoreLocked, StoreReads
 from .records import GameRecord
 
 START_TIMEOUT = 120.0  # seconds for the store process to open and migrate the file
+TICKET_LIFETIME = 600.0  # seconds a committed write waits for its ticket to be taken
 _ERRORS: dict[str, type[Exception]] = {"StoreError": StoreError, "ValueError": ValueError,
                                         "TypeError": TypeError}
 
@@ -50,7 +55,7 @@ def _serve(path: str, address: str, key: bytes, control: Connection) -> None:
         control.send(("failed", f"{type(error).__name__}: {error}"))
         return
     listener = Listener(address, family="AF_UNIX", authkey=key)
-    threading.Thread(target=_accept, args=(listener, store), daemon=True).start()
+    threading.Thread(target=_accept, args=(listener, _Served(store)), daemon=True).start()
     control.send(("ready", None))
     with suppress(EOFError, OSError):
         control.recv()  # a close request, or EOFError when the parent is gone
@@ -59,7 +64,45 @@ def _serve(path: str, address: str, key: bytes, control: Connection) -> None:
     os._exit(0)  # the connection threads are daemons blocked on their sockets
 
 
-def _accept(listener: Listener, store: Store) -> None:
+class Tickets:
+    """Writes handed over without waiting (``put``), each under a ticket that any
+    connection may redeem once (``take``) for its answers, blocking until committed.
+    A ticket nobody takes (its request gone) is forgotten after ``TICKET_LIFETIME``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._futures: dict[int, tuple[float, Future]] = {}
+        self._numbers = itertools.count(1)
+
+    def add(self, future: Future) -> int:
+        now = time.monotonic()
+        with self._lock:
+            stale = [number for number, (since, f) in self._futures.items()
+                     if f.done() and now - since > TICKET_LIFETIME]
+            for number in stale:
+                del self._futures[number]
+            number = next(self._numbers)
+            self._futures[number] = (now, future)
+        return number
+
+    def take(self, number: int) -> Any:
+        with self._lock:
+            entry = self._futures.pop(number, None)
+        if entry is None:
+            raise StoreError(f"no write is waiting under ticket {number!r}")
+        return entry[1].result()
+
+    def __len__(self) -> int:
+        return len(self._futures)
+
+
+@dataclass
+class _Served:
+    store: Store
+    tickets: Tickets = field(default_factory=Tickets)
+
+
+def _accept(listener: Listener, store: _Served) -> None:
     while True:
         try:
             conn = listener.accept()
@@ -68,7 +111,7 @@ def _accept(listener: Listener, store: Store) -> None:
         threading.Thread(target=_answer, args=(conn, store), daemon=True).start()
 
 
-def _answer(conn: Connection, store: Store) -> None:
+def _answer(conn: Connection, store: _Served) -> None:
     """Answer one client's calls in order until it hangs up."""
     while True:
         try:
@@ -97,7 +140,8 @@ def _send(conn: Connection, reply: tuple) -> bool:
     return True
 
 
-def _call(store: Store, op: str, args: tuple) -> Any:
+def _call(served: _Served, op: str, args: tuple) -> Any:
+    store = served.store
     if op == "query":
         sql, params = args
         with store.cursor() as cur:
@@ -106,6 +150,10 @@ def _call(store: Store, op: str, args: tuple) -> Any:
             return description, cur.fetchall()
     if op == "submit":
         return store.submit(args[0])
+    if op == "put":
+        return served.tickets.add(store.put(args[0]))
+    if op == "take":
+        return served.tickets.take(args[0])
     if op == "add":
         return store.add_games(args[0])
     if op == "counters":
@@ -176,6 +224,15 @@ class StoreClient:
         if not len(games):
             return []
         return self.call("submit", games if isinstance(games, GameRows) else list(games))
+
+    def put(self, games: GameRows) -> int:
+        """Hand rows to the writer without waiting: a ticket for ``take``."""
+        return self.call("put", games)
+
+    def take(self, ticket: int) -> list[tuple[str, bool]]:
+        """The answers of a ``put``, once committed (its error raised here); from any
+        client of the same store process, once."""
+        return self.call("take", ticket)
 
 
 class RemoteStore(StoreClient, StoreReads):
