@@ -8,8 +8,8 @@ The app opens its DuckDB store when it is created, so create it in the process t
 serves (a gunicorn worker after the fork, never at import time), and in one process per
 database file: DuckDB allows one writer process.  By default the store runs in a
 process of its own that the app starts (``service.store.remote``: DuckDB statements
-would otherwise wait on the HTTP threads for the interpreter lock).  The store is closed at exit, or by
-:func:`close_app`.
+would otherwise wait on the HTTP threads for the interpreter lock).  The store is
+closed at exit, or by :func:`close_app`.
 
 Modules, one concern each: ``config`` (settings), ``problems`` (RFC 9457 errors),
 ``auth`` (API keys), ``pagination`` (cursors, Link), ``spec`` (OpenAPI), ``jsonio``

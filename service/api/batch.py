@@ -106,6 +106,8 @@ def _unavailable() -> dict[str, Any]:
 
 def _judged(items: list[tuple[int, bytes | None]], config: Settings,
             uploader: str | None) -> list[Part]:
+    if not items:
+        return []  # the last chunk of a batch is often empty: nothing to judge or store
     parts = current_verifier().judge(items, config.max_game_bytes, uploader)
     for part in parts:
         if part.failure is not None:

@@ -93,7 +93,7 @@ def iter_lines(stream: IO[bytes], line_limit: int,
         yield number + 1, None if skipping else bytes(buffer)
 
 
-@dataclass
+@dataclass(slots=True)
 class Checked:
     """One verified log, ready to store."""
 

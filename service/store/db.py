@@ -210,7 +210,6 @@ class StoreReads:
             return cur.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
 
 
-
 class Store(StoreReads):
     """One DuckDB file.  Open it once per process (after any fork)."""
 

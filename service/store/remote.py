@@ -98,20 +98,22 @@ class Tickets:
 
 @dataclass
 class _Served:
+    """What the store process serves: the store, and the tickets of writes put."""
+
     store: Store
     tickets: Tickets = field(default_factory=Tickets)
 
 
-def _accept(listener: Listener, store: _Served) -> None:
+def _accept(listener: Listener, served: _Served) -> None:
     while True:
         try:
             conn = listener.accept()
         except (OSError, EOFError, multiprocessing.AuthenticationError):
             continue  # a client that failed the key exchange, or went away during it
-        threading.Thread(target=_answer, args=(conn, store), daemon=True).start()
+        threading.Thread(target=_answer, args=(conn, served), daemon=True).start()
 
 
-def _answer(conn: Connection, store: _Served) -> None:
+def _answer(conn: Connection, served: _Served) -> None:
     """Answer one client's calls in order until it hangs up."""
     while True:
         try:
@@ -120,7 +122,7 @@ def _answer(conn: Connection, store: _Served) -> None:
             conn.close()
             return
         try:
-            reply = ("ok", _call(store, op, args))
+            reply = ("ok", _call(served, op, args))
         except Exception as error:  # noqa: BLE001 - sent back and raised by the client
             reply = ("error", (type(error).__name__, str(error)))
         if not _send(conn, reply):  # the client hung up meanwhile
