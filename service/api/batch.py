@@ -2,13 +2,14 @@
 
 The body is read a block at a time and judged in chunks (``RUMMY_BATCH_CHUNK`` games
 or 8 MiB): a chunk is verified, committed, and only then are its result lines sent, so
-every line acknowledged as stored is committed and memory stays bounded whatever the
-batch size.  A bad line gets an error line and never stops the others.
+every line acknowledged as stored is committed.  The next chunk is read and verified
+meanwhile, and no more: memory stays bounded whatever the batch size.  A bad line gets
+an error line and never stops the others.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -104,11 +105,17 @@ def _unavailable() -> dict[str, Any]:
     return problem_body(503, DATABASE_UNAVAILABLE, "the game could not be stored")
 
 
-def _judged(items: list[tuple[int, bytes | None]], config: Settings,
-            uploader: str | None) -> list[Part]:
+def _sent(items: list[tuple[int, bytes | None]], config: Settings,
+          uploader: str | None) -> Callable[[], list[Part]]:
+    """The chunk's lines sent to the verifier; the function returned waits for them."""
     if not items:
-        return []  # the last chunk of a batch is often empty: nothing to judge or store
-    parts = current_verifier().judge(items, config.max_game_bytes, uploader)
+        return list  # the last chunk of a batch is often empty: nothing to judge or store
+    return current_verifier().submit(items, config.max_game_bytes, uploader)
+
+
+def _answered(judging: Callable[[], list[Part]]) -> bytes:
+    """The result lines of a chunk sent to the verifier, once its games are committed."""
+    parts = judging()
     for part in parts:
         if part.failure is not None:
             current_app.logger.error("batch part of %d lines could not be stored: %s",
@@ -117,32 +124,64 @@ def _judged(items: list[tuple[int, bytes | None]], config: Settings,
             if entry.log:
                 current_app.logger.error("batch line %d could not be verified:\n%s",
                                          entry.line, entry.log)
-    return parts
+    return _commit(parts)
 
 
-def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
-             uploader: str | None) -> Iterator[bytes]:
+class _Cut(Exception):
+    """The batch went over its size limit: lines from ``line`` on were not read."""
+
+    def __init__(self, line: int, limit: int) -> None:
+        super().__init__(line, limit)
+        self.line, self.limit = line, limit
+
+
+def _chunks(lines: Iterable[tuple[int, bytes | None]],
+            config: Settings) -> Iterator[list[tuple[int, bytes | None]]]:
+    """The non-blank lines in chunks of ``RUMMY_BATCH_CHUNK`` lines or 8 MiB; the last
+    one may be empty.  Over the batch limit, the lines read before it come out as a
+    last chunk, then _Cut."""
     chunk: list[tuple[int, bytes | None]] = []
-    size = last = 0
+    size = number = 0
     try:
-        for last, text in lines:
+        for number, text in lines:
             if text is not None:
                 text = text.removesuffix(b"\r")
                 if not text.strip():
                     continue
-            chunk.append((last, text))
+            chunk.append((number, text))
             size += len(text or b"")
             if len(chunk) >= config.batch_chunk or size >= CHUNK_BYTES:
-                yield _commit(_judged(chunk, config, uploader))
+                yield chunk
                 chunk, size = [], 0
     except BodyTooLarge as error:
-        yield _commit(_judged(chunk, config, uploader))
-        chunk = []
-        detail = f"the batch is larger than {error.limit} bytes; lines from here on were " \
+        yield chunk
+        raise _Cut(number + 1, error.limit) from None
+    yield chunk
+
+
+def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
+             uploader: str | None) -> Iterator[bytes]:
+    """The result lines, chunk by chunk, in order.  A chunk is answered once the next
+    one has been read and sent to the verifier, so the pool verifies that one while
+    this one is committed (a lone uploader of a large batch would otherwise leave the
+    pool idle during every commit).  At most two chunks are in flight."""
+    waiting: Callable[[], list[Part]] | None = None
+    try:
+        for chunk in _chunks(lines, config):
+            judging = _sent(chunk, config, uploader)
+            if waiting is not None:
+                yield _answered(waiting)
+            waiting = judging
+    except _Cut as cut:
+        if waiting is not None:
+            yield _answered(waiting)
+        detail = f"the batch is larger than {cut.limit} bytes; lines from here on were " \
                  "not read"
-        yield orjson.dumps({"line": last + 1,
+        yield orjson.dumps({"line": cut.line,
                             "error": problem_body(413, PAYLOAD_TOO_LARGE, detail)}) + b"\n"
-    yield _commit(_judged(chunk, config, uploader))
+        return
+    if waiting is not None:
+        yield _answered(waiting)
 
 
 @blp.route("/batch", methods=["POST"])

@@ -19,6 +19,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -129,16 +130,18 @@ class Verifier:
                 max_workers=processes, mp_context=multiprocessing.get_context("spawn"),
                 initializer=_connect, initargs=(store_at,))
 
-    def judge(self, items: list[tuple[int, bytes | None]], limit: int,
-              uploader: str | None) -> list[Part]:
-        """The lines judged, in order, as one part per process used."""
+    def submit(self, items: list[tuple[int, bytes | None]], limit: int,
+               uploader: str | None) -> Callable[[], list[Part]]:
+        """Send the lines to be judged; the function returned waits for them, in order,
+        as one part per process used.  Without a pool they are judged here, now."""
         if self._pool is None or len(items) < 2:
             entries, rows = judge_all(items, limit, uploader)
-            return [Part(entries, rows=rows)]
+            parts = [Part(entries, rows=rows)]
+            return lambda: parts
         size = -(-len(items) // self.processes)
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
         futures = [self._pool.submit(judge_part, chunk, limit, uploader) for chunk in chunks]
-        return [future.result() for future in futures]
+        return lambda: [future.result() for future in futures]
 
     def close(self) -> None:
         if self._pool is not None:

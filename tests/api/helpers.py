@@ -59,13 +59,14 @@ def post_log(client: FlaskClient, log: Any, query: str = "", **kwargs: Any) -> T
 
 
 def post_chunked(client: FlaskClient, path: str, stream: Any,
-                 content_type: str) -> TestResponse:
-    """POST a body without Content-Length, as a chunked upload arrives."""
+                 content_type: str, buffered: bool = True) -> TestResponse:
+    """POST a body without Content-Length, as a chunked upload arrives; unbuffered,
+    the answer is produced as its body is iterated."""
     environ = EnvironBuilder(path=path, method="POST", content_type=content_type).get_environ()
     environ.pop("CONTENT_LENGTH", None)
     environ["wsgi.input"] = stream
     environ["wsgi.input_terminated"] = True
-    return client.open(Request(environ))
+    return client.open(Request(environ), buffered=buffered)
 
 
 def ndjson(*logs: Any) -> bytes:

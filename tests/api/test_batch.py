@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import orjson
+import pytest
 
 from .helpers import (
     API,
@@ -103,6 +104,7 @@ def test_chunked_batch_growing_past_the_limit_ends_with_an_error_line(make_app):
     results = lines_of(response)
     assert response.status_code == 200
     assert results[-1]["error"]["type"] == "/problems/payload-too-large"
+    assert results[-1]["line"] == len(results)  # the first line not read
     acknowledged = [r for r in results if "id" in r]
     assert acknowledged[:3] == [r for r in results[:3]] and all(r["created"] for r in results[:3])
     assert store_of(app).count("games") == len({r["id"] for r in acknowledged})
@@ -125,3 +127,43 @@ def test_lines_verified_in_a_pool_of_processes(make_app, caplog):
     assert results[10]["status"] == "illegal"
     assert "error" in results[11]
     assert counts(app)["games"] == 10
+
+
+class OneLineAtATime(io.RawIOBase):
+    """A request body arriving a line at a time, counting the lines read so far."""
+
+    def __init__(self, body: bytes):
+        self.lines = body.splitlines(keepends=True)
+        self.read_so_far = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.read_so_far == len(self.lines):
+            return 0
+        line = self.lines[self.read_so_far]
+        assert len(line) <= len(buffer)
+        buffer[:len(line)] = line
+        self.read_so_far += 1
+        return len(line)
+
+
+@pytest.mark.parametrize("store_process", ["0", "1"])
+def test_the_next_chunk_is_read_and_verified_before_one_is_answered(make_app, store_process):
+    """The pool verifies a chunk while the one before is committed: by the time the
+    first chunk's lines are answered, the second chunk has been read and sent."""
+    app = make_app(RUMMY_VERIFY_PROCESSES="2", RUMMY_BATCH_CHUNK="2",
+                   RUMMY_STORE_PROCESS=store_process)
+    body = OneLineAtATime(ndjson(*[valid(id=f"n{i}") for i in range(5)], b"{oops"))
+    response = post_chunked(app.test_client(), BATCH, body, "application/x-ndjson",
+                            buffered=False)
+    pieces = iter(response.response)
+    first = next(piece for piece in pieces if piece.strip())
+    assert [orjson.loads(line)["line"] for line in first.splitlines()] == [1, 2]
+    assert body.read_so_far == 4
+    results = [orjson.loads(line) for line in (first + b"".join(pieces)).splitlines()]
+    response.close()
+    assert [r["line"] for r in results] == [1, 2, 3, 4, 5, 6]
+    assert all(r["created"] for r in results[:5]) and "error" in results[5]
+    assert store_of(app).count("games") == 5
