@@ -53,7 +53,7 @@ def metrics() -> Response:
     writes: dict[str, int] | None = None
     try:
         by_status = store.games_by_status()
-        writes = {"commits": store.commits, "games_committed": store.games_committed}
+        writes = store.write_counts()
     except Exception:
         current_app.logger.exception("metrics: the database does not answer")
     return Response(metrics_of_app().render(by_status, writes), content_type=CONTENT_TYPE)

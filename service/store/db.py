@@ -133,6 +133,11 @@ def joined(parts: Sequence[GameRows]) -> GameRows:
 Games = GameRows | list[GameRecord]
 
 
+def games_of(games: Sequence[GameRecord] | GameRows) -> Games:
+    """Games as the writer takes them: built rows as they are, records as a list."""
+    return games if isinstance(games, GameRows) else list(games)
+
+
 def _ids(games: Games) -> list[str]:
     return games.ids if isinstance(games, GameRows) else [r.id for r in games]
 
@@ -294,7 +299,7 @@ class Store(StoreReads):
                 self._writer = threading.Thread(target=self._write_loop, name="store-writer",
                                                 daemon=True)
                 self._writer.start()
-        self._queue.put((games if isinstance(games, GameRows) else list(games), future))
+        self._queue.put((games_of(games), future))
         return future
 
     def _write_loop(self) -> None:
@@ -339,7 +344,7 @@ class Store(StoreReads):
         """Store the games not stored yet, all in one transaction; for each game its id
         and whether it was new.  Nothing is stored if anything fails (a row of the wrong
         shape or type raises ValueError)."""
-        return self._add([games if isinstance(games, GameRows) else list(games)])
+        return self._add([games_of(games)])
 
     def _add(self, parts: list[Games]) -> list[tuple[str, bool]]:
         """``add_games`` for several groups of games in one transaction, answers in order.
@@ -373,6 +378,10 @@ class Store(StoreReads):
                 except duckdb.ConstraintException as error:
                     raise StoreError(f"database error: {error}") from error
             return list(zip(ids, keep, strict=True))
+
+    def write_counts(self) -> dict[str, int]:
+        """Write transactions and games committed since start-up."""
+        return {"commits": self.commits, "games_committed": self.games_committed}
 
     def _writer_connection(self) -> _Writer:
         if self._writes is None:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Client, Connection, Listener, wait
 from typing import Any
 
-from .db import GameRows, Store, StoreError, StoreLocked, StoreReads
+from .db import GameRows, Store, StoreError, StoreLocked, StoreReads, games_of
 from .records import GameRecord
 
 START_TIMEOUT = 120.0  # seconds for the store process to open and migrate the file
@@ -225,7 +225,7 @@ class StoreClient:
         """As ``Store.submit``: returns once the games are committed."""
         if not len(games):
             return []
-        return self.call("submit", games if isinstance(games, GameRows) else list(games))
+        return self.call("submit", games_of(games))
 
     def put(self, games: GameRows) -> int:
         """Hand rows to the writer without waiting: a ticket for ``take``."""
@@ -275,15 +275,20 @@ class RemoteStore(StoreClient, StoreReads):
         yield RemoteCursor(self)
 
     def add_games(self, games: Sequence[GameRecord] | GameRows) -> list[tuple[str, bool]]:
-        return self.call("add", games if isinstance(games, GameRows) else list(games))
+        return self.call("add", games_of(games))
+
+    def write_counts(self) -> dict[str, int]:
+        """As ``Store.write_counts``, in one call."""
+        commits, games = self.call("counters")
+        return {"commits": commits, "games_committed": games}
 
     @property
     def commits(self) -> int:
-        return self.call("counters")[0]
+        return self.write_counts()["commits"]
 
     @property
     def games_committed(self) -> int:
-        return self.call("counters")[1]
+        return self.write_counts()["games_committed"]
 
     # -- lifecycle ------------------------------------------------------------------
 
