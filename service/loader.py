@@ -438,6 +438,18 @@ class LoadError(RuntimeError):
 
 # --------------------------------------------------------------------------- direct mode
 
+def _new(answers: list[tuple[str, bool | None]]) -> int:
+    """The games an answer of the store says were new; a generated game that could not
+    be stored is a fault of the generator, reported as such."""
+    refused = [gid for gid, new in answers if new is None]
+    if refused:
+        from .store import StoreError
+
+        raise StoreError(f"{len(refused)} generated games could not be stored "
+                         f"(the first: {refused[0]})")
+    return sum(1 for _, new in answers if new)
+
+
 def load_direct(plan: LoadPlan, games: int, db: str | Path, chunk: int = 2000,
                 processes: int | None = None, progress: IO[str] | None = None) -> LoadResult:
     """Generate and store ``games`` games in the DuckDB file ``db``.  StoreLocked (from
@@ -455,13 +467,13 @@ def load_direct(plan: LoadPlan, games: int, db: str | Path, chunk: int = 2000,
             records.append(record)
             meter.add(deals)
             if len(records) >= chunk:
-                created += sum(new for _, new in store.add_games(records))
+                created += _new(store.add_games(records))
                 records = []
                 meter.tick(stored=meter.games)
             else:
                 meter.tick()
         if records:
-            created += sum(new for _, new in store.add_games(records))
+            created += _new(store.add_games(records))
     finally:
         results.close()
         store.close()

@@ -21,7 +21,7 @@ from ..store import joined
 from .auth import write_access
 from .config import Settings, current_store, current_verifier, settings
 from .intake import NDJSON_TYPES, BodyTooLarge, iter_lines, require_media_type
-from .problems import DATABASE_UNAVAILABLE, PAYLOAD_TOO_LARGE, problem_body
+from .problems import DATABASE_UNAVAILABLE, INTERNAL_ERROR, PAYLOAD_TOO_LARGE, problem_body
 from .spec import PREFIX, problem_responses
 from .verifier import Part
 
@@ -66,8 +66,11 @@ def _commit(parts: list[Part]) -> bytes:
                 result: dict[str, Any] = {"line": entry.line, "error": entry.error or failure}
             else:
                 game_id, created = next(answers)
-                result = {"line": entry.line, "id": game_id, "status": entry.status,
-                          "created": created}
+                if created is None:
+                    result = {"line": entry.line, "error": _not_stored()}
+                else:
+                    result = {"line": entry.line, "id": game_id, "status": entry.status,
+                              "created": created}
             out.append(orjson.dumps(result))
     return b"\n".join(out) + b"\n" if out else b""
 
@@ -99,6 +102,12 @@ def _take(part: Part) -> None:
         current_app.logger.error("batch part of %d lines could not be stored: %s",
                                  len(part.entries), error)
         part.failure = str(error)
+
+
+def _not_stored() -> dict[str, Any]:
+    """A game the store could not write while it wrote the others (logged there)."""
+    return problem_body(500, INTERNAL_ERROR, "the game could not be stored; it has been "
+                        "logged, and the other lines were stored")
 
 
 def _unavailable() -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 import orjson
-from flask import Response, g, request, url_for
+from flask import Response, current_app, g, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import RAISE
 
@@ -35,7 +35,7 @@ from .games_schemas import (
 )
 from .intake import JSON_TYPES, check_log, read_body, require_media_type
 from .pagination import decode_cursor, encode_cursor, link_header
-from .problems import NO_SUCH_POSITION, NOT_FOUND, VALIDATION_ERROR, Problem
+from .problems import INTERNAL_ERROR, NO_SUCH_POSITION, NOT_FOUND, VALIDATION_ERROR, Problem
 from .spec import PREFIX, problem_responses
 
 blp = Blueprint("games", __name__, url_prefix=f"{PREFIX}/games",
@@ -88,7 +88,13 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
                             "report": checked.report.to_dict()}
     if args["dry_run"]:
         return body, 200, {}
-    [(game_id, created)] = current_store().submit([checked.record(g.uploader)])
+    try:
+        [(game_id, created)] = current_store().submit([checked.record(g.uploader)])
+    except ValueError:
+        created = None  # a lone game of its commit: the store raises instead of answering
+        current_app.logger.exception("game %s could not be stored", checked.id)
+    if created is None:
+        raise Problem(500, INTERNAL_ERROR, "the game could not be stored; it has been logged")
     body.update(id=game_id, created=created, links=links(game_id))
     if not created:
         return body, 200, {}

@@ -15,13 +15,13 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields
 from marshmallow.validate import Length, OneOf, Range
 
-from ..engine.parse import MAX_ID_LENGTH, MAX_PLAYER_LENGTH, is_rfc3339
+from ..engine.limits import TIME_RANGE, calendar_date, instant
+from ..engine.parse import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
 from ..engine.report import ILLEGAL, INCOMPLETE, MISMATCH, VALID
 from ..engine.rules import PRESETS
 from .config import settings
 
 STATUSES = (VALID, ILLEGAL, MISMATCH, INCOMPLETE)
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 EXAMPLE_ID = "5d69bdc52cdd76ed28a89e91"
 EXAMPLE_LOG: dict[str, Any] = {
@@ -47,28 +47,42 @@ EXAMPLE_LINKS = {"self": f"/api/v1/games/{EXAMPLE_ID}",
 
 
 class UtcDateTime(fields.DateTime):
-    """A timestamp written in RFC 3339 with ``Z``."""
+    """A timestamp written in RFC 3339 in UTC, ending in ``Z``."""
 
     def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> str | None:
-        if value is None:
-            return None
+        return utc_text(value)
+
+
+_STORED_TEXT = re.compile(r"(-?[0-9]{4,})-([0-9]{2})-([0-9]{2}) ([0-9:.]+)(?:\+00(?::00)?)?")
+
+
+def utc_text(value: Any) -> str | None:
+    """A stored time as RFC 3339 in UTC (``2024-05-01T19:30:00Z``).  Any stored value is
+    written, never refused: DuckDB hands a time it cannot make a datetime of (a year
+    past 9999 in UTC, stored before the format bounded its years) back as its text."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
         return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    m = _STORED_TEXT.fullmatch(str(value))
+    if m is None:
+        return str(value)
+    return f"{m[1]}-{m[2]}-{m[3]}T{m[4]}Z"
 
 
 class Instant(fields.Field):
-    """A query bound: an RFC 3339 date-time, or a date meaning its midnight UTC."""
+    """A query bound: an RFC 3339 date-time, or a date meaning its midnight UTC, in the
+    years the log format allows."""
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> datetime:
         text = value if isinstance(value, str) else ""
-        try:
-            if _DATE.fullmatch(text):
-                return datetime.fromisoformat(text).replace(tzinfo=UTC)
-            if is_rfc3339(text):
-                return datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
-        except ValueError:
-            pass
-        raise ValidationError("not an RFC 3339 date-time (2024-05-01T19:30:00Z) or a date "
-                              "(2024-05-01)")
+        when = calendar_date(text) or instant(text)
+        if when is None:
+            raise ValidationError("not an RFC 3339 date-time (2024-05-01T19:30:00Z) or a date "
+                                  f"(2024-05-01) in the {TIME_RANGE}")
+        return when
 
 
 def _page_limit(value: int) -> None:

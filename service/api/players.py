@@ -18,7 +18,7 @@ from ..engine.rules import PRESETS
 from ..store.stats import ORDERS, SORT_KEYS, StatsFilter, head_to_head, leaderboard, player_stats
 from .auth import read_access
 from .config import current_store, settings
-from .games_schemas import Instant, _page_limit
+from .games_schemas import Instant, UtcDateTime, _page_limit
 from .pagination import decode_key_cursor, encode_key_cursor, link_header
 from .problems import INVALID_PARAMETER, NOT_FOUND, Problem
 from .spec import PREFIX, problem_responses
@@ -95,7 +95,7 @@ class RecentGameSchema(Schema):
     variant = fields.String()
     status = fields.String()
     winner = fields.String(allow_none=True)
-    game_time = fields.DateTime()
+    game_time = UtcDateTime()
     tournament = fields.String(allow_none=True)
     points = fields.Dict(keys=fields.String(), values=fields.Integer(allow_none=True))
 
@@ -182,7 +182,7 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     "players": ["ana", "ben"], "games": 8, "finished": 7, "wins": {"ana": 4, "ben": 2},
     "points": {"ana": 517, "ben": 162}, "recent": [{
         "id": "5d69bdc52cdd76ed28a89e91", "variant": "gin", "status": "valid",
-        "winner": "ana", "game_time": "2024-03-01T20:00:00+00:00", "tournament": "spring",
+        "winner": "ana", "game_time": "2024-03-01T20:00:00Z", "tournament": "spring",
         "points": {"ana": 185, "ben": 0}}]})
 @problem_responses(blp, 400, 401, 403)
 @blp.doc(summary="Head-to-head: games, wins and points of two players as opponents")

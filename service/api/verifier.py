@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import LogValidationError
-from ..store import GameRecord, GameRows, StoreError, game_rows
+from ..store import Answer, GameRecord, GameRows, StoreError, game_rows
 from ..store.remote import StoreClient
 from .intake import check_log
 from .problems import INTERNAL_ERROR, PAYLOAD_TOO_LARGE, VALIDATION_ERROR, problem_body
@@ -79,7 +79,7 @@ class Part:
     entries: list[Entry]
     rows: GameRows | None = None
     ticket: int | None = None
-    answers: list[tuple[str, bool]] | None = None
+    answers: list[Answer] | None = None
     failure: str | None = None
 
 

@@ -38,6 +38,7 @@ import orjson
 
 from .cards import CARD_NAMES, SUIT_MASK, card_name, cards_of, point_table
 from .gin import UPCARD, GinTable
+from .limits import TIME_RANGE
 from .melds import GROUP, best_arrangement, candidate_melds, layoff_fits, meld_kind
 from .model import (
     DISCARD,
@@ -55,7 +56,7 @@ from .model import (
     Deal,
     Move,
 )
-from .parse import MAX_PLAYER_LENGTH, is_rfc3339, parse_game
+from .parse import MAX_PLAYER_LENGTH, instant, parse_game
 from .replay import verify
 from .rules import GIN as GIN_FAMILY
 from .rules import OPTIONS, PRESETS, Rules, resolve_rules
@@ -235,8 +236,9 @@ def _check_context(tournament: dict | None, played_at: str | None) -> None:
     if tournament is not None and (not isinstance(tournament, dict)
                                    or not tournament.keys() <= {"id", "round", "table"}):
         raise ValueError("tournament is an object of id, round and table")
-    if played_at is not None and (not isinstance(played_at, str) or not is_rfc3339(played_at)):
-        raise ValueError(f"played_at must be an RFC 3339 date-time, not {played_at!r}")
+    if played_at is not None and (not isinstance(played_at, str) or instant(played_at) is None):
+        raise ValueError(f"played_at must be an RFC 3339 date-time in the {TIME_RANGE}, "
+                         f"not {played_at!r}")
 
 
 def _with_context(log: Json, tournament: dict | None, played_at: str | None) -> Json:

@@ -18,8 +18,6 @@ build equal games; the test suite checks it on random documents.
 
 from __future__ import annotations
 
-import calendar
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
@@ -31,6 +29,19 @@ from marshmallow import Schema, ValidationError, fields, post_load, validates_sc
 from marshmallow.validate import Equal, Length, Range
 
 from .cards import RANKS, SUITS, Card, parse_card
+from .limits import (
+    MAX_BYTES,
+    MAX_CLAIM,
+    MAX_DEALS,
+    MAX_DEPTH,
+    MAX_ID_LENGTH,
+    MAX_MELD_INDEX,
+    MAX_MOVES,
+    MAX_PLAYER_LENGTH,
+    MAX_ROUND,
+    TIME_RANGE,
+    instant,
+)
 from .model import (
     ACTIONS,
     DISCARD,
@@ -55,17 +66,11 @@ from .rules import PRESETS, RUMMY, Rules, resolve_rules
 __all__ = [
     "ACTION_FIELDS", "FORMAT", "MAX_BYTES", "MAX_DEALS", "MAX_DEPTH", "MAX_ID_LENGTH",
     "MAX_MOVES", "MAX_PLAYER_LENGTH", "OUTCOMES", "GameSchema", "LogValidationError",
-    "fast_parse_game", "game_from_json", "is_rfc3339", "load_json", "parse_game",
+    "fast_parse_game", "game_from_json", "instant", "load_json", "parse_game",
     "parse_header", "schema_errors",
 ]
 
 FORMAT = "rummy-log/1"
-MAX_BYTES = 1 << 20  # default size limit of one document, in bytes of UTF-8
-MAX_DEPTH = 20  # arrays and objects nested in each other; the format itself needs 7
-MAX_DEALS = 1000  # deals per game
-MAX_MOVES = 2000  # moves per deal
-MAX_ID_LENGTH = 128  # `id`, `tournament.id`, `tournament.table`
-MAX_PLAYER_LENGTH = 64  # a player id: 1 to 64 characters
 OUTCOMES = ("out", "rummy", "gin", "knock", "undercut", "tie", "blocked", "void")
 END_REASONS = ("stock_exhausted",)
 SOURCES = (STOCK, DISCARD_PILE)
@@ -92,10 +97,6 @@ ACTION_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 MOVE_FIELDS = frozenset(("from", "card", "cards", "meld", "melds", "stock", "reason"))
 _MOVE_KEYS = {a: frozenset(("p", "a")) | req | opt for a, (req, opt) in ACTION_FIELDS.items()}
-
-_RFC3339 = re.compile(
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?"
-    r"(?:[Zz]|[+-]([0-9]{2}):([0-9]{2}))")
 
 
 class LogValidationError(ValueError):
@@ -130,21 +131,6 @@ def _show(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
-
-
-def is_rfc3339(text: str) -> bool:
-    """An RFC 3339 date-time (section 5.6): ``2024-05-01T19:30:00Z``, offsets, fractions."""
-    m = _RFC3339.fullmatch(text)
-    if m is None:
-        return False
-    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
-    if not 1 <= month <= 12 or day < 1 or (day > 28
-                                           and day > calendar.monthrange(year, month)[1]):
-        return False
-    if hour > 23 or minute > 59 or second > 60:
-        return False
-    off_h, off_m = m.group(7), m.group(8)
-    return off_h is None or (int(off_h) <= 23 and int(off_m) <= 59)
 
 
 # --------------------------------------------------------------------------- JSON text
@@ -370,9 +356,14 @@ def _one_of(choices: tuple[str, ...], what: str) -> Any:
 
 
 def _rfc3339(value: str) -> None:
-    if not is_rfc3339(value):
-        raise ValidationError(f"{_show(value)} is not an RFC 3339 date-time "
-                              "(like 2024-05-01T19:30:00Z)")
+    if instant(value) is None:
+        raise ValidationError(f"{_show(value)} is not an RFC 3339 date-time like "
+                              f"2024-05-01T19:30:00Z in the {TIME_RANGE}")
+
+
+def _between(low: int, high: int) -> Range:
+    """A validator: an integer from ``low`` to ``high``, said the same way everywhere."""
+    return Range(min=low, max=high, error="must be an integer from {min} to {max}")
 
 
 def _cards(**kwargs: Any) -> _List:
@@ -389,7 +380,7 @@ class MoveSchema(Schema):
     source = _Str(data_key="from", validate=_one_of(SOURCES, "a pile"))
     card = _Card()
     cards = _cards(validate=Length(min=1, error="a meld has at least one card"))
-    meld = _Int(validate=Range(min=0))
+    meld = _Int(validate=_between(0, MAX_MELD_INDEX))
     melds = _List(_cards())
     stock = _cards()
     reason = _Str(validate=_one_of(END_REASONS, "a reason to end"))
@@ -418,7 +409,7 @@ class MoveSchema(Schema):
 class DealClaimSchema(Schema):
     """A deal's claimed result: points per player, winner, outcome."""
 
-    points = _Map(_Int(), keys=_Player())
+    points = _Map(_Int(validate=_between(-MAX_CLAIM, MAX_CLAIM)), keys=_Player())
     winner = _Player(allow_none=True)
     outcome = _Str(allow_none=True, validate=_one_of(OUTCOMES, "an outcome"))
 
@@ -495,14 +486,14 @@ class TournamentSchema(Schema):
     """Where the game was played: tournament id, round, table."""
 
     id = _Str(validate=Length(min=1, max=MAX_ID_LENGTH))
-    round = _Int(validate=Range(min=1))
+    round = _Int(validate=_between(1, MAX_ROUND))
     table = _Str(validate=Length(max=MAX_ID_LENGTH))
 
 
 class GameClaimSchema(Schema):
     """The game's claimed result: totals per player (or team) and the winner."""
 
-    totals = _Map(_Int(), keys=_ClaimName())
+    totals = _Map(_Int(validate=_between(-MAX_CLAIM, MAX_CLAIM)), keys=_ClaimName())
     winner = _ClaimName(allow_none=True)
 
 
@@ -811,7 +802,7 @@ def _new_move(m: dict, s: int, a: str) -> Move:
         return Move(s, a, cards=cards)
     if a == LAYOFF:
         meld = m.get("meld")
-        if "card" not in m or type(meld) is not int or meld < 0:
+        if "card" not in m or type(meld) is not int or not 0 <= meld <= MAX_MELD_INDEX:
             raise _Reject
         return Move(s, a, card=_card(m["card"]), meld=meld)
     if a in (KNOCK, GIN):
@@ -837,7 +828,8 @@ def _int_map(value: Any, names: Iterable[str] | dict[str, int]) -> None:
     if type(value) is not dict:
         raise _Reject
     for key, item in value.items():
-        if type(key) is not str or key not in names or type(item) is not int:
+        if type(key) is not str or key not in names or type(item) is not int \
+                or not -MAX_CLAIM <= item <= MAX_CLAIM:
             raise _Reject
 
 
@@ -972,7 +964,7 @@ def _fast_game(obj: Any) -> Game:
                 raise _Reject
         if "round" in tour:
             rnd = tour["round"]
-            if type(rnd) is not int or rnd < 1:
+            if type(rnd) is not int or not 1 <= rnd <= MAX_ROUND:
                 raise _Reject
         if "table" in tour:
             table = tour["table"]
@@ -980,7 +972,7 @@ def _fast_game(obj: Any) -> Game:
                 raise _Reject
     if "played_at" in obj:
         when = obj["played_at"]
-        if type(when) is not str or not is_rfc3339(when):
+        if type(when) is not str or instant(when) is None:
             raise _Reject
     raw_deals = obj.get("deals")
     if type(raw_deals) is not list or not 1 <= len(raw_deals) <= MAX_DEALS:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from .limits import MAX_DEALS, MAX_MOVES, MAX_OPTION_POINTS
+
 RUMMY, GIN = "rummy", "gin"
 
 ACE_MODES = ("low", "high_or_low", "around_the_corner")
@@ -94,15 +96,17 @@ OPTIONS: dict[str, OptionSpec] = dict([
     _spec("ace", "both", "choice", "Ace in runs: low only, high or low, or around the corner",
           "000, 002, 003", choices=ACE_MODES),
     _spec("ace_points", "both", "int", "Points of an ace left in hand (default: 1 when aces are "
-          "low, 15 when they may be high; greek 11)", "000, 002, 003", minimum=0),
+          "low, 15 when they may be high; greek 11)", "000, 002, 003", minimum=0,
+          maximum=MAX_OPTION_POINTS),
     _spec("hand_size", "both", "int", "Cards dealt to each player (default 10 with 2 players, "
-          "7 with 3-4, 6 with 5-6; gin and greek 10)", "001, 002, 003", minimum=1),
+          "7 with 3-4, 6 with 5-6; gin and greek 10)", "001, 002, 003", minimum=1,
+          maximum=25),
     _spec("discard_taken_card", "both", "bool", "May the card taken from the discard pile be "
           "discarded the same turn", "000, 002 (ban)"),
     _spec("target", "both", "int", "Points that end the game", "000, 001, 002",
-          minimum=1, nullable=True),
+          minimum=1, maximum=MAX_OPTION_POINTS, nullable=True),
     _spec("deals", "both", "int", "Fixed number of deals (gin partnerships: rounds)",
-          "000, 002", minimum=1, nullable=True),
+          "000, 002", minimum=1, maximum=MAX_DEALS, nullable=True),
     _spec("melds_per_turn", "rummy", "choice", "Melds a player may lay in one turn",
           "000 (1; house rule unlimited), 002, 003", choices=(1, UNLIMITED)),
     _spec("layoff_requires_own_meld", "rummy", "bool", "No layoff before one's own first meld",
@@ -114,25 +118,29 @@ OPTIONS: dict[str, OptionSpec] = dict([
     _spec("stock_exhausted", "rummy", "choice", "What happens when the stock runs out",
           "000, 002, 003", choices=STOCK_POLICIES),
     _spec("max_stock_reuses", "rummy", "int", "Reuses of the discard pile per deal "
-          "(null: unlimited)", "000 suggestion", minimum=0, nullable=True),
+          "(null: unlimited)", "000 suggestion", minimum=0, maximum=MAX_MOVES, nullable=True),
     _spec("scoring", "rummy", "choice", "Who scores a deal", "000, 002, 003", choices=SCORINGS),
     _spec("knock_limit", "gin", "int", "Highest deadwood that may knock (0: straight gin)",
           "001", minimum=0, maximum=10),
     _spec("oklahoma", "gin", "bool", "The first upcard sets the knock limit; a spade doubles",
           "beyond the seeds (002 names Oklahoma Gin)"),
-    _spec("gin_bonus", "gin", "int", "Bonus for going gin", "001", minimum=0),
-    _spec("undercut_bonus", "gin", "int", "Bonus for an undercut", "001", minimum=0),
+    _spec("gin_bonus", "gin", "int", "Bonus for going gin", "001", minimum=0,
+          maximum=MAX_OPTION_POINTS),
+    _spec("undercut_bonus", "gin", "int", "Bonus for an undercut", "001", minimum=0,
+          maximum=MAX_OPTION_POINTS),
     _spec("undercut_on_tie", "gin", "bool", "A tie in deadwood is an undercut", "001"),
     _spec("big_gin_bonus", "gin", "int", "Bonus for big gin (null: not allowed)",
-          "beyond the seeds", minimum=0, nullable=True),
-    _spec("box_bonus", "gin", "int", "Bonus per hand won, added at game end", "001", minimum=0),
+          "beyond the seeds", minimum=0, maximum=MAX_OPTION_POINTS, nullable=True),
+    _spec("box_bonus", "gin", "int", "Bonus per hand won, added at game end", "001", minimum=0,
+          maximum=MAX_OPTION_POINTS),
     _spec("shutout_bonus", "gin", "int", "Bonus when the loser scored nothing", "001",
-          minimum=0),
-    _spec("game_bonus", "gin", "int", "Bonus for winning the game", "common usage", minimum=0),
+          minimum=0, maximum=MAX_OPTION_POINTS),
+    _spec("game_bonus", "gin", "int", "Bonus for winning the game", "common usage", minimum=0,
+          maximum=MAX_OPTION_POINTS),
     _spec("upcard_pass", "gin", "bool", "The first upcard may be refused by both players",
           "common usage"),
     _spec("stock_floor", "gin", "int", "Cards the stock is never drawn below", "common usage",
-          minimum=0),
+          minimum=0, maximum=52),
 ])
 
 
@@ -180,10 +188,8 @@ def _check_value(spec: OptionSpec, value: Any) -> str | None:
     if spec.kind == "int":
         if not isinstance(value, int) or isinstance(value, bool):
             return f"{spec.name} must be an integer"
-        if spec.minimum is not None and value < spec.minimum:
-            return f"{spec.name} must be at least {spec.minimum}"
-        if spec.maximum is not None and value > spec.maximum:
-            return f"{spec.name} must be at most {spec.maximum}"
+        if not spec.minimum <= value <= spec.maximum:
+            return f"{spec.name} must be an integer from {spec.minimum} to {spec.maximum}"
         return None
     if isinstance(value, bool) or value not in spec.choices:
         allowed = ", ".join(repr(c) if isinstance(c, str) else str(c) for c in spec.choices)

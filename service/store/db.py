@@ -18,6 +18,7 @@ build small Arrow tables, which were most of a small commit.
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -131,6 +132,9 @@ def joined(parts: Sequence[GameRows]) -> GameRows:
 
 
 Games = GameRows | list[GameRecord]
+# A stored game's answer: its id, and whether it was new; None when its rows could not
+# be stored (every other game of the same commit was).
+Answer = tuple[str, bool | None]
 
 
 def games_of(games: Sequence[GameRecord] | GameRows) -> Games:
@@ -155,6 +159,7 @@ def _kept(rows: GameRows, keep: list[bool]) -> GameRows:
                     tables, counts)
 
 
+_log = logging.getLogger(__name__)
 MAX_GROUP = 2000  # games per group commit
 LINGER = 0.002  # seconds the writer waits for more games before a small commit
 
@@ -283,7 +288,7 @@ class Store(StoreReads):
 
     # -- writes -------------------------------------------------------------------------
 
-    def submit(self, games: Sequence[GameRecord] | GameRows) -> list[tuple[str, bool]]:
+    def submit(self, games: Sequence[GameRecord] | GameRows) -> list[Answer]:
         """Store games through the writer thread, committed together with whatever other
         requests are waiting; returns once they are committed, as ``add_games``."""
         return self.put(games).result()
@@ -340,44 +345,65 @@ class Store(StoreReads):
             future.set_result(answers[start:start + len(games)])
             start += len(games)
 
-    def add_games(self, games: Sequence[GameRecord] | GameRows) -> list[tuple[str, bool]]:
+    def add_games(self, games: Sequence[GameRecord] | GameRows) -> list[Answer]:
         """Store the games not stored yet, all in one transaction; for each game its id
-        and whether it was new.  Nothing is stored if anything fails (a row of the wrong
-        shape or type raises ValueError)."""
+        and whether it was new (None: its rows could not be stored, see ``_add``)."""
         return self._add([games_of(games)])
 
-    def _add(self, parts: list[Games]) -> list[tuple[str, bool]]:
+    def _add(self, parts: list[Games]) -> list[Answer]:
         """``add_games`` for several groups of games in one transaction, answers in order.
 
-        Games without repeated ids are first inserted as they are: the primary key of
-        ``games`` refuses a game stored before, and only then (a re-upload, rare) are
-        they sorted out by a lookup, which spares a statement on every other commit."""
+        A game whose rows cannot be stored (a value out of its column's range) fails
+        alone: the transaction is tried again with each game on its own, and that game
+        answers None while the others are stored.  A lone game raises ValueError."""
         ids = [gid for part in parts for gid in _ids(part)]
         if not ids:
             return []
         with self._write_lock:
             writer = self._writer_connection()
-            if len(set(ids)) == len(ids):
-                try:
-                    self._insert(writer, parts)
-                    return [(gid, True) for gid in ids]
-                except duckdb.ConstraintException:
-                    pass  # some game is stored already: sort them out below
             try:
-                present = {row[0] for row in writer.cursor.execute(
-                    "SELECT id FROM games WHERE id IN (SELECT unnest(?))", [ids]).fetchall()}
-            except duckdb.Error as error:
-                raise StoreError(f"database error: {error}") from error
-            keep = []
-            for gid in ids:
-                keep.append(gid not in present)
-                present.add(gid)
-            if any(keep):
+                return self._add_locked(writer, parts, ids)
+            except ValueError:
+                if len(ids) == 1:
+                    raise
+            answers: list[Answer] = []
+            for single in _each_game(parts):
+                gid = _ids(single)[0]
                 try:
-                    self._insert(writer, _kept_parts(parts, keep))
-                except duckdb.ConstraintException as error:
-                    raise StoreError(f"database error: {error}") from error
-            return list(zip(ids, keep, strict=True))
+                    answers.extend(self._add_locked(writer, [single], [gid]))
+                except ValueError as error:
+                    _log.error("game %s could not be stored: %s", gid, error)
+                    answers.append((gid, None))
+            return answers
+
+    def _add_locked(self, writer: _Writer, parts: list[Games],
+                    ids: list[str]) -> list[Answer]:
+        """The games inserted in one transaction (the write lock held).
+
+        Games without repeated ids are first inserted as they are: the primary key of
+        ``games`` refuses a game stored before, and only then (a re-upload, rare) are
+        they sorted out by a lookup, which spares a statement on every other commit."""
+        if len(set(ids)) == len(ids):
+            try:
+                self._insert(writer, parts)
+                return [(gid, True) for gid in ids]
+            except duckdb.ConstraintException:
+                pass  # some game is stored already: sort them out below
+        try:
+            present = {row[0] for row in writer.cursor.execute(
+                "SELECT id FROM games WHERE id IN (SELECT unnest(?))", [ids]).fetchall()}
+        except duckdb.Error as error:
+            raise StoreError(f"database error: {error}") from error
+        keep = []
+        for gid in ids:
+            keep.append(gid not in present)
+            present.add(gid)
+        if any(keep):
+            try:
+                self._insert(writer, _kept_parts(parts, keep))
+            except duckdb.ConstraintException as error:
+                raise StoreError(f"database error: {error}") from error
+        return list(zip(ids, keep, strict=True))
 
     def write_counts(self) -> dict[str, int]:
         """Write transactions and games committed since start-up."""
@@ -463,6 +489,16 @@ def _insert_arrow(cur: duckdb.DuckDBPyConnection, rows: GameRows, seq: int) -> N
             table = table.set_column(1, "seq", seqs)
         if table.num_rows:
             cur.from_arrow(table).insert_into(name)
+
+
+def _each_game(parts: list[Games]) -> Iterator[Games]:
+    """Every game of the parts as a part of its own."""
+    for part in parts:
+        if isinstance(part, GameRows):
+            for k in range(len(part)):
+                yield _kept(part, [i == k for i in range(len(part))])
+        else:
+            yield from ([record] for record in part)
 
 
 def _kept_parts(parts: list[Games], keep: list[bool]) -> list[Games]:

@@ -2,6 +2,10 @@
 
 Each migration runs once, inside a transaction, and is recorded in
 ``schema_migrations``.  Never edit a released migration: add a new one.
+
+Column widths follow the log format's ranges (service/engine/limits.py): points,
+claims, margins and hand values are BIGINT, since claims reach 2^53 and computed
+totals 10^11; counts and positions bounded by the format stay INTEGER or SMALLINT.
 """
 
 from __future__ import annotations
@@ -104,6 +108,14 @@ CREATE TABLE violations (
     tournament_id  VARCHAR,
     game_time      TIMESTAMPTZ NOT NULL
 );
+"""),
+    (2, "points columns widened to BIGINT", """
+ALTER TABLE games ALTER COLUMN margin TYPE BIGINT;
+ALTER TABLE game_players ALTER COLUMN points TYPE BIGINT;
+ALTER TABLE game_players ALTER COLUMN claimed TYPE BIGINT;
+ALTER TABLE deal_players ALTER COLUMN points TYPE BIGINT;
+ALTER TABLE deal_players ALTER COLUMN conceded TYPE BIGINT;
+ALTER TABLE deal_players ALTER COLUMN hand_value TYPE BIGINT;
 """),
 ]
 

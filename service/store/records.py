@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from ..engine.cards import card_name
+from ..engine.limits import instant
 from ..engine.model import Game, Move
 from ..engine.report import Report
 
@@ -26,10 +27,8 @@ def game_id(document: Any) -> str:
 
 
 def parse_time(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    value = datetime.fromisoformat(text.replace("z", "Z"))
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+    """The time of a log's ``played_at`` (the parser accepted it: in range)."""
+    return instant(text) if text else None
 
 
 @dataclass

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Client, Connection, Listener, wait
 from typing import Any
 
-from .db import GameRows, Store, StoreError, StoreLocked, StoreReads, games_of
+from .db import Answer, GameRows, Store, StoreError, StoreLocked, StoreReads, games_of
 from .records import GameRecord
 
 START_TIMEOUT = 120.0  # seconds for the store process to open and migrate the file
@@ -221,7 +221,7 @@ class StoreClient:
         kind, message = value
         raise _ERRORS.get(kind, StoreError)(message)
 
-    def submit(self, games: Sequence[GameRecord] | GameRows) -> list[tuple[str, bool]]:
+    def submit(self, games: Sequence[GameRecord] | GameRows) -> list[Answer]:
         """As ``Store.submit``: returns once the games are committed."""
         if not len(games):
             return []
@@ -231,7 +231,7 @@ class StoreClient:
         """Hand rows to the writer without waiting: a ticket for ``take``."""
         return self.call("put", games)
 
-    def take(self, ticket: int) -> list[tuple[str, bool]]:
+    def take(self, ticket: int) -> list[Answer]:
         """The answers of a ``put``, once committed (its error raised here); from any
         client of the same store process, once."""
         return self.call("take", ticket)
@@ -274,7 +274,7 @@ class RemoteStore(StoreClient, StoreReads):
     def cursor(self) -> Iterator[RemoteCursor]:
         yield RemoteCursor(self)
 
-    def add_games(self, games: Sequence[GameRecord] | GameRows) -> list[tuple[str, bool]]:
+    def add_games(self, games: Sequence[GameRecord] | GameRows) -> list[Answer]:
         return self.call("add", games_of(games))
 
     def write_counts(self) -> dict[str, int]:

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from marshmallow import ValidationError
 
 from service.engine.cards import CARD_NAMES, parse_card
+from service.engine.limits import MAX_CLAIM, MAX_MELD_INDEX, MAX_OPTION_POINTS, MAX_ROUND
 from service.engine.model import Deal, Game, Move
 from service.engine.parse import (
     ACTION_FIELDS,
@@ -309,8 +310,10 @@ INVALID: dict[str, tuple[str, Mutation, str | set[str], bool]] = {
     "knock_limit 11": ("gin", _set("rules.knock_limit", 11), "rules.knock_limit", True),
     "knock_limit bool": ("gin", _set("rules.knock_limit", True), "rules.knock_limit", True),
     "rules not object": ("gin", _set("rules", [1]), "rules", True),
-    "hand_size leaves no stock": ("rummy", _set("rules", {"hand_size": 26}), "rules.hand_size",
-                                  False),
+    "hand_size past its range": ("rummy", _set("rules", {"hand_size": 26}), "rules.hand_size",
+                                 True),
+    "hand_size leaves no stock": ("block", lambda d: d.update(
+        players=["ana", "ben", "cy"], rules={"hand_size": 20}), "rules.hand_size", False),
     "players not list": ("gin", _set("players", "ana,ben"), "players", True),
     "players repeated": ("rummy", _set("players", ["ana", "ben", "ben"]), "players", True),
     "empty player name": ("rummy", _set("players", ["ana", "ben", ""]), "players.2", True),
@@ -426,6 +429,25 @@ INVALID: dict[str, tuple[str, Mutation, str | set[str], bool]] = {
     "totals float": ("gin", _set("claimed.totals.ana", 1.5), "claimed.totals.ana", True),
     "claim unknown field": ("gin", _set("claimed.loser", "ana"), "claimed.loser", True),
     "meta not object": ("gin", _set("meta", "blue room"), "meta", True),
+    "year 9999": ("gin", _set("played_at", "9999-12-31T23:59:59-01:00"), "played_at", True),
+    "year 1899": ("gin", _set("played_at", "1899-12-31T23:59:59Z"), "played_at", True),
+    "leap second": ("gin", _set("played_at", "2016-12-31T23:59:60Z"), "played_at", True),
+    "round past its range": ("gin", _set("tournament.round", MAX_ROUND + 1), "tournament.round",
+                             True),
+    "round of 2^31": ("gin", _set("tournament.round", 2**31), "tournament.round", True),
+    "total past 2^53": ("gin", _set("claimed.totals.ana", MAX_CLAIM + 1), "claimed.totals.ana",
+                        True),
+    "total below -2^53": ("gin", _set("claimed.totals.ana", -MAX_CLAIM - 1),
+                          "claimed.totals.ana", True),
+    "deal points past 2^53": ("gin", _set("deals.0.claimed.points.ben", 2**63),
+                              "deals.0.claimed.points.ben", True),
+    "meld index of 3e9": ("gin", _set("deals.0.moves.6.meld", 3_000_000_000),
+                          "deals.0.moves.6.meld", True),
+    "meld index past 51": ("gin", _set("deals.0.moves.6.meld", MAX_MELD_INDEX + 1),
+                           "deals.0.moves.6.meld", True),
+    "box bonus of 3e9": ("gin", _set("rules.box_bonus", 3_000_000_000), "rules.box_bonus", True),
+    "ace points past the range": ("gin", _set("rules.ace_points", MAX_OPTION_POINTS + 1),
+                                  "rules.ace_points", True),
 }
 
 
@@ -460,7 +482,7 @@ def test_every_problem_is_listed() -> None:
         parse_game(doc)
     errors = caught.value.errors
     assert errors["deals.0.moves.3.card"] == ["'1X' is not a card"]
-    assert errors["rules.knock_limit"] == ["knock_limit must be at most 10"]
+    assert errors["rules.knock_limit"] == ["knock_limit must be an integer from 0 to 10"]
     assert set(errors) == {
         "rules.knock_limit", "rules.scoring", "tournament.round", "deals.0.moves.3.card",
         "deals.0.moves.4.p", "deals.0.moves.5.cards", "deals.0.moves.6.meld",
@@ -490,7 +512,11 @@ VALID_VARIATIONS: dict[str, tuple[str, Mutation]] = {
     "empty id": ("gin", _set("id", "")),
     "free-form meta": ("gin", _set("meta", {"a": [[[[{"b": None}]]]], "moevs": 1.5})),
     "claims by team members": ("gin4", _set("claimed.totals", {"ana": 5, "ana+cy": 5})),
-    "fractional seconds": ("gin", _set("played_at", "2024-12-31t23:59:60.25z")),
+    "fractional seconds": ("gin", _set("played_at", "2024-12-31t23:59:59.25z")),
+    "first and last years": ("gin", _set("played_at", "1900-01-01T00:00:00+23:59")),
+    "last year": ("gin", _set("played_at", "9998-12-31T23:59:59.999999999-23:59")),
+    "largest claims": ("gin", _set("claimed.totals", {"ana": MAX_CLAIM, "ben": -MAX_CLAIM})),
+    "last round": ("gin", _set("tournament.round", MAX_ROUND)),
     "any seated mover": ("gin3", _set("deals.0.moves.0.p", "cy")),
     "draw without card": ("rummy", _del(f"{M0}.card")),
     "action of the other family": ("rummy", _set(f"{M0}", {"p": "ana", "a": "knock",
