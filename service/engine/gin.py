@@ -40,6 +40,11 @@ class GinTable(Table):
                          KNOCK: self.knock, GIN: self.gin, LAYOFF: self.layoff,
                          SHOW: self.show}
 
+    def copy(self) -> GinTable:
+        other = super().copy()
+        other.knock_melds = [list(meld) for meld in self.knock_melds]
+        return other
+
     def deal_cards(self, deal: Deal) -> Problem:
         problem = super().deal_cards(deal)
         self.at_floor = self.stock_count <= self.rules.stock_floor
@@ -273,6 +278,64 @@ class GinTable(Table):
             mask |= m
         return mask
 
+    # -- legal moves --------------------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        """The moves of the phase (see ``Table.legal_moves``):
+
+        * first upcard (``upcard_pass``): take it or pass; after two refusals the first
+          player draws from the stock, the refused upcard staying where it is;
+        * before drawing: the stock (not at its floor), the discard pile, and at the
+          floor a pass, which voids the deal;
+        * after drawing: a discard (never at the floor), a knock with each discard that
+          leaves deadwood within the limit, gin where it leaves none (a knock without
+          deadwood is gin, listed as gin), big gin without a discard where allowed;
+        * after a knock: the defender's layoffs onto the declared melds (none after gin
+          or an undeclared knock) and one show of their own melds.
+        """
+        if self.ended:
+            return []
+        if self.phase == AFTER_KNOCK:
+            return self._defender_moves()
+        player = self.to_move
+        if not self.drew:
+            if self.phase == UPCARD and self.refusals < 2:
+                return [*self.discard_draws(player), Move(player, PASS)]
+            # The upcard both players refused is not taken later.
+            moves = [] if self.phase == UPCARD else self.discard_draws(player)
+            if self.at_floor:
+                moves.append(Move(player, PASS))
+            else:
+                moves.extend(self.stock_draws(player))
+            return moves
+        moves = [] if self.at_floor else self.discards(player)
+        hand = self.hands[player]
+        for card in self.discardable(player):
+            rest = hand & ~(1 << card)
+            dw, melds = self.best(rest)
+            if dw <= self.knock_limit:
+                moves.append(Move(player, GIN if dw == 0 else KNOCK, card=card,
+                                  melds=_declared(melds)))
+        if self.rules.big_gin_bonus is not None:
+            dw, melds = self.best(hand)
+            if dw == 0:
+                moves.append(Move(player, GIN, melds=_declared(melds)))
+        return moves
+
+    def _defender_moves(self) -> list[Move]:
+        defender = self.defender
+        free = self.hands[defender] & ~self.laid_off
+        moves = []
+        if not self.is_gin and self.declared:
+            ace = self.rules.ace
+            for card in _cards(free & ~self._shown_mask()):
+                moves.extend(Move(defender, LAYOFF, card=card, meld=i)
+                             for i, (mask, kind) in enumerate(self.knock_melds)
+                             if layoff_fits(mask, kind, card, ace))
+        if self.shown is None:
+            moves.append(Move(defender, SHOW, melds=_declared(self.best(free)[1])))
+        return moves
+
     # -- scoring ----------------------------------------------------------------------
 
     def score(self, values: dict[int, int] | None = None
@@ -288,3 +351,6 @@ class GinTable(Table):
                           counted, self.is_gin, self.big_gin, self.doubled)
 
 
+def _declared(melds: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Melds as a move declares them: each meld's cards in ascending order."""
+    return tuple(tuple(_cards(mask)) for mask in melds)

@@ -10,7 +10,7 @@ from . import report as R
 from .cards import card_name, names
 from .cards import cards_of as _cards
 from .cards import mask_of as _mask
-from .melds import layoff_fits, meld_kind
+from .melds import candidate_melds, layoff_fits, meld_kind
 from .model import DISCARD, DRAW, END, LAYOFF, MELD, RESHUFFLE, STOCK, Deal, Move
 from .rules import Rules
 from .table import Problem, Table
@@ -31,6 +31,13 @@ class RummyTable(Table):
         self.reuse_pending = False  # reshuffle_keep_last_discard: rebuild before next move
         self.handlers = {DRAW: self.draw, MELD: self.meld, LAYOFF: self.layoff,
                          DISCARD: self.discard, RESHUFFLE: self.reshuffle, END: self.end}
+
+    def copy(self) -> RummyTable:
+        other = super().copy()
+        other.melds = [list(meld) for meld in self.melds]
+        other.melded = set(self.melded)
+        other.played_before = set(self.played_before)
+        return other
 
     # -- stock reuse ----------------------------------------------------------------
 
@@ -77,6 +84,61 @@ class RummyTable(Table):
         if self.rules.stock_exhausted == "reshuffle_keep_last_discard":
             return self.reuse_pending and self.reusable() is not None
         return (self.stock_count == 0 and not self.drew and self.reusable() is not None)
+
+    # -- legal moves ----------------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        """The moves of the turn (see ``Table.legal_moves``):
+
+        * before drawing: the stock (rebuilt from the discards first when it is empty
+          and the policy reuses them), the discard pile, a recorded reshuffle when a
+          reuse is due (by any seated player), and ``end`` when the stock is empty for good (a blocked deal);
+        * after drawing: every meld of the hand (while ``melds_per_turn`` allows one),
+          every layoff of a card onto a meld on the table that it extends (after the
+          player's own first meld under ``layoff_requires_own_meld``), every discard;
+          under ``discard_to_go_out`` no meld or layoff of the last cards.
+        """
+        if self.ended:
+            return []
+        player = self.to_move
+        if self.drew:
+            return [*self._melds_now(player), *self._layoffs_now(player),
+                    *self.discards(player)]
+        moves = []
+        if self.reuse_due():  # recorded by any seated player, the one to move first
+            turn = self.turn
+            moves = [Move(seat, RESHUFFLE) for seat in self.order[turn:] + self.order[:turn]]
+        settled = self.copy()  # as a draw or an end finds it: a pending reuse done
+        settled.settle_pending()
+        moves.extend(settled.discard_draws(player))
+        if not settled.stock_count and not settled.reusable():
+            moves.append(Move(player, END))
+        if not settled.stock_count and settled.reusable() \
+                and self.rules.stock_exhausted != "reshuffle_keep_last_discard":
+            settled.rebuild(None)  # a draw from the empty stock rebuilds it first
+        moves.extend(settled.stock_draws(player))
+        return moves
+
+    def _melds_now(self, player: int) -> list[Move]:
+        limit = self.rules.melds_per_turn
+        if limit is not None and self.melds_now >= limit:
+            return []
+        hand = self.hands[player]
+        last = hand if self.rules.discard_to_go_out else None
+        return [Move(player, MELD, cards=tuple(_cards(mask)))
+                for mask in candidate_melds(hand, self.rules.ace) if mask != last]
+
+    def _layoffs_now(self, player: int) -> list[Move]:
+        if self.rules.layoff_requires_own_meld and player not in self.melded:
+            return []
+        hand = self.hands[player]
+        if self.rules.discard_to_go_out and hand.bit_count() == 1:
+            return []
+        ace = self.rules.ace
+        return [Move(player, LAYOFF, card=card, meld=i)
+                for card in _cards(hand)
+                for i, (mask, kind) in enumerate(self.melds)
+                if layoff_fits(mask, kind, card, ace)]
 
     # -- moves ----------------------------------------------------------------------
 

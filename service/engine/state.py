@@ -33,32 +33,41 @@ def _melds(table: Table) -> list[dict[str, Any]]:
     return [{"cards": _cards(mask), "kind": kind} for mask, kind in table.melds]
 
 
-def state_after(game: Game, deal_index: int, move_index: int) -> dict[str, Any]:
-    """The table of deal ``deal_index`` after move ``move_index`` (-1: as dealt)."""
+def table_after(game: Game, deal_index: int,
+                move_index: int) -> tuple[Table, dict[str, Any] | None]:
+    """The table of deal ``deal_index`` after move ``move_index`` (-1: as dealt), and
+    the violation that stopped the replay before it (``move``, ``code``, ``message``),
+    if any.  The table is the engine's own: ``legal_moves()`` lists what may be played
+    there, and ``play`` plays a move on it."""
     if not 0 <= deal_index < len(game.deals):
         raise NoSuchPosition(f"the game has {len(game.deals)} deals")
     deal = game.deals[deal_index]
     if not -1 <= move_index < len(deal.moves):
         raise NoSuchPosition(f"deal {deal_index} has {len(deal.moves)} moves")
+    names = game.players
+    seats = tuple(sorted(deal.players)) if deal.players else tuple(range(len(names)))
+    table: Table = (GinTable if game.rules.is_gin else RummyTable)(game.rules, names, deal,
+                                                                   seats)
+    problem = table.deal_cards(deal)
+    if problem:
+        return table, {"move": None, "code": problem[0], "message": problem[1]}
+    for m, move in enumerate(deal.moves[:move_index + 1]):
+        problem = table.play(move)
+        if problem:
+            return table, {"move": m, "code": problem[0], "message": problem[1]}
+    return table, None
+
+
+def state_after(game: Game, deal_index: int, move_index: int) -> dict[str, Any]:
+    """The table of deal ``deal_index`` after move ``move_index`` (-1: as dealt)."""
+    table, stopped = table_after(game, deal_index, move_index)
+    deal = game.deals[deal_index]
     report = verify(game)
     names = game.players
     scores = dict.fromkeys(names, 0)
     for result in report.deals[:deal_index]:
         for player, points in result.points.items():
             scores[player] += points
-    seats = tuple(sorted(deal.players)) if deal.players else tuple(range(len(names)))
-    table: Table = (GinTable if game.rules.is_gin else RummyTable)(game.rules, names, deal,
-                                                                   seats)
-    stopped: dict[str, Any] | None = None
-    problem = table.deal_cards(deal)
-    if problem:
-        stopped = {"move": None, "code": problem[0], "message": problem[1]}
-    else:
-        for m, move in enumerate(deal.moves[:move_index + 1]):
-            problem = table.play(move)
-            if problem:
-                stopped = {"move": m, "code": problem[0], "message": problem[1]}
-                break
     result = report.deals[deal_index]
     ended = stopped is None and move_index == len(deal.moves) - 1 and result.outcome is not None
     if ended:

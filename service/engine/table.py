@@ -8,13 +8,15 @@ the action is allowed at all, the turn, the phase, the cards, then the rule.
 
 from __future__ import annotations
 
+import copy as _copy
 from collections.abc import Callable
+from typing import Self
 
 from . import report as R
 from .cards import FULL_DECK, card_name, mask_points, names, point_table
 from .cards import cards_of as _cards
 from .cards import mask_of as _mask
-from .model import Deal, Move
+from .model import DISCARD, DISCARD_PILE, DRAW, STOCK, Deal, Move
 from .rules import Rules
 
 Problem = tuple[str, str] | None
@@ -48,6 +50,59 @@ class Table:
         self.upcard: int | None = None
         self.warnings: list[tuple[str, str]] = []  # (code, message) of legal but odd moves
         self.handlers: dict[str, Callable[[Move], Problem]] = {}
+
+    def copy(self) -> Self:
+        """An independent table in the same position: moves played on either leave the
+        other as it was (for trying moves: ``legal_moves``, analysis)."""
+        other = _copy.copy(self)
+        other.hands = dict(self.hands)
+        other.stock_order = None if self.stock_order is None else list(self.stock_order)
+        other.pile = list(self.pile)
+        other.warnings = []
+        other.handlers = {action: getattr(other, handler.__name__)
+                          for action, handler in self.handlers.items()}
+        return other
+
+    def legal_moves(self) -> list[Move]:
+        """Every move the rules allow now, in the log's own move type: playing any of
+        them is legal, and a move of another kind, card, pile or player is refused
+        with its violation code.  Empty once the deal is over.
+
+        One spelling per move: a drawn card is always named (where the stock's order
+        is known, the same draw without the card is the same move); a meld's cards and
+        a declaration's melds are listed in ascending card order, and a knock, gin or
+        show declares the best arrangement (another declaration of the same hand is
+        legal too, at the declarer's own cost).  Each family lists its own
+        (``RummyTable``, ``GinTable``)."""
+        raise NotImplementedError
+
+    # -- moves every family lists -----------------------------------------------------
+
+    def stock_draws(self, player: int) -> list[Move]:
+        """Drawing from the stock as it is now: the top when its order is known, else
+        any card that can still be in it (the log names the card it was)."""
+        if not self.stock_count:
+            return []
+        if self.stock_order is not None:
+            return [Move(player, DRAW, source=STOCK, card=self.stock_order[-1])]
+        return [Move(player, DRAW, source=STOCK, card=c) for c in _cards(self.stock_set)]
+
+    def discard_draws(self, player: int) -> list[Move]:
+        """Taking the top of the discard pile, when there is one."""
+        if not self.pile:
+            return []
+        return [Move(player, DRAW, source=DISCARD_PILE, card=self.pile[-1])]
+
+    def discardable(self, player: int) -> list[int]:
+        """The cards of the hand that may be discarded (the card taken from the discard
+        pile this turn only where the rules allow it)."""
+        hand = self.hands[player]
+        if self.taken is not None and not self.rules.discard_taken_card:
+            hand &= ~(1 << self.taken)
+        return _cards(hand)
+
+    def discards(self, player: int) -> list[Move]:
+        return [Move(player, DISCARD, card=c) for c in self.discardable(player)]
 
     # -- names and messages ---------------------------------------------------------
 
