@@ -2,6 +2,8 @@
 
 docs/STATISTICS.md defines every figure.  User values only ever reach DuckDB as query
 parameters; sort keys and directions come from fixed tables, never from the request.
+A figure folded from several statements reads them with ``read_many``, from one
+snapshot (the rule of ``StoreReads``); the folding still takes any variant it meets.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from ..engine.rules import GIN, PRESETS
-from .db import Store
+from .db import StoreReads
 
 RUMMY_FIGURES = ("won_out", "won_rummy", "won_blocked", "avg_hand_left_when_losing")
 GIN_FIGURES = ("gins", "knocks", "undercuts_made", "undercuts_suffered",
@@ -55,26 +57,22 @@ def _mean(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
 
-def player_stats(store: Store, player: str, flt: StatsFilter) -> dict[str, dict[str, Any]]:
+def player_stats(store: StoreReads, player: str, flt: StatsFilter) -> dict[str, dict[str, Any]]:
     """Every figure of one player, by variant; empty when the player has no game.
 
     Each table is read once, grouped by the few columns the figures depend on (a
     handful of groups); the figures are folded from those groups here."""
     where, params = _where(flt)
-    with store.cursor() as cur:
-        games = cur.execute(
-            "SELECT variant, finished, won, lost, count(*), coalesce(sum(shutouts), 0) "
-            f"FROM game_players WHERE player = ?{where} GROUP BY ALL",
-            [player, *params]).fetchall()
-        deals = cur.execute(
-            "SELECT variant, outcome, won, is_knocker, count(*), sum(points), sum(conceded), "
-            f"sum(hand_value) FROM deal_players WHERE player = ? AND scored{where} "
-            "GROUP BY ALL", [player, *params]).fetchall()
-        violations = cur.execute(
-            "SELECT variant, code, count(*) FROM violations "
-            f"WHERE player = ? AND code <> 'SCORE_MISMATCH'{where} "
-            "GROUP BY variant, code ORDER BY variant, code",
-            [player, *params]).fetchall()
+    games, deals, violations = (result.rows for result in store.read_many([
+        ("SELECT variant, finished, won, lost, count(*), coalesce(sum(shutouts), 0) "
+         f"FROM game_players WHERE player = ?{where} GROUP BY ALL", [player, *params]),
+        ("SELECT variant, outcome, won, is_knocker, count(*), sum(points), sum(conceded), "
+         f"sum(hand_value) FROM deal_players WHERE player = ? AND scored{where} "
+         "GROUP BY ALL", [player, *params]),
+        ("SELECT variant, code, count(*) FROM violations "
+         f"WHERE player = ? AND code <> 'SCORE_MISMATCH'{where} "
+         "GROUP BY variant, code ORDER BY variant, code", [player, *params]),
+    ]))
     out: dict[str, dict[str, Any]] = {}
     sums: dict[str, dict[str, int]] = {}
 
@@ -137,7 +135,7 @@ def player_stats(store: Store, player: str, flt: StatsFilter) -> dict[str, dict[
     return dict(sorted(out.items()))
 
 
-def leaderboard(store: Store, flt: StatsFilter, sort: str, order: str, min_games: int,
+def leaderboard(store: StoreReads, flt: StatsFilter, sort: str, order: str, min_games: int,
                 limit: int, after: tuple[Any, str] | None = None) -> list[dict[str, Any]]:
     """Players ranked by ``sort`` (a key of SORT_KEYS), ties by player id; ``after`` is the
     (sort value, player) of the last row of the previous page."""
@@ -176,7 +174,7 @@ def leaderboard(store: Store, flt: StatsFilter, sort: str, order: str, min_games
             for p, games, wins, rate, deals, ppd in rows]
 
 
-def head_to_head(store: Store, a: str, b: str, flt: StatsFilter) -> dict[str, Any]:
+def head_to_head(store: StoreReads, a: str, b: str, flt: StatsFilter) -> dict[str, Any]:
     """Games where ``a`` and ``b`` sat as opponents (partners are not opponents): both
     players' rows are read once and paired by game here."""
     where, params = _where(flt)
@@ -219,36 +217,39 @@ def head_to_head(store: Store, a: str, b: str, flt: StatsFilter) -> dict[str, An
     }
 
 
-def variant_stats(store: Store, top_codes: int = 5) -> list[dict[str, Any]]:
+def variant_stats(store: StoreReads, top_codes: int = 5) -> list[dict[str, Any]]:
     """Per variant: games, deals, how scored deals ended, deal length, first-player wins,
     the most frequent violation codes."""
-    with store.cursor() as cur:
-        games = dict(cur.execute("SELECT variant, count(*) FROM games GROUP BY variant")
-                     .fetchall())
-        deals = cur.execute(
-            "SELECT variant, count(*), count(*) FILTER (WHERE scored), "
-            "avg(turns) FILTER (WHERE scored), "
-            "count(*) FILTER (WHERE scored AND winner IS NOT NULL AND winner = first_player) "
-            "FROM deals GROUP BY variant").fetchall()
-        outcomes = cur.execute(
-            "SELECT variant, outcome, count(*) FROM deals WHERE scored "
-            "GROUP BY variant, outcome ORDER BY variant, outcome").fetchall()
-        codes = cur.execute(
-            "SELECT variant, code, n FROM (SELECT variant, code, count(*) AS n, "
-            "row_number() OVER (PARTITION BY variant ORDER BY count(*) DESC, code) AS r "
-            "FROM violations WHERE code <> 'SCORE_MISMATCH' GROUP BY variant, code) "
-            "WHERE r <= ? ORDER BY variant, n DESC, code", [top_codes]).fetchall()
+    games, deals, outcomes, codes = (result.rows for result in store.read_many([
+        ("SELECT variant, count(*) FROM games GROUP BY variant", []),
+        ("SELECT variant, count(*), count(*) FILTER (WHERE scored), "
+         "avg(turns) FILTER (WHERE scored), "
+         "count(*) FILTER (WHERE scored AND winner IS NOT NULL AND winner = first_player) "
+         "FROM deals GROUP BY variant", []),
+        ("SELECT variant, outcome, count(*) FROM deals WHERE scored "
+         "GROUP BY variant, outcome ORDER BY variant, outcome", []),
+        ("SELECT variant, code, n FROM (SELECT variant, code, count(*) AS n, "
+         "row_number() OVER (PARTITION BY variant ORDER BY count(*) DESC, code) AS r "
+         "FROM violations WHERE code <> 'SCORE_MISMATCH' GROUP BY variant, code) "
+         "WHERE r <= ? ORDER BY variant, n DESC, code", [top_codes]),
+    ]))
     out: dict[str, dict[str, Any]] = {}
-    for variant, n in sorted(games.items()):
-        out[variant] = {"variant": variant, "games": n, "deals": 0, "scored_deals": 0,
-                        "outcomes": {}, "avg_turns": None, "first_player_win_share": 0.0,
-                        "top_violations": []}
+
+    def entry(variant: str) -> dict[str, Any]:
+        if variant not in out:
+            out[variant] = {"variant": variant, "games": 0, "deals": 0, "scored_deals": 0,
+                            "outcomes": {}, "avg_turns": None,
+                            "first_player_win_share": 0.0, "top_violations": []}
+        return out[variant]
+
+    for variant, n in games:
+        entry(variant)["games"] = n
     for variant, n, scored, turns, first_wins in deals:
-        out[variant].update(deals=n, scored_deals=scored, avg_turns=_mean(turns),
-                            first_player_win_share=_rate(first_wins, scored))
+        entry(variant).update(deals=n, scored_deals=scored, avg_turns=_mean(turns),
+                              first_player_win_share=_rate(first_wins, scored))
     for variant, outcome, n in outcomes:
-        scored = out[variant]["scored_deals"]
-        out[variant]["outcomes"][outcome] = {"count": n, "share": _rate(n, scored)}
+        figures = entry(variant)
+        figures["outcomes"][outcome] = {"count": n, "share": _rate(n, figures["scored_deals"])}
     for variant, code, n in codes:
-        out[variant]["top_violations"].append({"code": code, "count": n})
-    return list(out.values())
+        entry(variant)["top_violations"].append({"code": code, "count": n})
+    return [out[variant] for variant in sorted(out)]
