@@ -175,46 +175,43 @@ def leaderboard(store: StoreReads, flt: StatsFilter, sort: str, order: str, min_
 
 
 def head_to_head(store: StoreReads, a: str, b: str, flt: StatsFilter) -> dict[str, Any]:
-    """Games where ``a`` and ``b`` sat as opponents (partners are not opponents): both
-    players' rows are read once and paired by game here."""
+    """Games where ``a`` and ``b`` sat as opponents (partners are not opponents), in one
+    statement: each such game once, with both players' figures, newest first; the
+    details of the newest :data:`RECENT_GAMES` joined from ``games``."""
     where, params = _where(flt)
     with store.cursor() as cur:
         rows = cur.execute(
             "WITH r AS (SELECT game_id, player, team, finished, won, points, game_time "
             f"FROM game_players WHERE player IN (?, ?){where}), "
-            "shared AS (SELECT game_id FROM r GROUP BY game_id HAVING count(*) = 2) "
-            "SELECT game_id, player, team, finished, won, points, epoch_ms(game_time) "
-            "FROM r SEMI JOIN shared USING (game_id)", [a, b, *params]).fetchall()
-        by_game: dict[str, dict[str, tuple]] = {}
-        for game_id, player, team, finished, won, points, at in rows:
-            by_game.setdefault(game_id, {})[player] = (team, finished, won, points, at)
-        shared = {gid: seats for gid, seats in by_game.items()
-                  if len(seats) == 2 and (seats[a][0] is None or seats[a][0] != seats[b][0])}
-        latest = sorted(shared, key=lambda gid: (shared[gid][a][4], gid), reverse=True)
-        latest = latest[:RECENT_GAMES]
-        details = {row[0]: row for row in cur.execute(
-            "SELECT id, variant, status, winner, game_time, tournament_id FROM games "
-            "WHERE id IN (SELECT unnest(?))", [latest]).fetchall()} if latest else {}
+            "faced AS (SELECT x.game_id, x.finished, x.won AS a_won, y.won AS b_won, "
+            "x.points AS a_points, y.points AS b_points, row_number() OVER ("
+            "ORDER BY epoch_ms(x.game_time) DESC, x.game_id DESC) AS recency "
+            "FROM r x JOIN r y ON y.game_id = x.game_id AND y.player = ? "
+            "AND y.player <> x.player "
+            "WHERE x.player = ? AND (x.team IS NULL OR x.team IS DISTINCT FROM y.team)) "
+            "SELECT f.game_id, f.finished, f.a_won, f.b_won, f.a_points, f.b_points, "
+            "f.recency <= ?, g.variant, g.status, g.winner, g.game_time, g.tournament_id "
+            "FROM faced f LEFT JOIN games g ON g.id = f.game_id AND f.recency <= ? "
+            "ORDER BY f.recency",
+            [a, b, *params, b, a, RECENT_GAMES, RECENT_GAMES]).fetchall()
     wins = {a: 0, b: 0}
     points = {a: 0, b: 0}
     finished = 0
-    for seats in shared.values():
-        finished += 1 if seats[a][1] else 0
-        for p in (a, b):
-            wins[p] += 1 if seats[p][2] else 0
-            points[p] += seats[p][3]
-    return {
-        "players": [a, b],
-        "games": len(shared),
-        "finished": finished,
-        "wins": wins,
-        "points": points,
-        "recent": [{"id": gid, "variant": details[gid][1], "status": details[gid][2],
-                    "winner": details[gid][3], "game_time": details[gid][4],
-                    "tournament": details[gid][5],
-                    "points": {a: shared[gid][a][3], b: shared[gid][b][3]}}
-                   for gid in latest],
-    }
+    recent = []
+    for gid, done, a_won, b_won, a_points, b_points, is_recent, *details in rows:
+        finished += 1 if done else 0
+        wins[a] += 1 if a_won else 0
+        wins[b] += 1 if b_won else 0
+        points[a] += a_points
+        points[b] += b_points
+        if is_recent:
+            variant, status, winner, game_time, tournament = details
+            recent.append({"id": gid, "variant": variant, "status": status,
+                           "winner": winner, "game_time": game_time,
+                           "tournament": tournament,
+                           "points": {a: a_points, b: b_points}})
+    return {"players": [a, b], "games": len(rows), "finished": finished, "wins": wins,
+            "points": points, "recent": recent}
 
 
 def variant_stats(store: StoreReads, top_codes: int = 5) -> list[dict[str, Any]]:
