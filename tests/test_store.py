@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,7 +13,15 @@ import orjson
 import pytest
 
 from service.engine import parse_game, verify
-from service.store import GameFilter, Store, StoreLocked, build_record, game_rows, joined
+from service.store import (
+    GameFilter,
+    Store,
+    StoreError,
+    StoreLocked,
+    build_record,
+    game_rows,
+    joined,
+)
 from service.store.migrations import MIGRATIONS
 from service.store.remote import RemoteStore
 from tests.engine.test_gin import KNOCK, gin_game
@@ -166,6 +175,74 @@ def test_reads(store):
     assert store.get_log(rec.id) == rec.games[-1]
     assert store.get_game("nope") is None and store.get_log("nope") is None
     assert store.games_by_status() == {"valid": 1}
+
+
+def test_read_many_answers_every_statement_in_order(store):
+    store.add_games([record(id="one"), record(id="two")])
+    games, pairs, nothing = store.read_many([
+        ("SELECT source_id, status FROM games ORDER BY source_id", []),
+        ("SELECT ?::INTEGER AS n, ? AS s", [7, "x"]),
+        ("SELECT id FROM games WHERE id = ?", ["nope"]),
+    ])
+    assert games.columns == ("source_id", "status")
+    assert games.rows == [("one", "valid"), ("two", "valid")]
+    assert games.dicts() == [{"source_id": "one", "status": "valid"},
+                             {"source_id": "two", "status": "valid"}]
+    assert pairs.dicts() == [{"n": 7, "s": "x"}]
+    assert nothing.rows == [] and nothing.columns == ("id",)
+    assert store.read_many([]) == []
+
+
+def test_read_many_is_a_read_only_transaction(store):
+    """A failing statement fails the read as a StoreError; a statement that writes is
+    refused; either way no transaction is left open, and the next read answers."""
+    store.add_games([record(id="one")])
+    with pytest.raises(StoreError, match="nope"):
+        store.read_many([("SELECT count(*) FROM games", []), ("SELECT * FROM nope", [])])
+    with pytest.raises(StoreError, match="read-only"):
+        store.read_many([("DELETE FROM violations", [])])
+    [(count,)] = store.read_many([("SELECT count(*) FROM games", [])])[0].rows
+    assert count == 1
+    store.add_games([record(id="two")])
+    assert store.read_many([("SELECT count(*) FROM games", [])])[0].rows == [(2,)]
+
+
+def test_read_many_reads_one_snapshot(tmp_path):
+    """A game committed after the first statement of a read is in none of its
+    results (the store in this process: its cursor is wrapped to commit one there)."""
+    store = Store(tmp_path / "db.duckdb")
+    store.add_games([record(id="one")])
+    real_cursor = store.cursor
+
+    class Cursor:
+        def __init__(self, cur):
+            self._cur = cur
+            self.queries = 0
+
+        def execute(self, sql, params=None):
+            self._cur.execute(sql, params)
+            if sql.startswith("SELECT"):
+                self.queries += 1
+                if self.queries == 1:
+                    store.submit([record(id="two")])
+            return self
+
+        def __getattr__(self, name):
+            return getattr(self._cur, name)
+
+    @contextmanager
+    def cursor():
+        with real_cursor() as cur:
+            yield Cursor(cur)
+
+    store.cursor = cursor
+    try:
+        results = store.read_many([(f"SELECT count(*) FROM {table}", []) for table in TABLES])
+    finally:
+        del store.cursor
+    assert [r.rows[0][0] for r in results] == [store.count(t) // 2 for t in TABLES]
+    assert store.count("games") == 2
+    store.close()
 
 
 def unstorable(gid):

@@ -33,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from .db import Store
+from .db import StoreReads
 
 ILLEGAL_GAME = "illegal_game"
 SCORE_MISMATCH = "score_mismatch"
@@ -155,12 +155,6 @@ class TournamentAudit:
         return out
 
 
-def _rows(cur: Any, sql: str, params: list[Any]) -> list[dict[str, Any]]:
-    cur.execute(sql, params)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-
-
 def _where(game: dict[str, Any]) -> str:
     """'round 2, table A' (or what of it the log gave), for the human-readable details."""
     parts = []
@@ -175,16 +169,20 @@ def _rank_text(rank: int | None) -> str:
     return f"rank {rank}" if rank is not None else "unranked"
 
 
-def tournament_audit(store: Store, tournament_id: str) -> TournamentAudit | None:
-    """The audit of one tournament, or None when no stored game belongs to it."""
-    with store.cursor() as cur:
-        games = _rows(cur, _GAMES_SQL, [tournament_id])
-        if not games:
-            return None
-        players = _rows(cur, _PLAYERS_SQL, [tournament_id])
-        standing_rows = _rows(cur, _STANDINGS_SQL, [tournament_id])
-        illegal = _rows(cur, _ILLEGAL_SQL, [tournament_id, tournament_id])
-        mismatches = _rows(cur, _MISMATCH_SQL, [tournament_id])
+def tournament_audit(store: StoreReads, tournament_id: str) -> TournamentAudit | None:
+    """The audit of one tournament, or None when no stored game belongs to it.  Its
+    five statements are read from one snapshot (``read_many``): the standings and the
+    discrepancies are those of the games listed, whatever is committed meanwhile."""
+    games, players, standing_rows, illegal, mismatches = (
+        result.dicts() for result in store.read_many([
+            (_GAMES_SQL, [tournament_id]),
+            (_PLAYERS_SQL, [tournament_id]),
+            (_STANDINGS_SQL, [tournament_id]),
+            (_ILLEGAL_SQL, [tournament_id, tournament_id]),
+            (_MISMATCH_SQL, [tournament_id]),
+        ]))
+    if not games:
+        return None
 
     by_game: dict[str, list[dict[str, Any]]] = {}
     for row in players:

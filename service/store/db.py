@@ -164,11 +164,41 @@ MAX_GROUP = 2000  # games per group commit
 LINGER = 0.002  # seconds the writer waits for more games before a small commit
 
 
+Statement = tuple[str, Sequence[Any]]  # SQL of this package and its parameters
+
+
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """What one statement of ``read_many`` answered: its column names and all its rows."""
+
+    columns: tuple[str, ...]
+    rows: list[tuple]
+
+    def dicts(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+
+
 class StoreReads:
-    """The reads of the store, over ``cursor()``: shared by the store opened in this
-    process and the one reached in its own process (``remote.RemoteStore``)."""
+    """The reads of the store: shared by the store opened in this process and the one
+    reached in its own process (``remote.RemoteStore``).
+
+    The snapshot rule: a read whose answer combines several statements runs them with
+    ``read_many``, in one transaction, never one by one on a cursor, because each
+    statement outside a transaction sees every commit made before it starts, so two of
+    them may disagree about a game committed in between (a variant counted in the deals
+    and missing from the games).  In one transaction every statement sees the snapshot
+    its first one took; DuckDB's read transactions neither wait for the writer nor
+    conflict with it.  ``cursor()`` is for reads of one statement (and for the pages of
+    the log export, which hold one snapshot by their keyset: see ``export``).
+    """
 
     def cursor(self) -> AbstractContextManager[Any]:
+        """A cursor for one statement: each ``execute`` is its own snapshot."""
+        raise NotImplementedError
+
+    def read_many(self, statements: Sequence[Statement]) -> list[Rows]:
+        """The results of ``statements``, in order, all read from one snapshot of the
+        database (one read-only transaction)."""
         raise NotImplementedError
 
     @property
@@ -285,6 +315,24 @@ class Store(StoreReads):
             raise StoreError(f"database error: {error}") from error
         finally:
             cur.close()
+
+    def read_many(self, statements: Sequence[Statement]) -> list[Rows]:
+        """The results of ``statements``, in order, read in one read-only transaction
+        on a cursor of their own: one snapshot, taken by the first statement."""
+        results = []
+        with self.cursor() as cur:
+            cur.execute("BEGIN TRANSACTION READ ONLY")
+            try:
+                for sql, params in statements:
+                    cur.execute(sql, params)
+                    columns = tuple(d[0] for d in cur.description or ())
+                    results.append(Rows(columns, cur.fetchall()))
+                cur.execute("COMMIT")
+            except BaseException:
+                with suppress(duckdb.Error):  # a failed statement ended it already
+                    cur.execute("ROLLBACK")
+                raise
+        return results
 
     # -- writes -------------------------------------------------------------------------
 

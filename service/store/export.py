@@ -9,6 +9,12 @@ list) and both keep memory bounded whatever the number of games:
   in the middle of the walk;
 * the deal results are written by DuckDB itself (``COPY ... TO ... (FORMAT parquet)``)
   into a private temporary directory, then read back a block at a time and deleted.
+
+Both are one snapshot (the rule of ``StoreReads``): the Parquet file is one statement;
+the pages of logs are several, yet they hold the games of the first page's snapshot
+exactly, as games are only ever added, numbered in the order they are committed (a
+commit's ``seq`` is above every ``seq`` committed before it), and the walk keeps below
+the first page's numbers.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from .db import GameFilter, Store, filter_sql, keyset_sql
+from .db import GameFilter, StoreReads, filter_sql, keyset_sql
 
 PAGE_SIZE = 100  # logs per query: at most this many uploaded logs are held at once
 BLOCK_SIZE = 256 << 10  # bytes per chunk when streaming the Parquet file
@@ -38,7 +44,7 @@ DEAL_RESULT_COLUMNS: tuple[str, ...] = tuple(
     part.strip().split()[-1].split(".")[-1] for part in _DEAL_COLUMNS.split(","))
 
 
-def iter_logs(store: Store, where: GameFilter) -> Iterator[bytes]:
+def iter_logs(store: StoreReads, where: GameFilter) -> Iterator[bytes]:
     """The matching games' logs exactly as uploaded, newest first, one query per page
     of :data:`PAGE_SIZE` (read when each page is fetched, so tests can lower it)."""
     before: int | None = None
@@ -80,7 +86,7 @@ class TempExport:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def deal_results_parquet(store: Store, where: GameFilter) -> TempExport:
+def deal_results_parquet(store: StoreReads, where: GameFilter) -> TempExport:
     """The per-deal results of the matching games written as one Parquet file by
     DuckDB's COPY; the caller streams it with :meth:`TempExport.blocks`."""
     clauses, params = filter_sql(where)

@@ -32,7 +32,17 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Client, Connection, Listener, wait
 from typing import Any
 
-from .db import Answer, GameRows, Store, StoreError, StoreLocked, StoreReads, games_of
+from .db import (
+    Answer,
+    GameRows,
+    Rows,
+    Statement,
+    Store,
+    StoreError,
+    StoreLocked,
+    StoreReads,
+    games_of,
+)
 from .records import GameRecord
 
 START_TIMEOUT = 120.0  # seconds for the store process to open and migrate the file
@@ -150,6 +160,8 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
             cur.execute(sql, params)
             description = [(d[0],) for d in cur.description] if cur.description else None
             return description, cur.fetchall()
+    if op == "read":
+        return store.read_many(args[0])
     if op == "submit":
         return store.submit(args[0])
     if op == "put":
@@ -167,7 +179,9 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
 
 class RemoteCursor:
     """What the storage modules use of a DuckDB cursor: ``execute`` then ``fetchall``,
-    ``fetchone`` or ``description``; the whole result comes back with ``execute``."""
+    ``fetchone`` or ``description``; the whole result comes back with ``execute``.  Each
+    ``execute`` is a call of its own, and its own transaction in the store process: a
+    read of several statements goes as one call, ``RemoteStore.read_many``."""
 
     def __init__(self, store: StoreClient):
         self._store = store
@@ -273,6 +287,11 @@ class RemoteStore(StoreClient, StoreReads):
     @contextmanager
     def cursor(self) -> Iterator[RemoteCursor]:
         yield RemoteCursor(self)
+
+    def read_many(self, statements: Sequence[Statement]) -> list[Rows]:
+        """As ``Store.read_many``, in one call: the store process runs the statements in
+        one transaction and answers all their results."""
+        return self.call("read", [(sql, list(params)) for sql, params in statements])
 
     def add_games(self, games: Sequence[GameRecord] | GameRows) -> list[Answer]:
         return self.call("add", games_of(games))

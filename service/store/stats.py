@@ -2,6 +2,8 @@
 
 docs/STATISTICS.md defines every figure.  User values only ever reach DuckDB as query
 parameters; sort keys and directions come from fixed tables, never from the request.
+A figure folded from several statements reads them with ``read_many``, from one
+snapshot (the rule of ``StoreReads``); the folding still takes any variant it meets.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from ..engine.rules import GIN, PRESETS
-from .db import Store
+from .db import StoreReads
 
 RUMMY_FIGURES = ("won_out", "won_rummy", "won_blocked", "avg_hand_left_when_losing")
 GIN_FIGURES = ("gins", "knocks", "undercuts_made", "undercuts_suffered",
@@ -55,26 +57,22 @@ def _mean(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
 
-def player_stats(store: Store, player: str, flt: StatsFilter) -> dict[str, dict[str, Any]]:
+def player_stats(store: StoreReads, player: str, flt: StatsFilter) -> dict[str, dict[str, Any]]:
     """Every figure of one player, by variant; empty when the player has no game.
 
     Each table is read once, grouped by the few columns the figures depend on (a
     handful of groups); the figures are folded from those groups here."""
     where, params = _where(flt)
-    with store.cursor() as cur:
-        games = cur.execute(
-            "SELECT variant, finished, won, lost, count(*), coalesce(sum(shutouts), 0) "
-            f"FROM game_players WHERE player = ?{where} GROUP BY ALL",
-            [player, *params]).fetchall()
-        deals = cur.execute(
-            "SELECT variant, outcome, won, is_knocker, count(*), sum(points), sum(conceded), "
-            f"sum(hand_value) FROM deal_players WHERE player = ? AND scored{where} "
-            "GROUP BY ALL", [player, *params]).fetchall()
-        violations = cur.execute(
-            "SELECT variant, code, count(*) FROM violations "
-            f"WHERE player = ? AND code <> 'SCORE_MISMATCH'{where} "
-            "GROUP BY variant, code ORDER BY variant, code",
-            [player, *params]).fetchall()
+    games, deals, violations = (result.rows for result in store.read_many([
+        ("SELECT variant, finished, won, lost, count(*), coalesce(sum(shutouts), 0) "
+         f"FROM game_players WHERE player = ?{where} GROUP BY ALL", [player, *params]),
+        ("SELECT variant, outcome, won, is_knocker, count(*), sum(points), sum(conceded), "
+         f"sum(hand_value) FROM deal_players WHERE player = ? AND scored{where} "
+         "GROUP BY ALL", [player, *params]),
+        ("SELECT variant, code, count(*) FROM violations "
+         f"WHERE player = ? AND code <> 'SCORE_MISMATCH'{where} "
+         "GROUP BY variant, code ORDER BY variant, code", [player, *params]),
+    ]))
     out: dict[str, dict[str, Any]] = {}
     sums: dict[str, dict[str, int]] = {}
 
@@ -137,7 +135,7 @@ def player_stats(store: Store, player: str, flt: StatsFilter) -> dict[str, dict[
     return dict(sorted(out.items()))
 
 
-def leaderboard(store: Store, flt: StatsFilter, sort: str, order: str, min_games: int,
+def leaderboard(store: StoreReads, flt: StatsFilter, sort: str, order: str, min_games: int,
                 limit: int, after: tuple[Any, str] | None = None) -> list[dict[str, Any]]:
     """Players ranked by ``sort`` (a key of SORT_KEYS), ties by player id; ``after`` is the
     (sort value, player) of the last row of the previous page."""
@@ -176,79 +174,79 @@ def leaderboard(store: Store, flt: StatsFilter, sort: str, order: str, min_games
             for p, games, wins, rate, deals, ppd in rows]
 
 
-def head_to_head(store: Store, a: str, b: str, flt: StatsFilter) -> dict[str, Any]:
-    """Games where ``a`` and ``b`` sat as opponents (partners are not opponents): both
-    players' rows are read once and paired by game here."""
+def head_to_head(store: StoreReads, a: str, b: str, flt: StatsFilter) -> dict[str, Any]:
+    """Games where ``a`` and ``b`` sat as opponents (partners are not opponents), in one
+    statement: each such game once, with both players' figures, newest first; the
+    details of the newest :data:`RECENT_GAMES` joined from ``games``."""
     where, params = _where(flt)
     with store.cursor() as cur:
         rows = cur.execute(
             "WITH r AS (SELECT game_id, player, team, finished, won, points, game_time "
             f"FROM game_players WHERE player IN (?, ?){where}), "
-            "shared AS (SELECT game_id FROM r GROUP BY game_id HAVING count(*) = 2) "
-            "SELECT game_id, player, team, finished, won, points, epoch_ms(game_time) "
-            "FROM r SEMI JOIN shared USING (game_id)", [a, b, *params]).fetchall()
-        by_game: dict[str, dict[str, tuple]] = {}
-        for game_id, player, team, finished, won, points, at in rows:
-            by_game.setdefault(game_id, {})[player] = (team, finished, won, points, at)
-        shared = {gid: seats for gid, seats in by_game.items()
-                  if len(seats) == 2 and (seats[a][0] is None or seats[a][0] != seats[b][0])}
-        latest = sorted(shared, key=lambda gid: (shared[gid][a][4], gid), reverse=True)
-        latest = latest[:RECENT_GAMES]
-        details = {row[0]: row for row in cur.execute(
-            "SELECT id, variant, status, winner, game_time, tournament_id FROM games "
-            "WHERE id IN (SELECT unnest(?))", [latest]).fetchall()} if latest else {}
+            "faced AS (SELECT x.game_id, x.finished, x.won AS a_won, y.won AS b_won, "
+            "x.points AS a_points, y.points AS b_points, row_number() OVER ("
+            "ORDER BY epoch_ms(x.game_time) DESC, x.game_id DESC) AS recency "
+            "FROM r x JOIN r y ON y.game_id = x.game_id AND y.player = ? "
+            "AND y.player <> x.player "
+            "WHERE x.player = ? AND (x.team IS NULL OR x.team IS DISTINCT FROM y.team)) "
+            "SELECT f.game_id, f.finished, f.a_won, f.b_won, f.a_points, f.b_points, "
+            "f.recency <= ?, g.variant, g.status, g.winner, g.game_time, g.tournament_id "
+            "FROM faced f LEFT JOIN games g ON g.id = f.game_id AND f.recency <= ? "
+            "ORDER BY f.recency",
+            [a, b, *params, b, a, RECENT_GAMES, RECENT_GAMES]).fetchall()
     wins = {a: 0, b: 0}
     points = {a: 0, b: 0}
     finished = 0
-    for seats in shared.values():
-        finished += 1 if seats[a][1] else 0
-        for p in (a, b):
-            wins[p] += 1 if seats[p][2] else 0
-            points[p] += seats[p][3]
-    return {
-        "players": [a, b],
-        "games": len(shared),
-        "finished": finished,
-        "wins": wins,
-        "points": points,
-        "recent": [{"id": gid, "variant": details[gid][1], "status": details[gid][2],
-                    "winner": details[gid][3], "game_time": details[gid][4],
-                    "tournament": details[gid][5],
-                    "points": {a: shared[gid][a][3], b: shared[gid][b][3]}}
-                   for gid in latest],
-    }
+    recent = []
+    for gid, done, a_won, b_won, a_points, b_points, is_recent, *details in rows:
+        finished += 1 if done else 0
+        wins[a] += 1 if a_won else 0
+        wins[b] += 1 if b_won else 0
+        points[a] += a_points
+        points[b] += b_points
+        if is_recent:
+            variant, status, winner, game_time, tournament = details
+            recent.append({"id": gid, "variant": variant, "status": status,
+                           "winner": winner, "game_time": game_time,
+                           "tournament": tournament,
+                           "points": {a: a_points, b: b_points}})
+    return {"players": [a, b], "games": len(rows), "finished": finished, "wins": wins,
+            "points": points, "recent": recent}
 
 
-def variant_stats(store: Store, top_codes: int = 5) -> list[dict[str, Any]]:
+def variant_stats(store: StoreReads, top_codes: int = 5) -> list[dict[str, Any]]:
     """Per variant: games, deals, how scored deals ended, deal length, first-player wins,
     the most frequent violation codes."""
-    with store.cursor() as cur:
-        games = dict(cur.execute("SELECT variant, count(*) FROM games GROUP BY variant")
-                     .fetchall())
-        deals = cur.execute(
-            "SELECT variant, count(*), count(*) FILTER (WHERE scored), "
-            "avg(turns) FILTER (WHERE scored), "
-            "count(*) FILTER (WHERE scored AND winner IS NOT NULL AND winner = first_player) "
-            "FROM deals GROUP BY variant").fetchall()
-        outcomes = cur.execute(
-            "SELECT variant, outcome, count(*) FROM deals WHERE scored "
-            "GROUP BY variant, outcome ORDER BY variant, outcome").fetchall()
-        codes = cur.execute(
-            "SELECT variant, code, n FROM (SELECT variant, code, count(*) AS n, "
-            "row_number() OVER (PARTITION BY variant ORDER BY count(*) DESC, code) AS r "
-            "FROM violations WHERE code <> 'SCORE_MISMATCH' GROUP BY variant, code) "
-            "WHERE r <= ? ORDER BY variant, n DESC, code", [top_codes]).fetchall()
+    games, deals, outcomes, codes = (result.rows for result in store.read_many([
+        ("SELECT variant, count(*) FROM games GROUP BY variant", []),
+        ("SELECT variant, count(*), count(*) FILTER (WHERE scored), "
+         "avg(turns) FILTER (WHERE scored), "
+         "count(*) FILTER (WHERE scored AND winner IS NOT NULL AND winner = first_player) "
+         "FROM deals GROUP BY variant", []),
+        ("SELECT variant, outcome, count(*) FROM deals WHERE scored "
+         "GROUP BY variant, outcome ORDER BY variant, outcome", []),
+        ("SELECT variant, code, n FROM (SELECT variant, code, count(*) AS n, "
+         "row_number() OVER (PARTITION BY variant ORDER BY count(*) DESC, code) AS r "
+         "FROM violations WHERE code <> 'SCORE_MISMATCH' GROUP BY variant, code) "
+         "WHERE r <= ? ORDER BY variant, n DESC, code", [top_codes]),
+    ]))
     out: dict[str, dict[str, Any]] = {}
-    for variant, n in sorted(games.items()):
-        out[variant] = {"variant": variant, "games": n, "deals": 0, "scored_deals": 0,
-                        "outcomes": {}, "avg_turns": None, "first_player_win_share": 0.0,
-                        "top_violations": []}
+
+    def entry(variant: str) -> dict[str, Any]:
+        if variant not in out:
+            out[variant] = {"variant": variant, "games": 0, "deals": 0, "scored_deals": 0,
+                            "outcomes": {}, "avg_turns": None,
+                            "first_player_win_share": 0.0, "top_violations": []}
+        return out[variant]
+
+    for variant, n in games:
+        entry(variant)["games"] = n
     for variant, n, scored, turns, first_wins in deals:
-        out[variant].update(deals=n, scored_deals=scored, avg_turns=_mean(turns),
-                            first_player_win_share=_rate(first_wins, scored))
+        entry(variant).update(deals=n, scored_deals=scored, avg_turns=_mean(turns),
+                              first_player_win_share=_rate(first_wins, scored))
     for variant, outcome, n in outcomes:
-        scored = out[variant]["scored_deals"]
-        out[variant]["outcomes"][outcome] = {"count": n, "share": _rate(n, scored)}
+        figures = entry(variant)
+        figures["outcomes"][outcome] = {"count": n, "share": _rate(n, figures["scored_deals"])}
     for variant, code, n in codes:
-        out[variant]["top_violations"].append({"code": code, "count": n})
-    return list(out.values())
+        entry(variant)["top_violations"].append({"code": code, "count": n})
+    return [out[variant] for variant in sorted(out)]
