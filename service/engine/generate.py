@@ -53,13 +53,14 @@ from .model import (
     RESHUFFLE,
     SHOW,
     STOCK,
+    Action,
     Deal,
     Move,
 )
 from .parse import MAX_PLAYER_LENGTH, instant, parse_game
 from .replay import verify
 from .rules import GIN as GIN_FAMILY
-from .rules import OPTIONS, PRESETS, Rules, resolve_rules
+from .rules import OPTIONS, PRESETS, Rules, StockPolicy, resolve_rules
 from .rummy import BLOCKED, RummyTable
 from .rummy import RUMMY as WENT_RUMMY
 from .scoring import Scoreboard, rummy_blocked_points, rummy_out_points
@@ -73,7 +74,7 @@ MOVE_CAP = 600  # moves per deal before a Rummy-family deal is dealt again
 AGGRESSIVE_AFTER = 200  # moves after which nobody holds melds back any more
 DEAL_RETRIES = 20  # fresh shuffles tried for a deal that would not end
 MAX_UNITS = 400  # deals (gin partnerships: rounds) before giving up on the end condition
-KEEP_LAST = "reshuffle_keep_last_discard"
+KEEP_LAST = StockPolicy.KEEP_LAST_DISCARD
 _COLUMN = 1 | 1 << 13 | 1 << 26 | 1 << 39  # the four aces; shifted by a rank, its column
 MEMO_LIMIT = 1 << 17  # arrangements memoized per game before the memo is cleared
 # Replay every generated game and check its claims (tests, debugging); off: no replay.
@@ -166,8 +167,9 @@ def random_rules(variant: str, rng: random.Random, players: int | None = None) -
 def _random_value(name: str, choices: tuple, rng: random.Random, seated: int,
                   family: str) -> Any:
     """A value of one option (see ``random_rules``)."""
-    if choices:
-        return rng.choice(choices)
+    if choices:  # names as a log writes them: plain strings
+        choice = rng.choice(choices)
+        return str(choice) if isinstance(choice, str) else choice
     if name in ("discard_taken_card", "layoff_requires_own_meld", "discard_to_go_out",
                 "oklahoma", "undercut_on_tie", "upcard_pass"):
         return rng.random() < 0.5
@@ -376,7 +378,7 @@ class _GameWriter:
             writer.log["claimed"] = {  # as the replay reports it: seats in order
                 "points": {names[s]: points[s] for s in seats},
                 "winner": names[winner] if winner is not None else None,
-                "outcome": outcome}
+                "outcome": str(outcome)}
             self.deals.append(writer.log)
             self.outcomes.append(outcome)
             return winner
@@ -519,12 +521,13 @@ class _DealWriter:
         if len(self.moves) > MOVE_CAP:
             raise DealTooLong
 
-    def entry(self, seat: int, action: str, **fields: Any) -> Json:
-        return {"p": self.names[seat], "a": action, **fields}
+    def entry(self, seat: int, action: Action, **fields: Any) -> Json:
+        """A move as the log writes it: plain JSON strings, never the engine's names."""
+        return {"p": self.names[seat], "a": action.value, **fields}
 
     def draw_discard(self, seat: int) -> int:
         top = self.table.pile[-1]
-        entry = self.entry(seat, DRAW, **{"from": DISCARD_PILE})
+        entry = self.entry(seat, DRAW, **{"from": DISCARD_PILE.value})
         if self.rng.random() < 0.3:
             entry["card"] = card_name(top)
         named = top if "card" in entry else None
@@ -538,7 +541,7 @@ class _DealWriter:
         table = self.table
         if self.known and table.stock_order:
             assert table.stock_order[-1] == card, "the generator lost the stock order"
-        entry = {"p": self.names[seat], "a": DRAW, "from": STOCK}
+        entry = self.entry(seat, DRAW, **{"from": STOCK.value})
         if not self.with_deck or not self.known or self.rng.random() < 0.3:
             entry["card"] = CARD_NAMES[card]
             self.do(_move(seat, DRAW, STOCK, card), entry)
@@ -686,7 +689,7 @@ class _RummyDeal(_DealWriter):
         table = self.table
         cards = list(table.reusable() or ())
         assert cards
-        turn_over = self.rules.stock_exhausted == "turn_over"
+        turn_over = self.rules.stock_exhausted == StockPolicy.TURN_OVER
         order = list(cards)  # drawn first .. drawn last
         if not turn_over:
             self.rng.shuffle(order)
@@ -875,7 +878,7 @@ class _RummyDeal(_DealWriter):
             lonely = [c for c in loose if not hand & _NEAR[c]]
             card = self.rng.choice(lonely or loose or options)
         self.do(_move(seat, DISCARD, card=card),
-                {"p": self.names[seat], "a": DISCARD, "card": CARD_NAMES[card]})
+                self.entry(seat, DISCARD, card=CARD_NAMES[card]))
 
 
 _MOVES: dict[tuple, Move] = {}

@@ -7,18 +7,29 @@ its moves end.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from . import report as R
 from .cards import ACE, SPADES, card_name, names, rank_of, suit_of
 from .cards import cards_of as _cards
 from .cards import mask_of as _mask
 from .melds import best_arrangement, deadwood, layoff_fits, meld_kind
-from .model import DISCARD, DRAW, GIN, KNOCK, LAYOFF, PASS, SHOW, STOCK, Deal, Move
+from .model import DISCARD, DRAW, GIN, KNOCK, LAYOFF, PASS, SHOW, STOCK, Deal, Move, Outcome
 from .rules import Rules
 from .scoring import gin_points
 from .table import Problem, Table
 
-VOID = "void"
-UPCARD, PLAY, AFTER_KNOCK = "upcard", "play", "after_knock"
+
+class GinPhase(StrEnum):
+    """Where a gin deal stands."""
+
+    UPCARD = "upcard"  # the first upcard offered (``upcard_pass``)
+    PLAY = "play"  # draw and discard
+    AFTER_KNOCK = "after_knock"  # the defender lays off and shows
+
+
+VOID = Outcome.VOID
+UPCARD, PLAY, AFTER_KNOCK = GinPhase.UPCARD, GinPhase.PLAY, GinPhase.AFTER_KNOCK
 
 
 class GinTable(Table):

@@ -21,9 +21,9 @@ from functools import cache
 from itertools import combinations, product
 
 from .cards import FULL_DECK, SUIT_MASK, mask_points
+from .rules import ACE_MODES
 
 GROUP, RUN = "group", "run"
-ACE_MODES = ("low", "high_or_low", "around_the_corner")
 
 _LOW, _HIGH_OR_LOW, _AROUND = 0, 1, 2
 _MODE_OF = {name: index for index, name in enumerate(ACE_MODES)}

@@ -8,17 +8,57 @@ names, because the report echoes them unchanged.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from .cards import Card
 from .rules import Rules
 
-DRAW, PASS, MELD, LAYOFF, DISCARD = "draw", "pass", "meld", "layoff", "discard"
-KNOCK, GIN, SHOW, RESHUFFLE, END = "knock", "gin", "show", "reshuffle", "end"
-ACTIONS = (DRAW, PASS, MELD, LAYOFF, DISCARD, KNOCK, GIN, SHOW, RESHUFFLE, END)
+
+class Action(StrEnum):
+    """A move's ``a``: what the player did."""
+
+    DRAW = "draw"  # from the stock or the discard pile
+    PASS = "pass"  # gin: refuse the first upcard, or void the deal at the stock floor
+    MELD = "meld"  # Rummy family: lay a meld on the table
+    LAYOFF = "layoff"  # add a card to a meld on the table (gin: the knocker's)
+    DISCARD = "discard"  # end the turn with a card on the discard pile
+    KNOCK = "knock"  # gin: end the deal with deadwood within the limit
+    GIN = "gin"  # gin: end the deal with no deadwood
+    SHOW = "show"  # gin: the defender shows their own melds
+    RESHUFFLE = "reshuffle"  # Rummy family: the stock rebuilt from the discards
+    END = "end"  # Rummy family: the deal ends blocked, the stock gone for good
+
+
+class Pile(StrEnum):
+    """Where a draw takes its card from."""
+
+    STOCK = "stock"
+    DISCARD = "discard"
+
+
+class Outcome(StrEnum):
+    """How a deal ended: a claimed outcome in the log, the recomputed one in the report."""
+
+    OUT = "out"  # Rummy family: a player's last card went
+    RUMMY = "rummy"  # out in one turn, nothing laid before
+    GIN = "gin"
+    KNOCK = "knock"  # the knocker had less deadwood
+    UNDERCUT = "undercut"  # the defender had less (or equal) deadwood
+    TIE = "tie"  # equal deadwood where a tie is no undercut
+    BLOCKED = "blocked"  # the stock ran out for good: the lowest hand wins
+    VOID = "void"  # gin: nobody knocked before the stock floor
+
+
+DRAW, PASS, MELD, LAYOFF, DISCARD = (Action.DRAW, Action.PASS, Action.MELD, Action.LAYOFF,
+                                     Action.DISCARD)
+KNOCK, GIN, SHOW, RESHUFFLE, END = (Action.KNOCK, Action.GIN, Action.SHOW, Action.RESHUFFLE,
+                                    Action.END)
+ACTIONS = tuple(Action)
+OUTCOMES = tuple(Outcome)
 RUMMY_ACTIONS = frozenset((DRAW, MELD, LAYOFF, DISCARD, RESHUFFLE, END))
 GIN_ACTIONS = frozenset((DRAW, PASS, DISCARD, KNOCK, GIN, SHOW, LAYOFF))
-STOCK, DISCARD_PILE = "stock", "discard"
+STOCK, DISCARD_PILE = Pile.STOCK, Pile.DISCARD
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +66,8 @@ class Move:
     """One action of the log.  Only the fields of its action are set."""
 
     player: int
-    action: str
-    source: str | None = None  # draw: "stock" or "discard"
+    action: Action
+    source: Pile | None = None  # draw: from the stock or the discard pile
     card: Card | None = None  # draw, layoff, discard, knock, gin
     cards: tuple[Card, ...] | None = None  # meld
     meld: int | None = None  # layoff: the meld's number

@@ -52,13 +52,16 @@ from .model import (
     KNOCK,
     LAYOFF,
     MELD,
+    OUTCOMES,
     PASS,
     RESHUFFLE,
     SHOW,
     STOCK,
+    Action,
     Deal,
     Game,
     Move,
+    Pile,
 )
 from .rules import GIN as GIN_FAMILY
 from .rules import PRESETS, RUMMY, Rules, resolve_rules
@@ -71,7 +74,6 @@ __all__ = [
 ]
 
 FORMAT = "rummy-log/1"
-OUTCOMES = ("out", "rummy", "gin", "knock", "undercut", "tie", "blocked", "void")
 END_REASONS = ("stock_exhausted",)
 SOURCES = (STOCK, DISCARD_PILE)
 
@@ -97,6 +99,7 @@ ACTION_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 MOVE_FIELDS = frozenset(("from", "card", "cards", "meld", "melds", "stock", "reason"))
 _MOVE_KEYS = {a: frozenset(("p", "a")) | req | opt for a, (req, opt) in ACTION_FIELDS.items()}
+_ACTION_OF = {action.value: action for action in Action}
 
 
 class LogValidationError(ValueError):
@@ -596,7 +599,8 @@ def _build_from_loaded(data: dict) -> Game:
         for m in d["moves"]:
             melds = m.get("melds")
             moves.append(Move(
-                player=seat[m["p"]], action=m["a"], source=m.get("source"),
+                player=seat[m["p"]], action=Action(m["a"]),
+                source=Pile(m["source"]) if "source" in m else None,
                 card=m.get("card"),
                 cards=tuple(m["cards"]) if "cards" in m else None,
                 meld=m.get("meld"),
@@ -768,8 +772,11 @@ def _moves(moves: list[Any], seat: dict[str, int]) -> tuple[Move, ...]:
     return tuple(out)
 
 
-def _new_move(m: dict, s: int, a: str) -> Move:
-    """A move of player ``s`` doing ``a``: exactly the action's fields, each valid."""
+def _new_move(m: dict, s: int, text: str) -> Move:
+    """A move of player ``s`` doing ``text``: exactly the action's fields, each valid."""
+    a = _ACTION_OF.get(text)
+    if a is None:
+        raise _Reject
     n = len(m)
     if a == DISCARD:
         if n != 3 or "card" not in m:

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import report as R
 from .gin import VOID, GinTable
-from .model import Deal, Game
+from .model import Deal, Game, Outcome
 from .report import DealResult, Report, Violation, Warning
 from .rummy import BLOCKED, RummyTable
 from .scoring import Scoreboard, rummy_blocked_points, rummy_out_points
@@ -246,7 +246,7 @@ def _score(table: Table, values: dict[int, int]) -> tuple[str, int | None, dict[
         points, winner = rummy_blocked_points(rules, table.seats, values)
         return BLOCKED, winner, points
     winner = table.winner
-    points = rummy_out_points(rules, table.seats, winner, values, table.outcome == "rummy")
+    points = rummy_out_points(rules, table.seats, winner, values, table.outcome == Outcome.RUMMY)
     return table.outcome, winner, points
 
 

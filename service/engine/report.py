@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .model import Outcome
+
 VALID, ILLEGAL, MISMATCH, INCOMPLETE = "valid", "illegal", "mismatch", "incomplete"
 
 # Problems of a deal as a whole (``move`` is null).
@@ -61,7 +63,7 @@ VIOLATION_CODES: tuple[str, ...] = (
 SUBOPTIMAL_DECLARATION = "SUBOPTIMAL_DECLARATION"
 WARNING_CODES: tuple[str, ...] = (SUBOPTIMAL_DECLARATION,)
 
-OUTCOMES = ("out", "rummy", "gin", "knock", "undercut", "tie", "blocked", "void")
+OUTCOMES = tuple(Outcome)
 
 
 @dataclass(slots=True)

@@ -9,17 +9,59 @@ family.  Sources: 000 (Rummy with house rules, Block Rummy), 001 (Gin Rummy),
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from enum import StrEnum
 from typing import Any
 
 from .limits import MAX_DEALS, MAX_MOVES, MAX_OPTION_POINTS
 
-RUMMY, GIN = "rummy", "gin"
 
-ACE_MODES = ("low", "high_or_low", "around_the_corner")
-RUMMY_BONUSES = ("double", "plus10", "penalty25", "none")
-STOCK_POLICIES = ("turn_over", "reshuffle_keep_top", "reshuffle_keep_last_discard",
-                  "reshuffle_all", "end_deal")
-SCORINGS = ("winner_collects", "penalty", "settlement")
+class Family(StrEnum):
+    """The two families of rules: the Rummy family (four presets) and Gin Rummy."""
+
+    RUMMY = "rummy"
+    GIN = "gin"
+
+
+class AceMode(StrEnum):
+    """Where an ace may stand in a run (see ``melds``)."""
+
+    LOW = "low"  # A-2-3 only
+    HIGH_OR_LOW = "high_or_low"  # Q-K-A too, never K-A-2
+    AROUND_THE_CORNER = "around_the_corner"  # K-A-2 too
+
+
+class RummyBonus(StrEnum):
+    """What going rummy (out in one turn, nothing laid before) is worth."""
+
+    DOUBLE = "double"  # the winner's points doubled
+    PLUS10 = "plus10"  # ten more from each opponent
+    PENALTY25 = "penalty25"  # the others' penalties 25 higher (penalty scoring)
+    NONE = "none"
+
+
+class StockPolicy(StrEnum):
+    """What happens when the stock runs out (Rummy family)."""
+
+    TURN_OVER = "turn_over"  # the discard pile flipped as one block
+    KEEP_TOP = "reshuffle_keep_top"  # all discards but the top shuffled
+    KEEP_LAST_DISCARD = "reshuffle_keep_last_discard"  # rebuilt right after the last discard
+    RESHUFFLE_ALL = "reshuffle_all"  # the whole pile shuffled
+    END_DEAL = "end_deal"  # the deal ends, blocked
+
+
+class Scoring(StrEnum):
+    """Who scores a Rummy-family deal."""
+
+    WINNER_COLLECTS = "winner_collects"  # the winner scores the others' hands
+    PENALTY = "penalty"  # each loser scores their own hand as a penalty
+    SETTLEMENT = "settlement"  # each loser pays the winner their hand's value
+
+
+RUMMY, GIN = Family.RUMMY, Family.GIN
+ACE_MODES = tuple(AceMode)
+RUMMY_BONUSES = tuple(RummyBonus)
+STOCK_POLICIES = tuple(StockPolicy)
+SCORINGS = tuple(Scoring)
 UNLIMITED = "unlimited"
 
 
@@ -28,8 +70,8 @@ class Rules:
     """One game's complete option set, every default resolved."""
 
     variant: str
-    family: str
-    ace: str = "low"
+    family: Family
+    ace: AceMode = AceMode.LOW
     ace_points: int = 1
     hand_size: int = 10
     discard_taken_card: bool = False
@@ -39,10 +81,10 @@ class Rules:
     melds_per_turn: int | None = None  # None: unlimited
     layoff_requires_own_meld: bool = False
     discard_to_go_out: bool = False
-    rummy_bonus: str = "double"
-    stock_exhausted: str = "turn_over"
+    rummy_bonus: RummyBonus = RummyBonus.DOUBLE
+    stock_exhausted: StockPolicy = StockPolicy.TURN_OVER
     max_stock_reuses: int | None = None
-    scoring: str = "winner_collects"
+    scoring: Scoring = Scoring.WINNER_COLLECTS
     # Gin
     knock_limit: int = 10
     oklahoma: bool = False
@@ -144,10 +186,15 @@ OPTIONS: dict[str, OptionSpec] = dict([
 ])
 
 
+# The options whose values are a closed set of names, by option.
+_CHOICE_TYPES = {"ace": AceMode, "rummy_bonus": RummyBonus, "stock_exhausted": StockPolicy,
+                 "scoring": Scoring}
+
+
 @dataclass(frozen=True, slots=True)
 class Preset:
     name: str
-    family: str
+    family: Family
     min_players: int
     max_players: int
     source: str
@@ -156,19 +203,20 @@ class Preset:
 
 PRESETS: dict[str, Preset] = {
     "rummy": Preset("rummy", RUMMY, 2, 6, "002", {
-        "melds_per_turn": UNLIMITED, "stock_exhausted": "reshuffle_keep_top",
-        "scoring": "winner_collects", "rummy_bonus": "double", "target": 150}),
+        "melds_per_turn": UNLIMITED, "stock_exhausted": StockPolicy.KEEP_TOP,
+        "scoring": Scoring.WINNER_COLLECTS, "rummy_bonus": RummyBonus.DOUBLE, "target": 150}),
     "rummy-pagat": Preset("rummy-pagat", RUMMY, 2, 6, "000", {
-        "melds_per_turn": 1, "stock_exhausted": "turn_over",
-        "scoring": "winner_collects", "rummy_bonus": "double"}),
+        "melds_per_turn": 1, "stock_exhausted": StockPolicy.TURN_OVER,
+        "scoring": Scoring.WINNER_COLLECTS, "rummy_bonus": RummyBonus.DOUBLE}),
     "rummy-block": Preset("rummy-block", RUMMY, 2, 6, "000", {
-        "melds_per_turn": 1, "stock_exhausted": "end_deal",
-        "scoring": "winner_collects", "rummy_bonus": "double"}),
+        "melds_per_turn": 1, "stock_exhausted": StockPolicy.END_DEAL,
+        "scoring": Scoring.WINNER_COLLECTS, "rummy_bonus": RummyBonus.DOUBLE}),
     "gin": Preset("gin", GIN, 2, 4, "001", {"target": 100}),
     "greek": Preset("greek", RUMMY, 2, 4, "003", {
-        "ace": "high_or_low", "ace_points": 11, "hand_size": 10, "melds_per_turn": UNLIMITED,
-        "discard_to_go_out": True, "rummy_bonus": "penalty25",
-        "stock_exhausted": "reshuffle_keep_last_discard", "scoring": "penalty"}),
+        "ace": AceMode.HIGH_OR_LOW, "ace_points": 11, "hand_size": 10,
+        "melds_per_turn": UNLIMITED, "discard_to_go_out": True,
+        "rummy_bonus": RummyBonus.PENALTY25, "stock_exhausted": StockPolicy.KEEP_LAST_DISCARD,
+        "scoring": Scoring.PENALTY}),
 }
 
 
@@ -222,13 +270,13 @@ def resolve_rules(variant: str, overrides: dict[str, Any] | None,
         if problem:
             errors[name] = problem
             continue
-        values[name] = value
+        values[name] = _CHOICE_TYPES[name](value) if name in _CHOICE_TYPES else value
     if errors:
         return None, errors
     if values.get("melds_per_turn") == UNLIMITED:
         values["melds_per_turn"] = None
     if "ace_points" not in values:
-        values["ace_points"] = 1 if values.get("ace", "low") == "low" else 15
+        values["ace_points"] = 1 if values.get("ace", AceMode.LOW) == AceMode.LOW else 15
     if "hand_size" not in values:
         values["hand_size"] = default_hand_size(preset.family, n_players)
     seated = 2 if preset.family == GIN else n_players

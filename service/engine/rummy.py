@@ -11,11 +11,12 @@ from .cards import card_name, names
 from .cards import cards_of as _cards
 from .cards import mask_of as _mask
 from .melds import candidate_melds, layoff_fits, meld_kind
-from .model import DISCARD, DRAW, END, LAYOFF, MELD, RESHUFFLE, STOCK, Deal, Move
-from .rules import Rules
+from .model import DISCARD, DRAW, END, LAYOFF, MELD, RESHUFFLE, STOCK, Deal, Move, Outcome
+from .rules import Rules, StockPolicy
 from .table import Problem, Table
 
-OUT, RUMMY, BLOCKED = "out", "rummy", "blocked"
+OUT, RUMMY, BLOCKED = Outcome.OUT, Outcome.RUMMY, Outcome.BLOCKED
+KEEP_LAST, KEEP_TOP = StockPolicy.KEEP_LAST_DISCARD, StockPolicy.KEEP_TOP
 
 
 class RummyTable(Table):
@@ -45,11 +46,11 @@ class RummyTable(Table):
         """The discards a reuse would take into the stock now, or None when no reuse
         is possible (``end_deal``, the reuse limit reached, nothing to rebuild from)."""
         rules = self.rules
-        if rules.stock_exhausted == "end_deal":
+        if rules.stock_exhausted == StockPolicy.END_DEAL:
             return None
         if rules.max_stock_reuses is not None and self.reuses >= rules.max_stock_reuses:
             return None
-        keep_top = rules.stock_exhausted in ("reshuffle_keep_top", "reshuffle_keep_last_discard")
+        keep_top = rules.stock_exhausted in (KEEP_TOP, KEEP_LAST)
         cards = self.pile[:-1] if keep_top else self.pile
         return cards or None
 
@@ -58,12 +59,12 @@ class RummyTable(Table):
         block, so the oldest discard becomes the top; a shuffle leaves the order unknown
         unless the log gives it (``order[0]`` drawn first)."""
         policy = self.rules.stock_exhausted
-        keep_top = policy in ("reshuffle_keep_top", "reshuffle_keep_last_discard")
+        keep_top = policy in (KEEP_TOP, KEEP_LAST)
         cards = self.pile[:-1] if keep_top else self.pile
         self.pile = self.pile[-1:] if keep_top else []
         self.stock_set = _mask(cards)
         self.stock_count = len(cards)
-        if policy == "turn_over":
+        if policy == StockPolicy.TURN_OVER:
             self.stock_order = list(reversed(cards))
         elif order is not None:
             self.stock_order = list(reversed(order))
@@ -81,7 +82,7 @@ class RummyTable(Table):
     def reuse_due(self) -> bool:
         """A reuse may happen now: the stock is empty and the pile can rebuild it; for
         the keep-last-discard policy only right after the discard that emptied it."""
-        if self.rules.stock_exhausted == "reshuffle_keep_last_discard":
+        if self.rules.stock_exhausted == KEEP_LAST:
             return self.reuse_pending and self.reusable() is not None
         return (self.stock_count == 0 and not self.drew and self.reusable() is not None)
 
@@ -114,7 +115,7 @@ class RummyTable(Table):
         if not settled.stock_count and not settled.reusable():
             moves.append(Move(player, END))
         if not settled.stock_count and settled.reusable() \
-                and self.rules.stock_exhausted != "reshuffle_keep_last_discard":
+                and self.rules.stock_exhausted != KEEP_LAST:
             settled.rebuild(None)  # a draw from the empty stock rebuilds it first
         moves.extend(settled.stock_draws(player))
         return moves
@@ -206,7 +207,7 @@ class RummyTable(Table):
             self.played_before.add(player)
             self.played_now = False
         self.melds_now = 0
-        if not self.stock_count and self.rules.stock_exhausted == "reshuffle_keep_last_discard":
+        if not self.stock_count and self.rules.stock_exhausted == KEEP_LAST:
             self.reuse_pending = True
         self.turn = (self.turn + 1) % len(self.order)
         self.drew = False
@@ -226,7 +227,7 @@ class RummyTable(Table):
                 return (R.RESHUFFLE_MISMATCH, "the reshuffled stock "
                         f"{names(move.stock)} is not the discards being reused "
                         f"{names(sorted(cards))}")
-            if self.rules.stock_exhausted == "turn_over" and list(move.stock) != cards:
+            if self.rules.stock_exhausted == StockPolicy.TURN_OVER and list(move.stock) != cards:
                 return (R.RESHUFFLE_MISMATCH, "the turned-over stock must be the pile flipped "
                         f"as one block: {names(cards)}, oldest discard on top")
         self.rebuild(move.stock)
@@ -242,7 +243,7 @@ class RummyTable(Table):
         if move.source != STOCK:
             return self.take_discard(move)
         if self.stock_count == 0:
-            if self.rules.stock_exhausted == "reshuffle_keep_last_discard" or not self.reusable():
+            if self.rules.stock_exhausted == KEEP_LAST or not self.reusable():
                 return (R.EMPTY_STOCK, f"{self.name(move.player)} drew from the empty stock, "
                         "which cannot be rebuilt")
             self.rebuild(None)
@@ -318,7 +319,7 @@ class RummyTable(Table):
             self.played_before.add(player)
         self.played_now = False
         self.melds_now = 0
-        if self.stock_count == 0 and self.rules.stock_exhausted == "reshuffle_keep_last_discard":
+        if self.stock_count == 0 and self.rules.stock_exhausted == KEEP_LAST:
             self.reuse_pending = True
         self.next_turn()
         return None

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .rules import Rules
+from .model import Outcome
+from .rules import Rules, RummyBonus, Scoring
 
-KNOCK, GIN, UNDERCUT, TIE = "knock", "gin", "undercut", "tie"
+KNOCK, GIN, UNDERCUT, TIE = Outcome.KNOCK, Outcome.GIN, Outcome.UNDERCUT, Outcome.TIE
 
 
 def rummy_out_points(rules: Rules, seats: Sequence[int], winner: int,
@@ -26,20 +27,20 @@ def rummy_out_points(rules: Rules, seats: Sequence[int], winner: int,
     """
     bonus = rules.rummy_bonus if rummy else "none"
     losers = [s for s in seats if s != winner]
-    factor = 2 if bonus == "double" else 1
-    extra = 25 if bonus == "penalty25" else 0
+    factor = 2 if bonus == RummyBonus.DOUBLE else 1
+    extra = 25 if bonus == RummyBonus.PENALTY25 else 0
     points = dict.fromkeys(seats, 0)
-    if rules.scoring == "winner_collects":
+    if rules.scoring == Scoring.WINNER_COLLECTS:
         points[winner] = sum(factor * values[s] + extra for s in losers)
-        if bonus == "plus10":
+        if bonus == RummyBonus.PLUS10:
             points[winner] += 10
-    elif rules.scoring == "penalty":
+    elif rules.scoring == Scoring.PENALTY:
         for s in losers:
             points[s] = factor * values[s] + extra
-        if bonus == "plus10":
+        if bonus == RummyBonus.PLUS10:
             points[winner] = -10
     else:  # settlement
-        plus = 10 if bonus == "plus10" else 0
+        plus = 10 if bonus == RummyBonus.PLUS10 else 0
         for s in losers:
             points[s] = -(factor * values[s] + extra + plus)
         points[winner] = -sum(points[s] for s in losers)
@@ -57,7 +58,7 @@ def rummy_blocked_points(rules: Rules, seats: Sequence[int],
     the lowest; tied lowest hands share, the remainder is lost.
     """
     points = dict.fromkeys(seats, 0)
-    if rules.scoring == "penalty":
+    if rules.scoring == Scoring.PENALTY:
         for s in seats:
             points[s] = values[s]
         return points, None
@@ -67,7 +68,7 @@ def rummy_blocked_points(rules: Rules, seats: Sequence[int],
     share = total // len(lowest)
     for s in lowest:
         points[s] = share
-    if rules.scoring == "settlement":
+    if rules.scoring == Scoring.SETTLEMENT:
         for s in seats:
             if values[s] != low:
                 points[s] = -(values[s] - low)
@@ -118,7 +119,7 @@ class Scoreboard:
 
     @property
     def lower_wins(self) -> bool:
-        return not self.rules.is_gin and self.rules.scoring == "penalty"
+        return not self.rules.is_gin and self.rules.scoring == Scoring.PENALTY
 
     def add_deal(self, points: dict[int, int], winner: int | None) -> None:
         for seat, value in points.items():

@@ -963,7 +963,7 @@ def single_mutations(doc: dict[str, Any]) -> list[tuple[str, Mutation]]:
                            f"add {name}")
         for value in pool:
             at(path, lambda n, k, v=value: n.__setitem__(k, copy.deepcopy(v)), repr(value))
-    for action in ACTION_FIELDS:  # every move turned into every action, fields kept
+    for action in map(str, ACTION_FIELDS):  # every move turned into every action (as JSON)
         for d, deal in enumerate(doc["deals"]):
             for m in range(min(len(deal["moves"]), 7)):
                 at(("deals", d, "moves", m, "a"), lambda n, k, a=action: n.__setitem__(k, a),
