@@ -28,12 +28,12 @@ from .games_schemas import (
     GamePageSchema,
     GameSchema,
     ListArgsSchema,
-    LogSchema,
     StateSchema,
     UploadArgsSchema,
     UploadResultSchema,
 )
 from .intake import JSON_TYPES, check_log, read_body, require_media_type
+from .log_schemas import LOG_REF
 from .pagination import decode_cursor, encode_cursor, link_header
 from .problems import INTERNAL_ERROR, NO_SUCH_POSITION, NOT_FOUND, VALIDATION_ERROR, Problem
 from .spec import PREFIX, problem_responses
@@ -71,7 +71,7 @@ def _not_found(game_id: str) -> Problem:
 @problem_responses(blp, 400, 401, 403, 413, 415, 422)
 @blp.doc(summary="Verify one log and store it", requestBody={
     "required": True, "description": "One rummy-log/1 game",
-    "content": {"application/json": {"schema": LogSchema, "example": EXAMPLE_LOG}}})
+    "content": {"application/json": {"schema": LOG_REF, "example": EXAMPLE_LOG}}})
 def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Stored games are identified by their canonical content: uploading the same log
     again answers 200 with the existing id.  With ``dry_run=true`` nothing is stored."""
@@ -121,7 +121,7 @@ def get_game(game_id: str) -> dict[str, Any]:
 
 @blp.route("/<string:game_id>/log", methods=["GET"])
 @read_access
-@blp.response(200, LogSchema, description="The log exactly as it was uploaded")
+@blp.response(200, LOG_REF, description="The log exactly as it was uploaded")
 @problem_responses(blp, 401, 403, 404)
 @blp.doc(summary="The uploaded log, byte for byte")
 def get_log(game_id: str) -> Response:

@@ -2,8 +2,8 @@
 
 The responses are dumped through these schemas, so the OpenAPI document describes what
 is sent.  The report and the uploaded log are the engine's own JSON and pass through as
-they are (``fields.Dict``); the request body schema only documents the log format, the
-engine validates it.
+they are (``fields.Dict``); the OpenAPI document describes them by the published JSON
+Schemas (:mod:`.log_schemas`), and the engine validates every upload.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ..engine.parse import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
 from ..engine.report import ILLEGAL, INCOMPLETE, MISMATCH, VALID
 from ..engine.rules import PRESETS
 from .config import settings
+from .log_schemas import REPORT_REF
 
 STATUSES = (VALID, ILLEGAL, MISMATCH, INCOMPLETE)
 
@@ -127,22 +128,6 @@ class TournamentSchema(Schema):
     table = fields.String(allow_none=True)
 
 
-class LogSchema(Schema):
-    """A rummy-log/1 game (documentation only: the engine validates uploads)."""
-
-    format = fields.String(required=True, metadata={"enum": ["rummy-log/1"]})
-    id = fields.String(validate=Length(max=MAX_ID_LENGTH))
-    variant = fields.String(required=True, validate=OneOf(tuple(PRESETS)))
-    rules = fields.Dict(metadata={"description": "Option overrides (GET /variants)"})
-    players = fields.List(fields.String(), required=True)
-    teams = fields.List(fields.List(fields.String()))
-    tournament = fields.Nested(TournamentSchema)
-    played_at = fields.DateTime()
-    deals = fields.List(fields.Dict(), required=True)
-    claimed = fields.Dict()
-    meta = fields.Dict()
-
-
 class LinksSchema(Schema):
     self = fields.String(required=True)
     log = fields.String()
@@ -154,7 +139,8 @@ class UploadResultSchema(Schema):
     created = fields.Boolean(required=True, metadata={
         "description": "False when the same log was stored before, or on a dry run"})
     dry_run = fields.Boolean(required=True)
-    report = fields.Dict(required=True, metadata={"description": "The verification report"})
+    report = fields.Dict(required=True, metadata={"description": "The verification report",
+                                                  "allOf": [REPORT_REF]})
     links = fields.Nested(LinksSchema, metadata={"description": "Absent on a dry run"})
 
 
@@ -175,7 +161,7 @@ class GameSchema(Schema):
     margin = fields.Integer(allow_none=True)
     rules = fields.Dict(required=True, metadata={"description": "Every option, resolved"})
     meta = fields.Raw(allow_none=True)
-    report = fields.Dict(required=True)
+    report = fields.Dict(required=True, metadata={"allOf": [REPORT_REF]})
     links = fields.Nested(LinksSchema, required=True)
 
 

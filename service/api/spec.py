@@ -17,6 +17,7 @@ from flask_smorest import Api, Blueprint
 from flask_smorest.utils import prepare_response
 from marshmallow import Schema, fields
 
+from . import log_schemas
 from .auth import SCHEME_NAME, SECURITY_SCHEME
 from .problems import MEDIA_TYPE, PROBLEM_TYPES, type_uri
 
@@ -97,4 +98,5 @@ def make_api(app: Flask) -> ProblemApi:
     })
     api = ProblemApi(app)
     api.spec.components.security_scheme(SCHEME_NAME, SECURITY_SCHEME)
+    log_schemas.register(api.spec)  # the log and the report, from schemas/
     return api

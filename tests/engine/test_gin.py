@@ -176,6 +176,17 @@ def test_illegal_gin_moves(moves, code):
     assert codes(report) == [(0, len(moves) - 1, code)]
 
 
+@pytest.mark.parametrize(("moves", "code"), [
+    (["ben pass"], "NOT_YOUR_TURN"),  # a pass out of place by the wrong player: turn first
+    (["ben l 5C 0"], "ACTION_NOT_ALLOWED"),  # a layoff before any knock: before the turn
+    (["ben gin"], "NOT_YOUR_TURN"),  # big gin not allowed, but the turn is checked first
+    (["ana gin"], "MUST_DRAW_FIRST"),  # ... and the draw
+])
+def test_order_of_checks_for_actions_refused_by_the_moment(moves, code):
+    report = check(gin_game(moves))
+    assert codes(report) == [(0, len(moves) - 1, code)]
+
+
 def test_knock_limit_option():
     # Ana's deadwood after AH: 1.  With a limit of 0 only gin may end the deal.
     assert codes(check(gin_game(KNOCK, rules={"knock_limit": 0}))) == \
