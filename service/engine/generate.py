@@ -31,7 +31,6 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Iterator, Sequence
-from itertools import product
 from typing import Any
 
 import orjson
@@ -39,7 +38,15 @@ import orjson
 from .cards import CARD_NAMES, SUIT_MASK, card_name, cards_of, point_table
 from .gin import UPCARD, GinTable
 from .limits import TIME_RANGE
-from .melds import GROUP, best_arrangement, candidate_melds, layoff_fits, meld_kind
+from .melds import (
+    GROUP,
+    best_arrangement,
+    candidate_melds,
+    discard_deadwoods,
+    layoff_fits,
+    least_deadwood,
+    meld_kind,
+)
 from .model import (
     DISCARD,
     DISCARD_PILE,
@@ -465,7 +472,6 @@ class _DealWriter:
         self.ace = self.rules.ace
         self.memo = game.memo
         self.dw_memo = game.dw_memo
-        self.loose = _loose_points(self.ace, self.points)
         self.cover = _run_cover(self.ace)
         self.fits_now: int | None = None
         n = len(seats)
@@ -550,24 +556,14 @@ class _DealWriter:
         return card
 
     def best(self, mask: int) -> tuple[int, tuple[int, ...]]:
-        """The hand's least deadwood and its melds (memoized for the game)."""
+        """The hand's least deadwood and its melds (``melds.best_arrangement``, memoized
+        for the game)."""
         found = self.memo.get(mask)
         if found is None:
             memo = self.memo
             if len(memo) >= MEMO_LIMIT:
                 memo.clear()
-            s0 = mask & SUIT_MASK
-            s1 = mask >> 13 & SUIT_MASK
-            s2 = mask >> 26 & SUIT_MASK
-            s3 = mask >> 39
-            cover = self.cover
-            if (s0 & s1 & (s2 | s3) or s2 & s3 & (s0 | s1)
-                    or cover[s0] | cover[s1] | cover[s2] | cover[s3]):
-                found = best_arrangement(mask, self.ace, self.points)
-            else:  # no group and no run: every card is deadwood
-                loose = self.loose
-                found = (loose[s0] + loose[s1] + loose[s2] + loose[s3], ())
-            memo[mask] = found
+            found = memo[mask] = best_arrangement(mask, self.ace, self.points)
         return found
 
     def table_fits(self) -> int:
@@ -578,59 +574,13 @@ class _DealWriter:
         return found
 
     def deadwood(self, mask: int) -> int:
-        """``best(mask)[0]``: the least, over the groups worth laying
-        (``group_choices``), of the points left outside the best runs of each suit
-        (per-suit tables; memoized for the game)."""
-        s0 = mask & SUIT_MASK
-        s1 = mask >> 13 & SUIT_MASK
-        s2 = mask >> 26 & SUIT_MASK
-        s3 = mask >> 39
-        loose = self.loose
-        triples = s0 & s1 & (s2 | s3) | s2 & s3 & (s0 | s1)
-        if not triples:
-            return loose[s0] + loose[s1] + loose[s2] + loose[s3]
+        """``best(mask)[0]`` without the melds (``melds.least_deadwood``, memoized)."""
         found = self.dw_memo.get(mask)
-        if found is not None:
-            return found
-        choices, _ = self.group_choices(mask, triples, s0, s1, s2, s3)
-        best = None
-        for combo in product(*choices):
-            rest = mask
-            for group in combo:
-                rest &= ~group
-            value = (loose[rest & SUIT_MASK] + loose[rest >> 13 & SUIT_MASK]
-                     + loose[rest >> 26 & SUIT_MASK] + loose[rest >> 39])
-            if best is None or value < best:
-                best = value
-        assert best is not None
-        if len(self.dw_memo) >= MEMO_LIMIT:
-            self.dw_memo.clear()
-        self.dw_memo[mask] = best
-        return best
-
-    def group_choices(self, mask: int, triples: int, s0: int, s1: int, s2: int,
-                      s3: int) -> tuple[list[list[int]], int]:
-        """For each rank held three or four times, the groups worth trying (as
-        ``best_arrangement`` reasons: a group no run could use is always laid; else all of
-        it or none, or for four cards three of them without one a run could use), and
-        the cards of those ranks."""
-        cover = self.cover
-        runs = cover[s0] | cover[s1] << 13 | cover[s2] << 26 | cover[s3] << 39
-        choices: list[list[int]] = []
-        grouped = 0
-        while triples:
-            low = triples & -triples
-            triples ^= low
-            column = mask & _COLUMN << low.bit_length() - 1
-            grouped |= column
-            if not column & runs:
-                choices.append([column])
-                continue
-            options = [column, 0]
-            if column.bit_count() == 4:
-                options.extend(column ^ 1 << card for card in cards_of(column & runs))
-            choices.append(options)
-        return choices, grouped
+        if found is None:
+            if len(self.dw_memo) >= MEMO_LIMIT:
+                self.dw_memo.clear()
+            found = self.dw_memo[mask] = least_deadwood(mask, self.ace, self.points)
+        return found
 
     def fits(self, melds: list[list]) -> int:
         """The cards that may be laid off on at least one of ``melds``."""
@@ -927,26 +877,6 @@ def _near(card: int) -> int:
 # A card is connected to a hand that holds any card of its mask.
 _NEAR = tuple(_near(card) for card in range(52))
 
-_LOOSE: dict[tuple[str, tuple[int, ...]], list[int]] = {}
-
-
-def _loose_points(ace: str, points: tuple[int, ...]) -> list[int]:
-    """For each 13-bit rank slice of one suit, the points of its cards outside its best
-    runs: the deadwood of a hand whose suits are these slices, when no rank is held three
-    or four times (then no group can be made, and the suits are independent).  Card
-    points depend on the rank only, so one table serves every suit."""
-    key = (ace, points)
-    table = _LOOSE.get(key)
-    if table is None:
-        if points[:13] * 4 != points:
-            raise ValueError("card points must depend on the rank only")
-        table = [best_arrangement(ranks, ace, points)[0] for ranks in range(SUIT_MASK + 1)]
-        if len(_LOOSE) >= 64:
-            _LOOSE.clear()
-        _LOOSE[key] = table
-    return table
-
-
 _COVERS: dict[str, list[int]] = {}
 
 
@@ -1015,95 +945,25 @@ class _GinDeal(_DealWriter):
         return self.table.score()
 
     def best_discard(self, hand: int, taken: int | None) -> tuple[int, int]:
-        """The least deadwood after a discard, and that discard (the highest card among
-        equals); the card taken from the pile stays unless the rules allow otherwise."""
+        """The least deadwood after a discard, and that discard (among equals the most
+        points, then the highest card); the card taken from the pile stays unless the
+        rules allow otherwise (``melds.discard_deadwoods``)."""
         keep = taken if taken is not None and not self.rules.discard_taken_card else -1
         last = self.last_discard
         if last is not None and last[0] == hand and last[1] == keep:
             return last[2]
         points = self.points
-        loose = self.loose
-        s0 = hand & SUIT_MASK
-        s1 = hand >> 13 & SUIT_MASK
-        s2 = hand >> 26 & SUIT_MASK
-        s3 = hand >> 39
-        triples = s0 & s1 & (s2 | s3) | s2 & s3 & (s0 | s1)
-        if not triples:  # no group, before or after: one suit's loose points change
-            return self._best_loose_discard(hand, keep, s0, s1, s2, s3)
-        # Discarding a card of a rank held fewer than three times leaves the ranks held
-        # three or four times, so the group choices (runs only shrink: a group no run
-        # could use stays so): for each choice only the discarded card's suit changes
-        # its loose points.  (Cards of those ranks are asked of ``deadwood``.)
-        choices, grouped = self.group_choices(hand, triples, s0, s1, s2, s3)
-        rests = []
-        for combo in product(*choices):
-            rest = hand
-            for group in combo:
-                rest &= ~group
-            slices = (rest & SUIT_MASK, rest >> 13 & SUIT_MASK, rest >> 26 & SUIT_MASK,
-                      rest >> 39)
-            base = [loose[x] for x in slices]
-            total = base[0] + base[1] + base[2] + base[3]
-            rests.append((slices, [total - b for b in base]))
-        # The least (deadwood, -points, -card): cards come in ascending order, so among
-        # equal deadwood and points the later card wins.
         best_dw = best_points = best_card = -1
-        for suit in range(4):
-            shift = 13 * suit
-            ranks = hand >> shift & SUIT_MASK
-            while ranks:
-                low = ranks & -ranks
-                ranks ^= low
-                card = shift + low.bit_length() - 1
-                if card == keep:
-                    continue
-                if grouped >> card & 1:
-                    dw = self.deadwood(hand & ~(1 << card))
-                else:
-                    dw = -1
-                    for slices, others in rests:
-                        value = others[suit] + loose[slices[suit] & ~low]
-                        if dw < 0 or value < dw:
-                            dw = value
-                value = points[card]
-                if best_card < 0 or dw < best_dw or (dw == best_dw and value >= best_points):
-                    best_dw, best_points, best_card = dw, value, card
-        return self._remembered(hand, keep, best_dw, best_card)
-
-    def _remembered(self, hand: int, keep: int, best_dw: int,
-                    best_card: int) -> tuple[int, int]:
-        """The best discard found, kept for the same question asked again."""
+        for card, dw in discard_deadwoods(hand, self.ace, points):
+            if card == keep:
+                continue
+            value = points[card]
+            if best_card < 0 or dw < best_dw or (dw == best_dw and value >= best_points):
+                best_dw, best_points, best_card = dw, value, card
         assert best_card >= 0
         result = best_dw, best_card
         self.last_discard = (hand, keep, result)
         return result
-
-    def _best_loose_discard(self, hand: int, keep: int, s0: int, s1: int, s2: int,
-                            s3: int) -> tuple[int, int]:
-        """``best_discard`` of a hand holding no rank three times."""
-        loose = self.loose
-        points = self.points
-        slices = (s0, s1, s2, s3)
-        total = loose[s0] + loose[s1] + loose[s2] + loose[s3]
-        best_dw = best_points = best_card = -1
-        for suit in range(4):
-            ranks = slices[suit]
-            if not ranks:
-                continue
-            others = total - loose[ranks]
-            shift = 13 * suit
-            rest = ranks
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                card = shift + low.bit_length() - 1
-                if card == keep:
-                    continue
-                dw = others + loose[ranks ^ low]
-                value = points[card]
-                if best_card < 0 or dw < best_dw or (dw == best_dw and value >= best_points):
-                    best_dw, best_points, best_card = dw, value, card
-        return self._remembered(hand, keep, best_dw, best_card)
 
     def takes(self, seat: int, card: int, must_knock: bool) -> bool:
         """Take the discard when it lowers the best deadwood (at the floor: only when it

@@ -13,7 +13,7 @@ from . import report as R
 from .cards import ACE, SPADES, card_name, names, rank_of, suit_of
 from .cards import cards_of as _cards
 from .cards import mask_of as _mask
-from .melds import best_arrangement, deadwood, layoff_fits, meld_kind
+from .melds import best_arrangement, deadwood, discard_deadwoods, layoff_fits, meld_kind
 from .model import DISCARD, DRAW, GIN, KNOCK, LAYOFF, PASS, SHOW, STOCK, Deal, Move, Outcome
 from .rules import Rules
 from .scoring import gin_points
@@ -321,10 +321,11 @@ class GinTable(Table):
             return moves
         moves = [] if self.at_floor else self.discards(player)
         hand = self.hands[player]
-        for card in self.discardable(player):
-            rest = hand & ~(1 << card)
-            dw, melds = self.best(rest)
-            if dw <= self.knock_limit:
+        allowed = set(self.discardable(player))
+        limit = self.knock_limit
+        for card, dw in discard_deadwoods(hand, self.rules.ace, self.points):
+            if dw <= limit and card in allowed:
+                melds = self.best(hand & ~(1 << card))[1]
                 moves.append(Move(player, GIN if dw == 0 else KNOCK, card=card,
                                   melds=_declared(melds)))
         if self.rules.big_gin_bonus is not None:

@@ -387,3 +387,125 @@ def best_arrangement(
     return total - melded, tuple(melds)
 
 
+
+
+# --- deadwood alone ------------------------------------------------------------------------
+#
+# What a player weighs at every turn: the least deadwood of a hand, and of the hand less
+# each card it may discard.  The same search as ``best_arrangement`` without building the
+# melds; the discards share one enumeration of the group choices.
+
+def _group_choices(hand_mask: int, triples: int, tables: _Tables, points: Sequence[int]
+                   ) -> tuple[int, int, list[list[tuple[int, int]]]]:
+    """The groups of the ranks held 3 or 4 times: those no run could use (always laid,
+    with their points), and for the others the choices worth trying (all, none, or for
+    four cards three without one that a run could use)."""
+    usable = _USABLE[tables.mode]
+    run_cards = (usable[hand_mask & SUIT_MASK] | usable[hand_mask >> 13 & SUIT_MASK] << 13
+                 | usable[hand_mask >> 26 & SUIT_MASK] << 26 | usable[hand_mask >> 39] << 39)
+    fixed = fixed_points = 0
+    choices: list[list[tuple[int, int]]] = []
+    while triples:
+        low = triples & -triples
+        triples ^= low
+        column = hand_mask & _COLUMN << low.bit_length() - 1
+        column_points = mask_points(column, points)
+        if not column & run_cards:
+            fixed |= column
+            fixed_points += column_points
+            continue
+        options = [(column, column_points), (0, 0)]
+        if column.bit_count() == 4:
+            flexible = column & run_cards
+            while flexible:
+                bit = flexible & -flexible
+                flexible ^= bit
+                options.append((column ^ bit, column_points - points[bit.bit_length() - 1]))
+        choices.append(options)
+    return fixed, fixed_points, choices
+
+
+def least_deadwood(hand_mask: int, ace: str, points: Sequence[int]) -> int:
+    """``best_arrangement(hand_mask, ace, points)[0]``: the least deadwood of the hand."""
+    tables = _tables(ace, points)
+    s0 = hand_mask & SUIT_MASK
+    s1 = hand_mask >> 13 & SUIT_MASK
+    s2 = hand_mask >> 26 & SUIT_MASK
+    s3 = hand_mask >> 39
+    sum0, sum1, sum2, sum3 = tables.sums
+    v0, v1, v2, v3 = tables.values
+    total = sum0[s0] + sum1[s1] + sum2[s2] + sum3[s3]
+    triples = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
+    if not triples:
+        return total - (v0[s0] + v1[s1] + v2[s2] + v3[s3])
+    fixed, best, choices = _group_choices(hand_mask, triples, tables, points)
+    most = -1
+    for combo in product(*choices):
+        removed = fixed
+        melded = best
+        for group, group_points in combo:
+            removed |= group
+            melded += group_points
+        rest = hand_mask & ~removed
+        melded += (v0[rest & SUIT_MASK] + v1[rest >> 13 & SUIT_MASK]
+                   + v2[rest >> 26 & SUIT_MASK] + v3[rest >> 39])
+        if melded > most:
+            most = melded
+    return total - most
+
+
+def discard_deadwoods(hand_mask: int, ace: str, points: Sequence[int]) -> list[tuple[int, int]]:
+    """For each card of the hand, in ascending order, ``(card, least deadwood of the hand
+    without it)``.
+
+    Discarding a card of a rank held fewer than three times leaves the group choices of
+    the hand as they were (runs only lose cards, so a group no run could use stays so):
+    for each choice only the discarded card's suit changes, one table lookup.  The cards
+    of ranks held three or four times are weighed one by one."""
+    tables = _tables(ace, points)
+    slices = (hand_mask & SUIT_MASK, hand_mask >> 13 & SUIT_MASK, hand_mask >> 26 & SUIT_MASK,
+              hand_mask >> 39)
+    sums, values = tables.sums, tables.values
+    s0, s1, s2, s3 = slices
+    triples = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
+    rests: list[tuple[tuple[int, ...], list[int]]] = []
+    grouped = 0
+    if triples:
+        fixed, _, choices = _group_choices(hand_mask, triples, tables, points)
+        grouped = fixed
+        for options in choices:
+            grouped |= options[0][0]
+        for combo in product(*choices):
+            removed = fixed
+            for group, _ in combo:
+                removed |= group
+            rest = hand_mask & ~removed
+            parts = (rest & SUIT_MASK, rest >> 13 & SUIT_MASK, rest >> 26 & SUIT_MASK,
+                     rest >> 39)
+            dead = [sums[k][parts[k]] - values[k][parts[k]] for k in range(4)]
+            total = sum(dead)
+            rests.append((parts, [total - d for d in dead]))
+    else:
+        dead = [sums[k][slices[k]] - values[k][slices[k]] for k in range(4)]
+        total = sum(dead)
+        rests.append((slices, [total - d for d in dead]))
+    out = []
+    for suit in range(4):
+        shift = 13 * suit
+        ranks = slices[suit]
+        table_sums, table_values = sums[suit], values[suit]
+        while ranks:
+            low = ranks & -ranks
+            ranks ^= low
+            card = shift + low.bit_length() - 1
+            if grouped >> card & 1:
+                out.append((card, least_deadwood(hand_mask & ~(1 << card), ace, points)))
+                continue
+            least = -1
+            for parts, others in rests:
+                part = parts[suit] & ~low
+                value = others[suit] + table_sums[part] - table_values[part]
+                if least < 0 or value < least:
+                    least = value
+            out.append((card, least))
+    return out

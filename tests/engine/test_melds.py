@@ -15,8 +15,10 @@ from service.engine.melds import (
     best_arrangement,
     candidate_melds,
     deadwood,
+    discard_deadwoods,
     is_valid_meld,
     layoff_fits,
+    least_deadwood,
     meld_kind,
     melds_disjoint,
 )
@@ -439,3 +441,29 @@ def test_meld_and_layoff_match_reference(meld: int, card: int, ace: str) -> None
     grown = meld | 1 << card
     expected = grown != meld and ref_kind(grown, ace) == kind
     assert layoff_fits(meld, kind, card, ace) is expected
+
+
+@settings(max_examples=300)
+@given(hand=st.sets(st.integers(0, 51), min_size=0, max_size=20),
+       ace=st.sampled_from(MODES), ace_points=st.sampled_from([0, 1, 11, 15]))
+def test_deadwood_alone_equals_the_best_arrangement(hand, ace, ace_points):
+    """``least_deadwood`` and ``discard_deadwoods`` answer what ``best_arrangement``
+    answers for the hand and for the hand less each of its cards."""
+    points = point_table(ace_points)
+    mask = sum(1 << c for c in hand)
+    assert least_deadwood(mask, ace, points) == best_arrangement(mask, ace, points)[0]
+    assert discard_deadwoods(mask, ace, points) == [
+        (c, best_arrangement(mask & ~(1 << c), ace, points)[0]) for c in sorted(hand)]
+
+
+@settings(max_examples=300)
+@given(ranks=st.sets(st.integers(0, 5), min_size=2, max_size=6), suits=st.sets(
+    st.integers(0, 3), min_size=3, max_size=4), extra=st.sets(st.integers(0, 51), max_size=6),
+    ace=st.sampled_from(MODES))
+def test_deadwood_alone_on_hands_full_of_groups_and_runs(ranks, suits, extra, ace):
+    """Hands where groups and runs compete for cards (the group choices matter)."""
+    points = point_table(1)
+    mask = sum(1 << (13 * s + r) for r in ranks for s in suits) | sum(1 << c for c in extra)
+    assert least_deadwood(mask, ace, points) == best_arrangement(mask, ace, points)[0]
+    for card, dw in discard_deadwoods(mask, ace, points):
+        assert dw == best_arrangement(mask & ~(1 << card), ace, points)[0]
