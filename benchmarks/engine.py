@@ -20,8 +20,8 @@ import time
 import orjson
 
 from service.engine import parse_game, verify
-from service.engine.generate import generate_games
 from service.engine.parse import load_json
+from service.generator import generate_games
 
 CASES = [("gin", 2), ("rummy", 2), ("rummy", 4), ("rummy-pagat", 3), ("rummy-block", 4),
          ("greek", 3)]

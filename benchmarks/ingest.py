@@ -26,7 +26,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.engine.generate import generate_games  # noqa: E402
+from service.generator import generate_games  # noqa: E402
 from tests.e2e.server import Server  # noqa: E402
 
 

@@ -109,7 +109,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from .engine.generate import generate_games
+    from .generator import generate_games
 
     out = sys.stdout.buffer
     rules = orjson.loads(args.rules) if args.rules else None

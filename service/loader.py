@@ -42,9 +42,9 @@ from urllib.parse import urlsplit
 import orjson
 
 from .engine import parse_game, verify
-from .engine.generate import generate_game
 from .engine.report import VALID
 from .engine.rules import GIN, PRESETS
+from .generator import generate_game
 
 EXIT_OK, EXIT_FAILED, EXIT_LOCKED = 0, 1, 2
 MIXED = "mixed"

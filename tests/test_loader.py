@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from service.engine import parse_game, verify
-from service.engine.generate import PLAYER_NAMES, generate_game
+from service.generator import PLAYER_NAMES, generate_game
 from service.loader import MIXED, LoadPlan, load_direct, name_pool
 from tests.e2e.server import Server
 

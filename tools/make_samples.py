@@ -12,7 +12,7 @@ import copy
 import json
 from pathlib import Path
 
-from service.engine.generate import generate_game
+from service.generator import generate_game
 
 OUT = Path(__file__).resolve().parent.parent / "sample_logs"
 

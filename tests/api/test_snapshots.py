@@ -23,8 +23,8 @@ import orjson
 import pytest
 
 from service.api.intake import check_log
-from service.engine.generate import generate_game
 from service.engine.rules import PRESETS
+from service.generator import generate_game
 from service.store import Store
 from service.store import export as store_export
 from service.store.remote import RemoteStore

@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from service.engine.generate import generate_games
+from service.generator import generate_games
 
 from .server import ROOT, Server
 

@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from service.engine.cards import CARD_NAMES
-from service.engine.generate import generate_game, random_rules
 from service.engine.model import Game
 from service.engine.parse import LogValidationError, parse_game
 from service.engine.rummy import RummyTable
 from service.engine.table import Table
+from service.generator import generate_game, random_rules
 
 RUMMY_FAMILY = ("rummy", "rummy-pagat", "rummy-block", "greek")
 PLAYERS = {"rummy": (2, 3, 4, 5, 6), "rummy-pagat": (2, 3, 4, 5, 6),

@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 
 from service.engine import report as R
 from service.engine.cards import CARD_NAMES
-from service.engine.generate import corpus, generate_game, generate_games, random_rules
 from service.engine.parse import LogValidationError, parse_game
 from service.engine.replay import verify
 from service.engine.report import Report, Violation
 from service.engine.rules import OPTIONS, PRESETS, resolve_rules
+from service.generator import corpus, generate_game, generate_games, random_rules
 
 PLAYER_COUNTS = {
     "rummy": (2, 3, 4, 5, 6),

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from service.engine import report as R
 from service.engine.cards import cards_of, parse_card
-from service.engine.generate import generate_game, random_rules
 from service.engine.gin import AFTER_KNOCK, GinTable
 from service.engine.melds import candidate_melds
 from service.engine.model import (
@@ -36,6 +35,7 @@ from service.engine.parse import parse_game
 from service.engine.rules import PRESETS
 from service.engine.rummy import RummyTable
 from service.engine.table import Table
+from service.generator import generate_game, random_rules
 from tests.engine.test_gin import KNOCK as KNOCK_MOVES
 from tests.engine.test_gin import gin_game
 from tests.engine.test_rummy import basic

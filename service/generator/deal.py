@@ -1,0 +1,280 @@
+"""One generated deal: the cards dealt, the engine's table, every move logged; what the
+bots of both families share."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..engine.cards import CARD_NAMES, SUIT_MASK, card_name, cards_of, point_table
+from ..engine.gin import GinTable
+from ..engine.melds import (
+    GROUP,
+    best_arrangement,
+    candidate_melds,
+    layoff_fits,
+    least_deadwood,
+)
+from ..engine.model import (
+    DISCARD_PILE,
+    DRAW,
+    LAYOFF,
+    MELD,
+    STOCK,
+    Action,
+    Deal,
+    Move,
+)
+from ..engine.rummy import RummyTable
+
+if TYPE_CHECKING:
+    from .game import GameWriter
+
+MOVE_CAP = 600  # moves per deal before a Rummy-family deal is dealt again
+MEMO_LIMIT = 1 << 17  # arrangements memoized per game before the memo is cleared
+COLUMN = 1 | 1 << 13 | 1 << 26 | 1 << 39  # the four aces; shifted by a rank, its column
+Json = dict[str, Any]
+
+
+class DealTooLong(Exception):
+    """A deal passed MOVE_CAP moves: it is dealt again with a fresh shuffle."""
+
+
+def union(masks: tuple[int, ...] | list[int]) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
+
+
+class DealWriter:
+    """One deal: deals the deck, drives the engine's table, logs every move."""
+
+    table: RummyTable | GinTable
+
+    def __init__(self, game: GameWriter, seats: tuple[int, ...], dealer: int,
+                 deck: list[int]):
+        self.game = game
+        self.rules = game.rules
+        self.rng = game.rng
+        self.names = game.names
+        self.seats = seats
+        self.with_deck = game.with_deck
+        self.points = point_table(self.rules.ace_points)
+        self.ace = self.rules.ace
+        self.memo = game.memo
+        self.dw_memo = game.dw_memo
+        self.cover = run_cover(self.ace)
+        self.fits_now: int | None = None
+        n = len(seats)
+        size = self.rules.hand_size
+        start = (seats.index(dealer) + 1) % n
+        order = seats[start:] + seats[:start]
+        hands: dict[int, list[int]] = {s: [] for s in seats}
+        for k in range(n * size):
+            hands[order[k % n]].append(deck[k])
+        upcard = deck[n * size]
+        self.stock = list(reversed(deck[n * size + 1:]))  # the real stock, top last
+        self.known = self.with_deck  # whether the engine knows the stock's order
+        listed = seats if self.rules.is_gin and len(game.names) > 2 else None
+        self.log: Json = {"dealer": self.names[dealer]}
+        if listed:
+            self.log["players"] = [self.names[s] for s in listed]
+        if self.with_deck:
+            self.log["deck"] = [card_name(c) for c in deck]
+            model = Deal(dealer=dealer, moves=(), players=listed, deck=tuple(deck))
+        else:
+            self.log["hands"] = {self.names[s]: [card_name(c) for c in sorted(hands[s])]
+                                 for s in seats}
+            self.log["upcard"] = card_name(upcard)
+            model = Deal(dealer=dealer, moves=(), players=listed,
+                         hands={s: tuple(sorted(hands[s])) for s in seats}, upcard=upcard)
+        self.moves: list[Json] = []
+        self.log["moves"] = self.moves
+        self.table = self.make_table(model)
+        problem = self.table.deal_cards(model)
+        if problem is not None:
+            raise AssertionError(f"the engine refused the deal: {problem}")
+
+    def make_table(self, model: Deal) -> RummyTable | GinTable:
+        raise NotImplementedError
+
+    def play(self) -> None:
+        raise NotImplementedError
+
+    def score(self) -> tuple[str, int | None, dict[int, int]]:
+        raise NotImplementedError
+
+    # -- moves -------------------------------------------------------------------------
+
+    def do(self, move: Move, entry: Json) -> None:
+        """Play a move on the engine's table, which must accept it, and log it."""
+        problem = self.table.play(move)
+        if problem is not None:
+            raise AssertionError(f"the engine refused move {len(self.moves)} {entry} of deal "
+                                 f"{len(self.game.deals)}: {problem[0]}: {problem[1]}")
+        if move.action == MELD or move.action == LAYOFF:
+            self.fits_now = None
+        self.moves.append(entry)
+        if len(self.moves) > MOVE_CAP:
+            raise DealTooLong
+
+    def entry(self, seat: int, action: Action, **fields: Any) -> Json:
+        """A move as the log writes it: plain JSON strings, never the engine's names."""
+        return {"p": self.names[seat], "a": action.value, **fields}
+
+    def draw_discard(self, seat: int) -> int:
+        top = self.table.pile[-1]
+        entry = self.entry(seat, DRAW, **{"from": DISCARD_PILE.value})
+        if self.rng.random() < 0.3:
+            entry["card"] = card_name(top)
+        named = top if "card" in entry else None
+        self.do(move_of(seat, DRAW, DISCARD_PILE, named), entry)
+        return top
+
+    def draw_stock(self, seat: int) -> int:
+        """Draw the real top of the stock; name it where the engine cannot know it (and
+        always without a deck), sometimes where it can."""
+        card = self.stock.pop()
+        table = self.table
+        if self.known and table.stock_order:
+            assert table.stock_order[-1] == card, "the generator lost the stock order"
+        entry = self.entry(seat, DRAW, **{"from": STOCK.value})
+        if not self.with_deck or not self.known or self.rng.random() < 0.3:
+            entry["card"] = CARD_NAMES[card]
+            self.do(move_of(seat, DRAW, STOCK, card), entry)
+        else:
+            self.do(move_of(seat, DRAW, STOCK), entry)
+        return card
+
+    def best(self, mask: int) -> tuple[int, tuple[int, ...]]:
+        """The hand's least deadwood and its melds (``melds.best_arrangement``, memoized
+        for the game)."""
+        found = self.memo.get(mask)
+        if found is None:
+            memo = self.memo
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            found = memo[mask] = best_arrangement(mask, self.ace, self.points)
+        return found
+
+    def table_fits(self) -> int:
+        """``fits`` of the melds on the table (kept until a meld or layoff changes them)."""
+        found = self.fits_now
+        if found is None:
+            found = self.fits_now = self.fits(self.table.melds)
+        return found
+
+    def deadwood(self, mask: int) -> int:
+        """``best(mask)[0]`` without the melds (``melds.least_deadwood``, memoized)."""
+        found = self.dw_memo.get(mask)
+        if found is None:
+            if len(self.dw_memo) >= MEMO_LIMIT:
+                self.dw_memo.clear()
+            found = self.dw_memo[mask] = least_deadwood(mask, self.ace, self.points)
+        return found
+
+    def fits(self, melds: list[list]) -> int:
+        """The cards that may be laid off on at least one of ``melds``."""
+        ace = self.ace
+        out = 0
+        for mask, kind in melds:
+            out |= fit_mask(mask, kind, ace)
+        return out
+
+    def fitting_meld(self, melds: list[list], card: int) -> int | None:
+        """The first of ``melds`` that ``card`` may be laid off on."""
+        ace = self.ace
+        for i, (mask, kind) in enumerate(melds):
+            if fit_mask(mask, kind, ace) >> card & 1:
+                return i
+        return None
+
+
+_MOVES: dict[tuple, Move] = {}
+
+
+def move_of(seat: int, action: str, source: str | None = None, card: int | None = None,
+          meld: int | None = None) -> Move:
+    """``Move(seat, action, source=..., card=..., meld=...)``, one shared instance each
+    (moves are immutable; building one costs more than the lookup)."""
+    key = (seat, action, source, card, meld)
+    found = _MOVES.get(key)
+    if found is None:
+        if len(_MOVES) >= 1 << 16:
+            _MOVES.clear()
+        found = _MOVES[key] = Move(seat, action, source=source, card=card, meld=meld)
+    return found
+
+
+def unconnected(mask: int, hand: int) -> int:
+    """The cards of ``mask`` connected to no other card of ``hand``."""
+    out = 0
+    rest = mask
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        if not hand & NEAR[low.bit_length() - 1]:
+            out |= low
+    return out
+
+
+def points_of(mask: int, points: tuple[int, ...]) -> int:
+    return sum(points[c] for c in cards_of(mask))
+
+
+def near(card: int) -> int:
+    """The other cards of the same rank, or of the same suit within two ranks."""
+    rank, suit = card % 13, card // 13
+    out = 0
+    for other in range(52):
+        if other != card and (other % 13 == rank
+                              or (other // 13 == suit and abs(other % 13 - rank) <= 2)):
+            out |= 1 << other
+    return out
+
+
+# A card is connected to a hand that holds any card of its mask.
+NEAR = tuple(near(card) for card in range(52))
+
+_COVERS: dict[str, list[int]] = {}
+
+
+def run_cover(ace: str) -> list[int]:
+    """For each 13-bit rank slice of one suit, the ranks that some run of the slice
+    contains (the union of its candidate melds: one suit has no groups)."""
+    table = _COVERS.get(ace)
+    if table is None:
+        table = _COVERS[ace] = [union(candidate_melds(ranks, ace))
+                                for ranks in range(SUIT_MASK + 1)]
+    return table
+
+
+_FITS: dict[tuple[int, str, str], int] = {}
+_FITS_LIMIT = 1 << 16
+
+
+def fit_mask(mask: int, kind: str, ace: str) -> int:
+    """The cards that ``layoff_fits`` the meld: only a card of a group's rank, or of a
+    run's suit next to one of its ranks (the ace next to the king), can, so those few
+    are asked."""
+    key = (mask, kind, ace)
+    found = _FITS.get(key)
+    if found is not None:
+        return found
+    out = 0
+    if mask:
+        low = (mask & -mask).bit_length() - 1
+        if kind == GROUP:
+            candidates = COLUMN << low % 13 & ~mask
+        else:
+            shift = low - low % 13
+            ranks = mask >> shift & SUIT_MASK
+            near = (ranks << 1 | ranks >> 1 | ranks >> 12 | (ranks & 1) << 12) & SUIT_MASK
+            candidates = (near & ~ranks) << shift
+        for card in cards_of(candidates):
+            if layoff_fits(mask, kind, card, ace):
+                out |= 1 << card
+    if len(_FITS) >= _FITS_LIMIT:
+        _FITS.clear()
+    _FITS[key] = out
+    return out
