@@ -348,3 +348,23 @@ def test_a_second_process_gets_a_clear_error(tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.mark.parametrize(("part", "whole", "places", "expected"), [
+    (133, 8, 2, 16.63), (-133, 8, 2, -16.63), (201, 200, 2, 1.01), (1, 3, 4, 0.3333),
+    (2, 3, 4, 0.6667), (7, 8, 4, 0.875), (0, 5, 2, 0.0), (5, 0, 2, 0.0),
+    (10**11 * 7 + 5, 10, 0, 70000000001.0),
+])
+def test_one_rounding_rule_in_python_and_in_sql(part, whole, places, expected):
+    """Half away from zero on the exact quotient, the same in both: 1.005 is a binary
+    float a hair below 1.005, which DuckDB's round() and Python's both take to 1.0."""
+    import duckdb
+
+    from service.store.stats import ratio, ratio_sql
+
+    assert ratio(part, whole, places) == expected
+    con = duckdb.connect()
+    value = con.execute(f"SELECT {ratio_sql('p', 'w', places)} FROM (VALUES "
+                        "(CAST(? AS HUGEINT), CAST(? AS BIGINT))) t(p, w)",
+                        [part, whole]).fetchone()[0]
+    assert value == expected

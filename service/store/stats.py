@@ -49,12 +49,37 @@ def _where(flt: StatsFilter, alias: str = "") -> tuple[str, list[Any]]:
     return "".join(f" AND {c}" for c in clauses), params
 
 
+RATE_PLACES = 4  # win rates and shares
+MEAN_PLACES = 2  # points per deal and every mean
+
+
+def ratio(part: int, whole: int, places: int) -> float:
+    """``part / whole`` to ``places`` decimals, rounded half away from zero on the exact
+    quotient of the two integers (never on a binary float: 16.625 is 16.63, 1.005 is
+    1.01); 0.0 when ``whole`` is 0.  :func:`ratio_sql` is the same rule in SQL."""
+    if not whole:
+        return 0.0
+    scale = 10 ** places
+    # floor(|part| * scale / |whole| + 1/2), in integers
+    units = (abs(part) * scale * 2 + abs(whole)) // (2 * abs(whole))
+    return (-units if (part < 0) != (whole < 0) else units) / scale
+
+
+def ratio_sql(part: str, whole: str, places: int) -> str:
+    """:func:`ratio` as a SQL expression of two integer expressions of this package
+    (``whole`` never negative: a count); integer arithmetic until the last division."""
+    scale = 10 ** places
+    return (f"CASE WHEN {whole} > 0 THEN CAST(sign({part}) * ((abs({part}) * {2 * scale} "
+            f"+ {whole}) // (2 * {whole})) AS DOUBLE) / {scale} ELSE 0 END")
+
+
 def _rate(part: int, whole: int) -> float:
-    return round(part / whole, 4) if whole else 0.0
+    return ratio(part, whole, RATE_PLACES)
 
 
-def _mean(value: float | None) -> float | None:
-    return None if value is None else round(value, 2)
+def _mean(total: int, count: int) -> float | None:
+    """The mean of ``count`` values summing to ``total``; None when there is none."""
+    return ratio(total, count, MEAN_PLACES) if count else None
 
 
 def player_stats(store: StoreReads, player: str, flt: StatsFilter) -> dict[str, dict[str, Any]]:
@@ -121,15 +146,15 @@ def player_stats(store: StoreReads, player: str, flt: StatsFilter) -> dict[str, 
         tally = sums[variant]
         figures["win_rate"] = _rate(figures["won"], figures["games"])
         if figures["deals"]:
-            figures["points_per_deal"] = round(figures["points_scored"] / figures["deals"], 2)
+            figures["points_per_deal"] = _mean(figures["points_scored"], figures["deals"])
         if PRESETS[variant].family == GIN:
             figures["boxes"] = figures["deals_won"]
             figures["knocks"] = tally["knocks"]
             if tally["knocks"]:
-                figures["avg_deadwood_at_knock"] = _mean(tally["deadwood"] / tally["knocks"])
+                figures["avg_deadwood_at_knock"] = _mean(tally["deadwood"], tally["knocks"])
         elif tally["lost_deals"]:
-            figures["avg_hand_left_when_losing"] = _mean(tally["lost_hands"]
-                                                         / tally["lost_deals"])
+            figures["avg_hand_left_when_losing"] = _mean(tally["lost_hands"],
+                                                         tally["lost_deals"])
     for variant, code, count in violations:
         entry(variant)["violations"][code] = count
     return dict(sorted(out.items()))
@@ -152,11 +177,9 @@ def leaderboard(store: StoreReads, flt: StatsFilter, sort: str, order: str, min_
             FROM deal_players WHERE scored{where} GROUP BY player),
         ranked AS (
             SELECT g.player, g.games, g.wins,
-                   CASE WHEN g.games > 0 THEN round(g.wins / g.games, 4) ELSE 0 END
-                       AS win_rate,
+                   {ratio_sql("g.wins", "g.games", RATE_PLACES)} AS win_rate,
                    coalesce(d.deals, 0) AS deals,
-                   CASE WHEN d.deals > 0 THEN round(d.points / d.deals, 2) ELSE 0 END
-                       AS points_per_deal
+                   {ratio_sql("d.points", "d.deals", MEAN_PLACES)} AS points_per_deal
             FROM g LEFT JOIN d USING (player)
             WHERE g.games >= ?)
         SELECT player, games, wins, win_rate, deals, points_per_deal FROM ranked"""
@@ -220,7 +243,7 @@ def variant_stats(store: StoreReads, top_codes: int = 5) -> list[dict[str, Any]]
     games, deals, outcomes, codes = (result.rows for result in store.read_many([
         ("SELECT variant, count(*) FROM games GROUP BY variant", []),
         ("SELECT variant, count(*), count(*) FILTER (WHERE scored), "
-         "avg(turns) FILTER (WHERE scored), "
+         "coalesce(sum(turns) FILTER (WHERE scored), 0), "
          "count(*) FILTER (WHERE scored AND winner IS NOT NULL AND winner = first_player) "
          "FROM deals GROUP BY variant", []),
         ("SELECT variant, outcome, count(*) FROM deals WHERE scored "
@@ -242,7 +265,7 @@ def variant_stats(store: StoreReads, top_codes: int = 5) -> list[dict[str, Any]]
     for variant, n in games:
         entry(variant)["games"] = n
     for variant, n, scored, turns, first_wins in deals:
-        entry(variant).update(deals=n, scored_deals=scored, avg_turns=_mean(turns),
+        entry(variant).update(deals=n, scored_deals=scored, avg_turns=_mean(int(turns), scored),
                               first_player_win_share=_rate(first_wins, scored))
     for variant, outcome, n in outcomes:
         figures = entry(variant)

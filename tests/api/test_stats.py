@@ -3,6 +3,7 @@ small hand-built set of games whose every figure is worked out below by hand."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from tests.engine.logs import deal, game
@@ -203,3 +204,24 @@ def test_partners_are_not_opponents(make_app):
     for player in ("a", "b"):
         figures = stats_of(client, player)["gin"]
         assert (figures["won"], figures["shutouts"], figures["knocks"]) == (1, 1, 1)
+
+
+def test_one_rounding_rule_for_player_figures_and_the_leaderboard(make_app):
+    """ana scores 19 in each of seven knocks and 0 in the deal she loses: 133 / 8 =
+    16.625 points per deal, exactly half way: 16.63 in both her figures and the
+    leaderboard (half away from zero), where Python's round gave 16.62."""
+    client = make_app().test_client()
+    logs = [gin_game(KNOCK) | {"id": f"win{i}"} for i in range(7)]
+    swapped = orjson.dumps(gin_game(KNOCK) | {"id": "loss"}).decode()
+    swapped = swapped.replace('"ana"', '"\x00"').replace('"ben"', '"ana"')
+    logs.append(orjson.loads(swapped.replace('"\x00"', '"ben"')))
+    for log in logs:
+        assert post_log(client, log).get_json()["status"] == "valid"
+    figures = stats_of(client, "ana")["gin"]
+    assert (figures["deals"], figures["points_scored"]) == (8, 133)
+    assert figures["points_per_deal"] == 16.63
+    board = {row["player"]: row for row in
+             client.get(f"{API}/players?sort=points_per_deal").get_json()["players"]}
+    assert board["ana"]["points_per_deal"] == 16.63
+    # 7 of 8 games: 0.875 exactly, four places
+    assert figures["win_rate"] == board["ana"]["win_rate"] == 0.875
