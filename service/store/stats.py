@@ -208,7 +208,7 @@ def head_to_head(store: StoreReads, a: str, b: str, flt: StatsFilter) -> dict[st
             f"FROM game_players WHERE player IN (?, ?){where}), "
             "faced AS (SELECT x.game_id, x.finished, x.won AS a_won, y.won AS b_won, "
             "x.points AS a_points, y.points AS b_points, row_number() OVER ("
-            "ORDER BY epoch_ms(x.game_time) DESC, x.game_id DESC) AS recency "
+            "ORDER BY x.game_time DESC, x.game_id DESC) AS recency "
             "FROM r x JOIN r y ON y.game_id = x.game_id AND y.player = ? "
             "AND y.player <> x.player "
             "WHERE x.player = ? AND (x.team IS NULL OR x.team IS DISTINCT FROM y.team)) "

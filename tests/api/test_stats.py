@@ -225,3 +225,22 @@ def test_one_rounding_rule_for_player_figures_and_the_leaderboard(make_app):
     assert board["ana"]["points_per_deal"] == 16.63
     # 7 of 8 games: 0.875 exactly, four places
     assert figures["win_rate"] == board["ana"]["win_rate"] == 0.875
+
+
+def test_recent_games_are_newest_first_when_less_than_a_millisecond_apart(make_app):
+    """Two games 0.3 ms apart, the older one with the greater id: the newer comes first
+    (the order was the time in milliseconds, then the id)."""
+    from service.store.records import game_id
+
+    client = make_app().test_client()
+    older = newer = None
+    for n in range(100):
+        older = gin_game(KNOCK) | {"id": f"o{n}", "played_at": "2024-03-01T20:00:00.0001Z"}
+        newer = gin_game(KNOCK) | {"id": f"n{n}", "played_at": "2024-03-01T20:00:00.0004Z"}
+        if game_id(older) > game_id(newer):
+            break
+    ids = [post_log(client, log).get_json()["id"] for log in (older, newer)]
+    recent = client.get(f"{API}/players/ana/versus/ben").get_json()["recent"]
+    assert [g["id"] for g in recent] == ids[::-1]
+    assert [g["game_time"] for g in recent] == ["2024-03-01T20:00:00.000400Z",
+                                                "2024-03-01T20:00:00.000100Z"]
