@@ -171,8 +171,15 @@ class GameSchema(Schema):
         "description": "A hash of the API key that uploaded the game, or null"})
     n_deals = fields.Integer(required=True)
     n_moves = fields.Integer(required=True)
-    winner = fields.String(allow_none=True)
-    margin = fields.Integer(allow_none=True)
+    winner = fields.String(allow_none=True, metadata={
+        "description": "The recomputed winner of a finished game; null when the game "
+                       "counts for nothing (illegal or unfinished) or ends in a tie"})
+    recomputed_leader = fields.String(allow_none=True, metadata={
+        "description": "Not a result: for a game that counts for nothing (illegal or "
+                       "unfinished), the player (side) ahead on the points of its scored "
+                       "deals; null for a finished game"})
+    margin = fields.Integer(allow_none=True, metadata={
+        "description": "Null when the game has no result"})
     rules = fields.Dict(required=True, metadata={"description": "Every option, resolved"})
     meta = fields.Raw(allow_none=True)
     report = fields.Dict(required=True)
@@ -189,7 +196,12 @@ class GameSummarySchema(Schema):
     played_at = UtcDateTime(allow_none=True)
     uploaded_at = UtcDateTime(required=True)
     n_deals = fields.Integer(required=True)
-    winner = fields.String(allow_none=True)
+    winner = fields.String(allow_none=True, metadata={
+        "description": "Null when the game counts for nothing (illegal or unfinished)"})
+    recomputed_leader = fields.String(allow_none=True, metadata={
+        "description": "Not a result: for a game that counts for nothing (illegal or "
+                       "unfinished), the player (side) ahead on the points of its scored "
+                       "deals; null for a finished game"})
     links = fields.Nested(LinksSchema, required=True)
 
 

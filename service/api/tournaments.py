@@ -37,7 +37,7 @@ blp = Blueprint("tournaments", __name__, url_prefix=f"{PREFIX}/tournaments",
 
 CSV_TYPE = "text/csv"
 CSV_COLUMNS = ("section", "variant", "round", "table", "game", "status", "counted",
-               "winner", "player", "rank", "points", "claimed_rank", "claimed_points",
+               "winner", "recomputed_leader", "player", "rank", "points", "claimed_rank", "claimed_points",
                "games", "won", "kind", "detail")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -89,7 +89,12 @@ class TournamentGameSchema(Schema):
     counted = fields.Boolean(required=True, metadata={
         "description": "Counts for the verified standings (finished, not illegal)"})
     players = fields.List(fields.String(), required=True)
-    winner = fields.String(allow_none=True, metadata={"description": "Recomputed winner"})
+    winner = fields.String(allow_none=True, metadata={
+        "description": "Recomputed winner of a counted game; null for a game that does "
+                       "not count (illegal or unfinished): it has no result"})
+    recomputed_leader = fields.String(allow_none=True, metadata={
+        "description": "Not a result: for a game that does not count, the player (side) "
+                       "ahead on the points of its scored deals; null for a counted game"})
     played_at = UtcDateTime(allow_none=True)
     points = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
                          metadata={"description": "Recomputed game totals by player"})
@@ -144,11 +149,13 @@ EXAMPLE: dict[str, Any] = {
          "claimed_rank": 2, "claimed_points": 0, "claimed_games": 2}]}],
     "games": [
         {"id": _G1, "variant": "gin", "round": 1, "table": "A", "status": "valid",
-         "counted": True, "players": ["ana", "ben"], "winner": "ana", "played_at": None,
+         "counted": True, "players": ["ana", "ben"], "winner": "ana", "recomputed_leader": None,
+         "played_at": None,
          "points": {"ana": 139, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
          "links": {"self": f"{PREFIX}/games/{_G1}", "log": f"{PREFIX}/games/{_G1}/log"}},
         {"id": _G2, "variant": "gin", "round": 2, "table": "A", "status": "illegal",
-         "counted": False, "players": ["ana", "ben"], "winner": None, "played_at": None,
+         "counted": False, "players": ["ana", "ben"], "winner": None, "recomputed_leader": None,
+         "played_at": None,
          "points": {"ana": 0, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
          "links": {"self": f"{PREFIX}/games/{_G2}", "log": f"{PREFIX}/games/{_G2}/log"}}],
     "discrepancies": [
@@ -165,11 +172,11 @@ EXAMPLE: dict[str, Any] = {
               "report": f"{PREFIX}/tournaments/spring/report.csv"},
 }
 EXAMPLE_CSV = (
-    "section,variant,round,table,game,status,counted,winner,player,rank,points,"
-    "claimed_rank,claimed_points,games,won,kind,detail\r\n"
-    "standings,gin,,,,,,,ana,1,139,1,278,1,1,,higher total ranks first\r\n"
-    f"games,gin,1,A,{_G1},valid,true,ana,ana,,139,,139,,,,\r\n"
-    f"discrepancies,gin,,,,,,,ana,1,139,1,278,,,standing_differs,ana (gin): claimed 278 "
+    "section,variant,round,table,game,status,counted,winner,recomputed_leader,player,rank,"
+    "points,claimed_rank,claimed_points,games,won,kind,detail\r\n"
+    "standings,gin,,,,,,,,ana,1,139,1,278,1,1,,higher total ranks first\r\n"
+    f"games,gin,1,A,{_G1},valid,true,ana,,ana,,139,,139,,,,\r\n"
+    f"discrepancies,gin,,,,,,,,ana,1,139,1,278,,,standing_differs,ana (gin): claimed 278 "
     "...\r\n")
 
 
@@ -281,7 +288,8 @@ def _csv(audit: TournamentAudit) -> str:
             rows.append({"section": "games", "variant": game["variant"],
                          "round": game["round"], "table": game["table"], "game": game["id"],
                          "status": game["status"], "counted": game["counted"],
-                         "winner": game["winner"], "player": player,
+                         "winner": game["winner"],
+                         "recomputed_leader": game["recomputed_leader"], "player": player,
                          "points": game["points"].get(player),
                          "claimed_points": game["claimed"].get(player)})
     for item in audit.discrepancies:

@@ -33,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from .db import StoreReads
+from .db import RECOMPUTED_LEADER, RESULT_WINNER, StoreReads
 
 ILLEGAL_GAME = "illegal_game"
 SCORE_MISMATCH = "score_mismatch"
@@ -48,7 +48,8 @@ _LOWER_WINS = "coalesce(json_extract_string(rules, '$.scoring') = 'penalty', fal
 
 _GAMES_SQL = f"""
 SELECT id, variant, status, finished AND status <> 'illegal' AS counted,
-       tournament_round AS round, tournament_table AS "table", players, winner,
+       tournament_round AS round, tournament_table AS "table", players,
+       {RESULT_WINNER} AS winner, {RECOMPUTED_LEADER} AS recomputed_leader,
        played_at, {_LOWER_WINS} AS lower_wins
 FROM games
 WHERE tournament_id = ?

@@ -166,6 +166,12 @@ LINGER = 0.002  # seconds the writer waits for more games before a small commit
 
 Statement = tuple[str, Sequence[Any]]  # SQL of this package and its parameters
 
+# A game that counts for nothing (illegal or unfinished) has no result: its stored
+# ``winner`` is only the side ahead on the points of its scored deals, read as
+# ``recomputed_leader`` and never as the winner.
+RESULT_WINNER = "CASE WHEN finished AND status <> 'illegal' THEN winner END"
+RECOMPUTED_LEADER = "CASE WHEN NOT (finished AND status <> 'illegal') THEN winner END"
+
 
 @dataclass(frozen=True, slots=True)
 class Rows:
@@ -215,7 +221,9 @@ class StoreReads:
             row = cur.execute(
                 "SELECT id, seq, uploaded_at, uploader, source_id, variant, status, players, "
                 "tournament_id, tournament_round, tournament_table, played_at, n_deals, "
-                "n_moves, winner, margin, rules, meta, report FROM games WHERE id = ?",
+                f"n_moves, {RESULT_WINNER} AS winner, {RECOMPUTED_LEADER} AS recomputed_leader, "
+                "CASE WHEN finished AND status <> 'illegal' THEN margin END AS margin, "
+                "rules, meta, report FROM games WHERE id = ?",
                 [gid]).fetchone()
             if row is None:
                 return None
@@ -231,8 +239,10 @@ class StoreReads:
                    before_seq: int | None = None) -> list[dict[str, Any]]:
         """Newest first; ``before_seq`` continues after the last game of a page."""
         sql, params = keyset_sql("id, seq, uploaded_at, source_id, variant, status, players, "
-                                 "tournament_id, played_at, n_deals, winner", where, limit,
-                                 before_seq)
+                                 "tournament_id, played_at, n_deals, "
+                                 f"{RESULT_WINNER} AS winner, "
+                                 f"{RECOMPUTED_LEADER} AS recomputed_leader",
+                                 where, limit, before_seq)
         with self.cursor() as cur:
             rows = cur.execute(sql, params).fetchall()
             names = [d[0] for d in cur.description]

@@ -213,7 +213,9 @@ def head_to_head(store: StoreReads, a: str, b: str, flt: StatsFilter) -> dict[st
             "AND y.player <> x.player "
             "WHERE x.player = ? AND (x.team IS NULL OR x.team IS DISTINCT FROM y.team)) "
             "SELECT f.game_id, f.finished, f.a_won, f.b_won, f.a_points, f.b_points, "
-            "f.recency <= ?, g.variant, g.status, g.winner, g.game_time, g.tournament_id "
+            "f.recency <= ?, g.variant, g.status, "
+            "CASE WHEN g.finished AND g.status <> 'illegal' THEN g.winner END, "
+            "g.game_time, g.tournament_id "
             "FROM faced f LEFT JOIN games g ON g.id = f.game_id AND f.recency <= ? "
             "ORDER BY f.recency",
             [a, b, *params, b, a, RECENT_GAMES, RECENT_GAMES]).fetchall()
