@@ -17,7 +17,9 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from typing import Any
+from urllib.parse import quote
 
 from flask import Response, url_for
 from flask_smorest import Blueprint
@@ -41,6 +43,7 @@ CSV_COLUMNS = ("section", "variant", "round", "table", "game", "status", "counte
                "games", "won", "kind", "detail")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE_UNICODE = re.compile(r"[^\w.-]+")  # letters of any script, digits, _ . -
 
 
 # --------------------------------------------------------------------------- schemas
@@ -233,7 +236,9 @@ def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
 @read_access
 @blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, content_type=CSV_TYPE, example=EXAMPLE_CSV, headers={
-    "Content-Disposition": {"description": "attachment; filename=tournament-<id>.csv",
+    "Content-Disposition": {"description": "attachment; filename=tournament-<id>.csv (ASCII), "
+                                           "and filename*=UTF-8''<the id percent-encoded> "
+                                           "when the id is not plain ASCII (RFC 6266)",
                             "schema": {"type": "string"}}},
     description="One table with a 'section' column (standings, games, discrepancies), "
                 "UTF-8 with a byte order mark")
@@ -248,15 +253,30 @@ def get_report(_args: dict[str, Any], tournament_id: str) -> Response:
     audit = _audit(tournament_id)
     body = "\ufeff" + _csv(audit)
     response = Response(body.encode("utf-8"), mimetype=CSV_TYPE)
-    response.headers["Content-Disposition"] = f"attachment; filename={_filename(audit.id)}"
+    response.headers["Content-Disposition"] = _disposition(audit.id)
     return response
 
 
 # --------------------------------------------------------------------------- CSV
 
 def _filename(tournament_id: str) -> str:
-    safe = _UNSAFE_FILENAME.sub("_", tournament_id).strip("._")[:64]
+    """The ASCII name: accents dropped (Málaga: Malaga), anything else unsafe as _."""
+    plain = unicodedata.normalize("NFKD", tournament_id).encode("ascii", "ignore").decode()
+    safe = _UNSAFE_FILENAME.sub("_", plain).strip("._")[:64]
     return f"tournament-{safe or 'report'}.csv"
+
+
+def _disposition(tournament_id: str) -> str:
+    """RFC 6266: an ASCII ``filename`` for old clients and, when the id is not plain
+    ASCII, ``filename*`` with the name in UTF-8, percent-encoded (RFC 8187), which
+    clients that know it prefer.  Path separators and control characters never reach
+    the name."""
+    header = f"attachment; filename={_filename(tournament_id)}"
+    name = _UNSAFE_UNICODE.sub("_", tournament_id).strip("._ ")[:64]
+    full = f"tournament-{name or 'report'}.csv"
+    if full != _filename(tournament_id):
+        header += f"; filename*=UTF-8''{quote(full, safe='')}"
+    return header
 
 
 def _cell(value: Any) -> Any:

@@ -327,6 +327,15 @@ def test_a_game_that_does_not_count_shows_no_winner(client):
         ("ana", 139, None)
 
 
+def test_csv_file_name_keeps_accents_for_clients_that_read_them(client):
+    upload(client, entered(valid(), "Copa Málaga/ñ", 1, "A"), "valid")
+    response = client.get(f"{API}/tournaments/Copa%20M%C3%A1laga%2F%C3%B1/report.csv")
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"] == (
+        "attachment; filename=tournament-Copa_Malaga_n.csv; "
+        "filename*=UTF-8''tournament-Copa_M%C3%A1laga_%C3%B1.csv")
+
+
 # --------------------------------------------------------------------------- errors
 
 def test_unknown_tournament_is_a_404_problem(shared_client, spring):
