@@ -22,6 +22,7 @@ from ..engine.rules import PRESETS
 from .config import settings
 
 STATUSES = (VALID, ILLEGAL, MISMATCH, INCOMPLETE)
+MAX_REASON_LENGTH = 1000
 
 EXAMPLE_ID = "5d69bdc52cdd76ed28a89e91"
 EXAMPLE_LOG: dict[str, Any] = {
@@ -96,6 +97,12 @@ def _page_limit(value: int) -> None:
 class UploadArgsSchema(Schema):
     dry_run = fields.Boolean(load_default=False, metadata={
         "description": "Verify and answer without storing anything"})
+
+
+class DeleteArgsSchema(Schema):
+    reason = fields.String(validate=Length(1, MAX_REASON_LENGTH), metadata={
+        "description": "Why the game is withdrawn (also accepted as a JSON body "
+                       "{\"reason\": ...})"})
 
 
 class ListArgsSchema(Schema):
@@ -209,6 +216,15 @@ class GamePageSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema), required=True)
     next = fields.String(allow_none=True, metadata={
         "description": "The next page, also in the Link header; null on the last page"})
+
+
+class DeletionSchema(Schema):
+    id = fields.String(required=True)
+    deleted_at = UtcDateTime(required=True)
+    deleted_by = fields.String(allow_none=True, metadata={
+        "description": "The uploader label of the write key used (a hash of the key), "
+                       "null when writes are open"})
+    reason = fields.String(allow_none=True)
 
 
 class MeldSchema(Schema):

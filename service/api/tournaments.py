@@ -109,7 +109,11 @@ class TournamentGameSchema(Schema):
 
 class DiscrepancySchema(Schema):
     kind = fields.String(required=True, validate=OneOf(DISCREPANCY_KINDS))
-    game = fields.String(allow_none=True, metadata={"description": "null for a standing"})
+    game = fields.String(allow_none=True, metadata={
+        "description": "null for a standing; the first game of a duplicate_table"})
+    games = fields.List(fields.String(), required=True, metadata={
+        "description": "Every game the discrepancy is about (duplicate_table: each game "
+                       "claiming the round and table, in upload order)"})
     player = fields.String(allow_none=True)
     variant = fields.String(allow_none=True)
     detail = fields.String(required=True, metadata={"description": "For people"})
@@ -162,12 +166,14 @@ EXAMPLE: dict[str, Any] = {
          "points": {"ana": 0, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
          "links": {"self": f"{PREFIX}/games/{_G2}", "log": f"{PREFIX}/games/{_G2}/log"}}],
     "discrepancies": [
-        {"kind": "illegal_game", "game": _G2, "player": "ana", "variant": "gin",
+        {"kind": "illegal_game", "game": _G2, "games": [_G2], "player": "ana",
+         "variant": "gin",
          "detail": f"game {_G2} (round 2, table A) is illegal: CARD_NOT_IN_HAND at deal 0, "
                    "move 1 (ana discards 2H, which is not in her hand); it counts for no "
                    "verified standing",
          "claimed": None, "verified": None, "claimed_rank": None, "verified_rank": None},
-        {"kind": "standing_differs", "game": None, "player": "ana", "variant": "gin",
+        {"kind": "standing_differs", "game": None, "games": [], "player": "ana",
+         "variant": "gin",
          "detail": "ana (gin): claimed 278 (rank 1, 2 game(s) with a claimed total), "
                    "verified 139 (rank 1, 1 counted game(s))",
          "claimed": 278, "verified": 139, "claimed_rank": 1, "verified_rank": 1}],
@@ -191,8 +197,10 @@ AUDIT_DESCRIPTION = (
     "the totals the logs claim, in every game that claims one. Standings are ranked per "
     "variant and scoring direction (lower is better under penalty scoring): a tournament "
     "mixing variants gets one table each, and combining them is the director's call. "
-    "Ties share a rank. Discrepancies: illegal games, score mismatches (deal or game "
-    "claims), and players whose claimed total or rank differs from the verified one. "
+    "Ties share a rank. Discrepancies: two or more games claiming the same round and "
+    "table (duplicate_table, naming every one), illegal games, score mismatches (deal or "
+    "game claims), and players whose claimed total or rank differs from the verified one. "
+    "Deleted games are left out of everything. "
     "A tournament id may contain '/' (send it as is or as %2F).")
 
 def _audit(tournament_id: str) -> TournamentAudit:
@@ -314,7 +322,7 @@ def _csv(audit: TournamentAudit) -> str:
                          "claimed_points": game["claimed"].get(player)})
     for item in audit.discrepancies:
         rows.append({"section": "discrepancies", "variant": item["variant"],
-                     "game": item["game"], "player": item["player"],
+                     "game": " ".join(item["games"]), "player": item["player"],
                      "rank": item["verified_rank"], "points": item["verified"],
                      "claimed_rank": item["claimed_rank"],
                      "claimed_points": item["claimed"], "kind": item["kind"],

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from ..engine.rules import GIN, PRESETS
-from .db import StoreReads
+from .db import StoreReads, live
 
 RUMMY_FIGURES = ("won_out", "won_rummy", "won_blocked", "avg_hand_left_when_losing")
 GIN_FIGURES = ("gins", "knocks", "undercuts_made", "undercuts_suffered",
@@ -33,9 +33,10 @@ class StatsFilter:
 
 
 def _where(flt: StatsFilter, alias: str = "") -> tuple[str, list[Any]]:
-    """Filter clauses on the denormalised columns every statistics table carries."""
+    """Filter clauses on the denormalised columns every statistics table carries, deleted
+    games left out."""
     prefix = f"{alias}." if alias else ""
-    clauses, params = [], []
+    clauses, params = [live(f"{prefix}game_id")], []
     for column, value in (("variant", flt.variant), ("tournament_id", flt.tournament)):
         if value is not None:
             clauses.append(f"{prefix}{column} = ?")
@@ -243,16 +244,17 @@ def variant_stats(store: StoreReads, top_codes: int = 5) -> list[dict[str, Any]]
     """Per variant: games, deals, how scored deals ended, deal length, first-player wins,
     the most frequent violation codes."""
     games, deals, outcomes, codes = (result.rows for result in store.read_many([
-        ("SELECT variant, count(*) FROM games GROUP BY variant", []),
+        (f"SELECT variant, count(*) FROM games WHERE {live('id')} GROUP BY variant", []),
         ("SELECT variant, count(*), count(*) FILTER (WHERE scored), "
          "coalesce(sum(turns) FILTER (WHERE scored), 0), "
          "count(*) FILTER (WHERE scored AND winner IS NOT NULL AND winner = first_player) "
-         "FROM deals GROUP BY variant", []),
-        ("SELECT variant, outcome, count(*) FROM deals WHERE scored "
+         f"FROM deals WHERE {live()} GROUP BY variant", []),
+        (f"SELECT variant, outcome, count(*) FROM deals WHERE scored AND {live()} "
          "GROUP BY variant, outcome ORDER BY variant, outcome", []),
         ("SELECT variant, code, n FROM (SELECT variant, code, count(*) AS n, "
          "row_number() OVER (PARTITION BY variant ORDER BY count(*) DESC, code) AS r "
-         "FROM violations WHERE code <> 'SCORE_MISMATCH' GROUP BY variant, code) "
+         f"FROM violations WHERE code <> 'SCORE_MISMATCH' AND {live()} "
+         "GROUP BY variant, code) "
          "WHERE r <= ? ORDER BY variant, n DESC, code", [top_codes]),
     ]))
     out: dict[str, dict[str, Any]] = {}
