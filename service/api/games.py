@@ -19,6 +19,7 @@ from marshmallow import RAISE
 from ..engine import LogValidationError, load_json, parse_game
 from ..engine.state import NoSuchPosition, state_after
 from ..store import GameFilter
+from ..store.stats import tournament_of
 from .auth import read_access, write_access
 from .config import current_store, settings
 from .games_schemas import (
@@ -145,10 +146,8 @@ def get_game(game_id: str) -> dict[str, Any]:
     row = current_store().get_game(game_id)
     if row is None:
         raise _not_found(game_id)
-    tournament = None
-    if row["tournament_id"] is not None or row["tournament_round"] is not None:
-        tournament = {"id": row["tournament_id"], "round": row["tournament_round"],
-                      "table": row["tournament_table"]}
+    tournament = tournament_of(row["tournament_id"], row["tournament_round"],
+                               row["tournament_table"])
     return {**row, "tournament": tournament, "rules": orjson.loads(row["rules"]),
             "meta": orjson.loads(row["meta"]) if row["meta"] is not None else None,
             "report": orjson.loads(row["report"]), "links": links(game_id)}
@@ -256,8 +255,9 @@ def list_games(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str
     rows = current_store().list_games(GameFilter(**filters), limit + 1, before)
     more = len(rows) > limit
     rows = rows[:limit]
-    games = [{**row, "links": {"self": game_url(row["id"])}}
-             for row in rows]
+    games = [{**row, "tournament": tournament_of(row["tournament_id"], row["tournament_round"],
+                                                 row["tournament_table"]),
+              "links": {"self": game_url(row["id"])}} for row in rows]
     body: dict[str, Any] = {"games": games, "next": None}
     headers: dict[str, str] = {}
     if more:

@@ -199,7 +199,8 @@ class GameSummarySchema(Schema):
     variant = fields.String(required=True)
     status = fields.String(required=True)
     players = fields.List(fields.String(), required=True)
-    tournament_id = fields.String(allow_none=True)
+    tournament = fields.Nested(TournamentSchema, allow_none=True, metadata={
+        "description": "The log's tournament {id, round, table}, as in every answer"})
     played_at = UtcDateTime(allow_none=True)
     uploaded_at = UtcDateTime(required=True)
     n_deals = fields.Integer(required=True)

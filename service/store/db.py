@@ -259,7 +259,8 @@ class StoreReads:
                    before_seq: int | None = None) -> list[dict[str, Any]]:
         """Newest first; ``before_seq`` continues after the last game of a page."""
         sql, params = keyset_sql("id, seq, uploaded_at, source_id, variant, status, players, "
-                                 "tournament_id, played_at, n_deals, "
+                                 "tournament_id, tournament_round, tournament_table, "
+                                 "played_at, n_deals, "
                                  f"{RESULT_WINNER} AS winner, "
                                  f"{RECOMPUTED_LEADER} AS recomputed_leader",
                                  where, limit, before_seq)

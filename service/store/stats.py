@@ -198,14 +198,18 @@ def leaderboard(store: StoreReads, flt: StatsFilter, sort: str, order: str, min_
             for p, games, wins, rate, deals, ppd in rows]
 
 
-def head_to_head(store: StoreReads, a: str, b: str, flt: StatsFilter) -> dict[str, Any]:
+def head_to_head(store: StoreReads, a: str, b: str,
+                 flt: StatsFilter) -> dict[str, Any] | None:
     """Games where ``a`` and ``b`` sat as opponents (partners are not opponents), in one
     statement: each such game once, with both players' figures, newest first; the
-    details of the newest :data:`RECENT_GAMES` joined from ``games``."""
+    details of the newest :data:`RECENT_GAMES` joined from ``games``.  None when either
+    player has no stored game matching the filters (the rule of ``player_stats``);
+    both statements read one snapshot."""
     where, params = _where(flt)
-    with store.cursor() as cur:
-        rows = cur.execute(
-            "WITH r AS (SELECT game_id, player, team, finished, won, points, game_time "
+    known, faced = store.read_many([
+        (f"SELECT DISTINCT player FROM game_players WHERE player IN (?, ?){where}",
+         [a, b, *params]),
+        ("WITH r AS (SELECT game_id, player, team, finished, won, points, game_time "
             f"FROM game_players WHERE player IN (?, ?){where}), "
             "faced AS (SELECT x.game_id, x.finished, x.won AS a_won, y.won AS b_won, "
             "x.points AS a_points, y.points AS b_points, row_number() OVER ("
@@ -216,10 +220,14 @@ def head_to_head(store: StoreReads, a: str, b: str, flt: StatsFilter) -> dict[st
             "SELECT f.game_id, f.finished, f.a_won, f.b_won, f.a_points, f.b_points, "
             "f.recency <= ?, g.variant, g.status, "
             "CASE WHEN g.finished AND g.status <> 'illegal' THEN g.winner END, "
-            "g.game_time, g.tournament_id "
+            "g.game_time, g.tournament_id, g.tournament_round, g.tournament_table "
             "FROM faced f LEFT JOIN games g ON g.id = f.game_id AND f.recency <= ? "
             "ORDER BY f.recency",
-            [a, b, *params, b, a, RECENT_GAMES, RECENT_GAMES]).fetchall()
+         [a, b, *params, b, a, RECENT_GAMES, RECENT_GAMES]),
+    ])
+    if len(known.rows) < 2:
+        return None
+    rows = faced.rows
     wins = {a: 0, b: 0}
     points = {a: 0, b: 0}
     finished = 0
@@ -231,13 +239,21 @@ def head_to_head(store: StoreReads, a: str, b: str, flt: StatsFilter) -> dict[st
         points[a] += a_points
         points[b] += b_points
         if is_recent:
-            variant, status, winner, game_time, tournament = details
+            variant, status, winner, game_time, tournament, round_, table = details
             recent.append({"id": gid, "variant": variant, "status": status,
                            "winner": winner, "game_time": game_time,
-                           "tournament": tournament,
+                           "tournament": tournament_of(tournament, round_, table),
                            "points": {a: a_points, b: b_points}})
     return {"players": [a, b], "games": len(rows), "finished": finished, "wins": wins,
             "points": points, "recent": recent}
+
+
+def tournament_of(tid: str | None, round_: int | None,
+                  table: str | None) -> dict[str, Any] | None:
+    """A game's tournament as every answer names it: ``{id, round, table}``, or None."""
+    if tid is None and round_ is None and table is None:
+        return None
+    return {"id": tid, "round": round_, "table": table}
 
 
 def variant_stats(store: StoreReads, top_codes: int = 5) -> list[dict[str, Any]]:

@@ -139,8 +139,15 @@ def test_head_to_head(client):
     assert [g["variant"] for g in body["recent"]][:2] == ["rummy-block", "rummy"]
     gin = client.get(f"{API}/players/ana/versus/ben?variant=gin").get_json()
     assert gin["games"] == 5 and gin["wins"] == {"ana": 2, "ben": 1}
-    nobody = client.get(f"{API}/players/ana/versus/zed").get_json()
-    assert nobody["games"] == 0 and nobody["recent"] == []
+    # One rule for unknown players: 404, for either side, as for their statistics.
+    for path in ("ana/versus/zed", "zed/versus/ana", "zed/versus/yul"):
+        assert_problem(client.get(f"{API}/players/{path}"), 404, "not-found")
+    assert_problem(client.get(f"{API}/players/zed/stats"), 404, "not-found")
+    assert_problem(client.get(f"{API}/players/ana/versus/ben?tournament=autumn"), 404,
+                   "not-found")
+    # The tournament is named as in every answer: {id, round, table}.
+    assert body["recent"][-1]["tournament"] == {"id": "spring", "round": 1, "table": "A"}
+    assert body["recent"][0]["tournament"] is None
 
 
 def test_variant_stats(client):
@@ -177,7 +184,7 @@ def test_a_cursor_not_made_here(client):
                                   "ana\" --"])
 def test_injection_like_players_find_nothing(client, name):
     assert_problem(client.get(f"{API}/players/{name}/stats"), 404, "not-found")
-    assert client.get(f"{API}/players/{name}/versus/ben").get_json()["games"] == 0
+    assert_problem(client.get(f"{API}/players/{name}/versus/ben"), 404, "not-found")
     assert stats_of(client, "ana")["gin"]["games"] == 4  # the tables are intact
 
 

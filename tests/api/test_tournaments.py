@@ -321,6 +321,10 @@ def test_a_game_that_does_not_count_shows_no_winner(client):
         (None, None, "ana")
     [summary] = client.get(f"{API}/games?tournament=cup").get_json()["games"]
     assert (summary["winner"], summary["recomputed_leader"]) == (None, "ana")
+    # One naming of the tournament everywhere: {id, round, table}.
+    assert summary["tournament"] == detail["tournament"] == {"id": "cup", "round": 1,
+                                                             "table": "A"}
+    assert "tournament_id" not in summary
     counted = upload(client, entered(valid(), "cup", 1, "B"), "valid")
     detail = client.get(f"{API}/games/{counted}").get_json()
     assert (detail["winner"], detail["margin"], detail["recomputed_leader"]) == \
