@@ -24,13 +24,21 @@ from urllib.parse import quote
 from flask import Response, url_for
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields
-from marshmallow.validate import OneOf
+from marshmallow.validate import OneOf, Range
 
 from ..engine.parse import MAX_ID_LENGTH
-from ..store.audit import DISCREPANCY_KINDS, HIGHER, LOWER, TournamentAudit, tournament_audit
+from ..store.audit import (
+    DISCREPANCY_KINDS,
+    HIGHER,
+    LOWER,
+    TournamentAudit,
+    list_tournaments,
+    tournament_audit,
+)
 from .auth import read_access
-from .config import current_store
-from .games_schemas import STATUSES, UtcDateTime
+from .config import current_store, settings
+from .games_schemas import STATUSES, UtcDateTime, _page_limit
+from .pagination import decode_key_cursor, encode_key_cursor, link_header
 from .problems import NOT_FOUND, Problem
 from .spec import PREFIX, problem_responses
 
@@ -50,6 +58,31 @@ _UNSAFE_UNICODE = re.compile(r"[^\w.-]+")  # letters of any script, digits, _ . 
 
 class NoArgsSchema(Schema):
     """No query parameter: an unknown one is refused (400), as everywhere."""
+
+
+class ListArgsSchema(Schema):
+    limit = fields.Integer(validate=[Range(min=1), _page_limit], metadata={
+        "description": "Tournaments per page (default 50)"})
+    cursor = fields.String(metadata={"description": "Opaque: from the previous page's "
+                                                    "'next' link"})
+
+
+class TournamentRowSchema(Schema):
+    id = fields.String(required=True)
+    games = fields.Integer(required=True, metadata={"description": "Games stored"})
+    counted = fields.Integer(required=True, metadata={
+        "description": "Games counted for the verified standings"})
+    first_game_time = UtcDateTime(required=True, metadata={
+        "description": "The earliest game: played, else uploaded"})
+    last_game_time = UtcDateTime(required=True)
+    variants = fields.List(fields.String(), required=True)
+    links = fields.Nested(lambda: TournamentLinksSchema(), required=True)
+
+
+class TournamentPageSchema(Schema):
+    tournaments = fields.List(fields.Nested(TournamentRowSchema), required=True)
+    next = fields.String(allow_none=True, metadata={
+        "description": "The next page, also in the Link header; null on the last page"})
 
 
 class StandingSchema(Schema):
@@ -216,6 +249,40 @@ def _audit(tournament_id: str) -> TournamentAudit:
 def _game_links(game_id: str) -> dict[str, str]:
     return {"self": url_for("games.get_game", game_id=game_id),
             "log": url_for("games.get_log", game_id=game_id)}
+
+
+@blp.route("", methods=["GET"])
+@read_access
+@blp.arguments(ListArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, TournamentPageSchema, example={"tournaments": [{
+    "id": "spring", "games": 7, "counted": 5, "first_game_time": "2024-03-01T19:00:00Z",
+    "last_game_time": "2024-03-03T22:10:00Z", "variants": ["gin", "rummy"],
+    "links": {"self": f"{PREFIX}/tournaments/spring",
+              "report": f"{PREFIX}/tournaments/spring/report.csv"}}], "next": None},
+    headers={"Link": {"description": 'RFC 8288: <next page>; rel="next" when there are more',
+                      "schema": {"type": "string"}}})
+@problem_responses(blp, 400, 401, 403)
+@blp.doc(summary="Tournaments by id: games, counted games, first and last game, variants")
+def list_all(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+    limit = args.get("limit", settings().page_size)
+    after = None
+    if "cursor" in args:
+        [after] = decode_key_cursor(args["cursor"], {}, 1)
+        if not isinstance(after, str):
+            after = None
+    rows = list_tournaments(current_store(), limit + 1, after)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    for row in rows:
+        row["links"] = {"self": url_for("tournaments.get_tournament", tournament_id=row["id"]),
+                        "report": url_for("tournaments.get_report", tournament_id=row["id"])}
+    body: dict[str, Any] = {"tournaments": rows, "next": None}
+    headers: dict[str, str] = {}
+    if more:
+        body["next"] = url_for("tournaments.list_all", limit=limit,
+                               cursor=encode_key_cursor([rows[-1]["id"]], {}))
+        headers["Link"] = link_header(body["next"])
+    return body, 200, headers
 
 
 @blp.route("/<path:tournament_id>", methods=["GET"])

@@ -393,3 +393,25 @@ def test_openapi_documents_the_audit(client):
     report = spec["paths"][f"{API}/tournaments/{{tournament_id}}/report.csv"]["get"]
     assert report["responses"]["200"]["content"]["text/csv"]["example"].startswith("section,")
     assert "Content-Disposition" in report["responses"]["200"]["headers"]
+
+
+def test_tournaments_are_listed_by_id_a_page_at_a_time(client):
+    upload(client, entered(valid() | {"played_at": "2024-03-02T20:00:00Z"}, "b-cup", 1, "A"),
+           "valid")
+    upload(client, entered(illegal() | {"played_at": "2024-03-01T20:00:00Z"}, "b-cup", 1,
+                           "B"), "illegal")
+    upload(client, entered(valid_rummy(), "a-cup", 1, "A"), "valid")
+    upload(client, valid(id="no tournament"), "valid")
+    first = client.get(f"{API}/tournaments?limit=1")
+    body = first.get_json()
+    assert [t["id"] for t in body["tournaments"]] == ["a-cup"]
+    assert body["tournaments"][0]["variants"] == ["rummy"]
+    assert first.headers["Link"] == f'<{body["next"]}>; rel="next"'
+    second = client.get(body["next"]).get_json()
+    assert second["next"] is None
+    assert second["tournaments"] == [{
+        "id": "b-cup", "games": 2, "counted": 1, "first_game_time": "2024-03-01T20:00:00Z",
+        "last_game_time": "2024-03-02T20:00:00Z", "variants": ["gin"],
+        "links": {"self": f"{API}/tournaments/b-cup",
+                  "report": f"{API}/tournaments/b-cup/report.csv"}}]
+    assert_problem(client.get(f"{API}/tournaments?cursor=abc"), 400, "invalid-cursor")
