@@ -91,6 +91,20 @@ def test_stdin_and_text_summary(files):
     assert "KNOCK_OVER_LIMIT" in text
 
 
+def test_text_summary_of_a_game_that_counts_for_nothing_names_no_winner(tmp_path):
+    """Deal 0 is a legal knock (ana 19, 139 with the bonuses), deal 1 illegal: ana leads, yet nobody won."""
+    log = game("gin", ["ana", "ben"], [
+        deal("ben", {"ana": ANA, "ben": BEN}, "TD", KNOCK),
+        deal("ben", {"ana": ANA, "ben": BEN}, "TD", ["ana ds AH", "ana x 2H"])],
+        rules={"target": None})
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(log))
+    first = run("verify", "--text", str(path)).stdout.decode().splitlines()[0]
+    assert first.startswith(f"{path}: illegal")
+    assert "winner" not in first
+    assert "no result" in first and "not a result: ana 139, ben 0" in first
+
+
 def test_missing_file(tmp_path):
     result = run("verify", str(tmp_path / "nope.json"))
     assert result.returncode == 2

@@ -348,3 +348,40 @@ def test_a_second_process_gets_a_clear_error(tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.mark.parametrize(("part", "whole", "places", "expected"), [
+    (133, 8, 2, 16.63), (-133, 8, 2, -16.63), (201, 200, 2, 1.01), (1, 3, 4, 0.3333),
+    (2, 3, 4, 0.6667), (7, 8, 4, 0.875), (0, 5, 2, 0.0), (5, 0, 2, 0.0),
+    (10**11 * 7 + 5, 10, 0, 70000000001.0),
+])
+def test_one_rounding_rule_in_python_and_in_sql(part, whole, places, expected):
+    """Half away from zero on the exact quotient, the same in both: 1.005 is a binary
+    float a hair below 1.005, which DuckDB's round() and Python's both take to 1.0."""
+    import duckdb
+
+    from service.store.stats import ratio, ratio_sql
+
+    assert ratio(part, whole, places) == expected
+    con = duckdb.connect()
+    value = con.execute(f"SELECT {ratio_sql('p', 'w', places)} FROM (VALUES "
+                        "(CAST(? AS HUGEINT), CAST(? AS BIGINT))) t(p, w)",
+                        [part, whole]).fetchone()[0]
+    assert value == expected
+
+
+def test_a_deleted_game_keeps_its_rows_and_its_first_deletion(store):
+    rec = record(id="withdrawn")
+    store.add_games([rec])
+    at = datetime(2024, 5, 1, 19, 30, tzinfo=UTC)
+    deletion = {"id": rec.id, "deleted_at": at, "deleted_by": "key-abc", "reason": "typo"}
+    assert store.delete_game(rec.id, "key-abc", "typo", at) == (deletion, True)
+    later = datetime(2024, 5, 2, tzinfo=UTC)
+    assert store.delete_game(rec.id, "key-def", "other", later) == (deletion, False)
+    assert store.delete_game("0" * 24, "key-abc", None, at) is None
+    assert store.deletion(rec.id) == deletion and store.deletion("0" * 24) is None
+    assert store.get_game(rec.id) is None and store.get_log(rec.id) is None
+    assert store.list_games(GameFilter(), 10) == []
+    assert store.count("games") == 1 and store.count("moves") == 2  # kept for the audit
+    assert store.add_games([rec]) == [(rec.id, False)]  # the log again: still deleted
+    assert store.deletion(rec.id) == deletion

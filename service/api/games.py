@@ -7,6 +7,7 @@ ones (the verdict is the point); only a malformed log is refused (422).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -18,6 +19,7 @@ from marshmallow import RAISE
 from ..engine import LogValidationError, load_json, parse_game
 from ..engine.state import NoSuchPosition, state_after
 from ..store import GameFilter
+from ..store.stats import tournament_of
 from .auth import read_access, write_access
 from .config import current_store, settings
 from .games_schemas import (
@@ -25,17 +27,29 @@ from .games_schemas import (
     EXAMPLE_LINKS,
     EXAMPLE_LOG,
     EXAMPLE_REPORT,
+    MAX_REASON_LENGTH,
+    DeleteArgsSchema,
+    DeletionSchema,
     GamePageSchema,
     GameSchema,
     ListArgsSchema,
     StateSchema,
     UploadArgsSchema,
     UploadResultSchema,
+    utc_text,
 )
 from .intake import JSON_TYPES, check_log, read_body, require_media_type
 from .log_schemas import LOG_REF
 from .pagination import decode_cursor, encode_cursor, link_header
-from .problems import INTERNAL_ERROR, NO_SUCH_POSITION, NOT_FOUND, VALIDATION_ERROR, Problem
+from .problems import (
+    GAME_DELETED,
+    INTERNAL_ERROR,
+    INVALID_PARAMETER,
+    NO_SUCH_POSITION,
+    NOT_FOUND,
+    VALIDATION_ERROR,
+    Problem,
+)
 from .spec import PREFIX, problem_responses
 
 blp = Blueprint("games", __name__, url_prefix=f"{PREFIX}/games",
@@ -56,7 +70,22 @@ def links(game_id: str) -> dict[str, str]:
 
 
 def _not_found(game_id: str) -> Problem:
+    """404, or 410 naming who deleted the game and when, if it was stored and deleted."""
+    deletion = current_store().deletion(game_id) if len(game_id) <= 64 else None
+    if deletion is not None:
+        return _deleted(410, deletion, "the game was deleted")
     return Problem(404, NOT_FOUND, f"there is no game {game_id[:64]!r}")
+
+
+def _deleted(status: int, deletion: dict[str, Any], what: str) -> Problem:
+    when = utc_text(deletion["deleted_at"])
+    by = deletion["deleted_by"] or "an open write (no key)"
+    detail = f"{what}: game {deletion['id']} was deleted at {when} by {by}"
+    if deletion["reason"]:
+        detail += f" ({deletion['reason']})"
+    return Problem(status, GAME_DELETED, detail, deleted_at=when,
+                   deleted_by=deletion["deleted_by"], reason=deletion["reason"],
+                   links={"self": game_url(deletion["id"])})
 
 
 @blp.route("", methods=["POST"])
@@ -68,7 +97,7 @@ def _not_found(game_id: str) -> Problem:
     "report": EXAMPLE_REPORT, "links": EXAMPLE_LINKS})
 @blp.alt_response(200, schema=UploadResultSchema, success=True,
                   description="The same log was stored before (created false), or a dry run")
-@problem_responses(blp, 400, 401, 403, 413, 415, 422)
+@problem_responses(blp, 400, 401, 403, 409, 413, 415, 422)
 @blp.doc(summary="Verify one log and store it", requestBody={
     "required": True, "description": "One rummy-log/1 game",
     "content": {"application/json": {"schema": LOG_REF, "example": EXAMPLE_LOG}}})
@@ -95,6 +124,11 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         current_app.logger.exception("game %s could not be stored", checked.id)
     if created is None:
         raise Problem(500, INTERNAL_ERROR, "the game could not be stored; it has been logged")
+    if not created:
+        deletion = current_store().deletion(game_id)  # a re-upload: rare, one more read
+        if deletion is not None:
+            raise _deleted(409, deletion, "this log is the one of a deleted game; it stays "
+                           "deleted (upload a corrected log: it is another game)")
     body.update(id=game_id, created=created, links=links(game_id))
     if not created:
         return body, 200, {}
@@ -104,25 +138,79 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
 @blp.route("/<string:game_id>", methods=["GET"])
 @read_access
 @blp.response(200, GameSchema)
-@problem_responses(blp, 401, 403, 404)
-@blp.doc(summary="A stored game: its metadata and verification report")
+@problem_responses(blp, 401, 403, 404, 410)
+@blp.doc(summary="A stored game: its metadata and verification report",
+         description="A deleted game answers 410, a problem of type game-deleted naming "
+                     "who deleted it, when, and why (deleted_by, deleted_at, reason).")
 def get_game(game_id: str) -> dict[str, Any]:
     row = current_store().get_game(game_id)
     if row is None:
         raise _not_found(game_id)
-    tournament = None
-    if row["tournament_id"] is not None or row["tournament_round"] is not None:
-        tournament = {"id": row["tournament_id"], "round": row["tournament_round"],
-                      "table": row["tournament_table"]}
+    tournament = tournament_of(row["tournament_id"], row["tournament_round"],
+                               row["tournament_table"])
     return {**row, "tournament": tournament, "rules": orjson.loads(row["rules"]),
             "meta": orjson.loads(row["meta"]) if row["meta"] is not None else None,
             "report": orjson.loads(row["report"]), "links": links(game_id)}
 
 
+@blp.route("/<string:game_id>", methods=["DELETE"])
+@write_access
+@blp.arguments(DeleteArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, DeletionSchema, description="Deleted now, or deleted before (the first "
+              "deletion stands: the same answer)", example={
+                  "id": EXAMPLE_ID, "deleted_at": "2024-05-01T19:30:00Z",
+                  "deleted_by": "key-3f2a9c0d1e4b", "reason": "uploaded twice"})
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="Withdraw a stored game (a soft delete, kept for the audit trail)",
+         description="The game leaves every listing, statistic, standing and export; its "
+                     "rows stay, with who deleted it (the uploader label of the key) and "
+                     "when, and the reason (query 'reason' or a JSON body {\"reason\": ...}). "
+                     "Reading it then answers 410 (problem game-deleted); uploading the "
+                     "same log again answers 409 and it stays deleted. Deleting it again "
+                     "answers the first deletion.", requestBody={
+             "required": False, "content": {"application/json": {"schema": {
+                 "type": "object", "properties": {"reason": {"type": "string"}}}}}})
+def delete_game(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+    reason = args.get("reason")
+    if request.content_length or request.headers.get("Transfer-Encoding"):
+        body = _reason_body()
+        if body is not None:
+            if reason is not None and body != reason:
+                raise Problem(400, INVALID_PARAMETER, "two different reasons were sent",
+                              errors={"reason": ["give it once"]})
+            reason = body
+    answer = None
+    if len(game_id) <= 64:
+        answer = current_store().delete_game(game_id, g.uploader, reason, datetime.now(UTC))
+    if answer is None:
+        raise Problem(404, NOT_FOUND, f"there is no game {game_id[:64]!r}")
+    deletion, _ = answer
+    return deletion
+
+
+def _reason_body() -> str | None:
+    """The ``reason`` of a JSON body, if one was sent; a 400 problem if it is not one."""
+    require_media_type(JSON_TYPES)
+    raw = read_body(64 << 10)
+    if not raw.strip():
+        return None
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        body = None
+    reason = body.get("reason") if isinstance(body, dict) else None
+    if not isinstance(body, dict) or set(body) - {"reason"} or not (
+            reason is None or isinstance(reason, str) and 1 <= len(reason) <= MAX_REASON_LENGTH):
+        raise Problem(400, INVALID_PARAMETER, "the body must be a JSON object "
+                      "{\"reason\": \"...\"} (1 to 1000 characters)",
+                      errors={"reason": ["a string of 1 to 1000 characters"]})
+    return reason
+
+
 @blp.route("/<string:game_id>/log", methods=["GET"])
 @read_access
 @blp.response(200, LOG_REF, description="The log exactly as it was uploaded")
-@problem_responses(blp, 401, 403, 404)
+@problem_responses(blp, 401, 403, 404, 410)
 @blp.doc(summary="The uploaded log, byte for byte")
 def get_log(game_id: str) -> Response:
     raw = current_store().get_log(game_id)
@@ -135,7 +223,7 @@ def get_log(game_id: str) -> Response:
            methods=["GET"])
 @read_access
 @blp.response(200, StateSchema)
-@problem_responses(blp, 401, 403, 404)
+@problem_responses(blp, 401, 403, 404, 410)
 @blp.doc(summary="The table after a move (move -1: as dealt)")
 def get_state(game_id: str, deal: int, move: int) -> dict[str, Any]:
     """Replays the stored log to the position; a position the game does not have is a
@@ -167,8 +255,9 @@ def list_games(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str
     rows = current_store().list_games(GameFilter(**filters), limit + 1, before)
     more = len(rows) > limit
     rows = rows[:limit]
-    games = [{**row, "links": {"self": game_url(row["id"])}}
-             for row in rows]
+    games = [{**row, "tournament": tournament_of(row["tournament_id"], row["tournament_round"],
+                                                 row["tournament_table"]),
+              "links": {"self": game_url(row["id"])}} for row in rows]
     body: dict[str, Any] = {"games": games, "next": None}
     headers: dict[str, str] = {}
     if more:

@@ -23,6 +23,7 @@ from .config import settings
 from .log_schemas import REPORT_REF
 
 STATUSES = (VALID, ILLEGAL, MISMATCH, INCOMPLETE)
+MAX_REASON_LENGTH = 1000
 
 EXAMPLE_ID = "5d69bdc52cdd76ed28a89e91"
 EXAMPLE_LOG: dict[str, Any] = {
@@ -99,6 +100,12 @@ class UploadArgsSchema(Schema):
         "description": "Verify and answer without storing anything"})
 
 
+class DeleteArgsSchema(Schema):
+    reason = fields.String(validate=Length(1, MAX_REASON_LENGTH), metadata={
+        "description": "Why the game is withdrawn (also accepted as a JSON body "
+                       "{\"reason\": ...})"})
+
+
 class ListArgsSchema(Schema):
     player = fields.String(validate=Length(1, MAX_PLAYER_LENGTH),
                            metadata={"description": "Games this player took part in"})
@@ -157,8 +164,15 @@ class GameSchema(Schema):
         "description": "A hash of the API key that uploaded the game, or null"})
     n_deals = fields.Integer(required=True)
     n_moves = fields.Integer(required=True)
-    winner = fields.String(allow_none=True)
-    margin = fields.Integer(allow_none=True)
+    winner = fields.String(allow_none=True, metadata={
+        "description": "The recomputed winner of a finished game; null when the game "
+                       "counts for nothing (illegal or unfinished) or ends in a tie"})
+    recomputed_leader = fields.String(allow_none=True, metadata={
+        "description": "Not a result: for a game that counts for nothing (illegal or "
+                       "unfinished), the player (side) ahead on the points of its scored "
+                       "deals; null for a finished game"})
+    margin = fields.Integer(allow_none=True, metadata={
+        "description": "Null when the game has no result"})
     rules = fields.Dict(required=True, metadata={"description": "Every option, resolved"})
     meta = fields.Raw(allow_none=True)
     report = fields.Dict(required=True, metadata={"allOf": [REPORT_REF]})
@@ -171,11 +185,17 @@ class GameSummarySchema(Schema):
     variant = fields.String(required=True)
     status = fields.String(required=True)
     players = fields.List(fields.String(), required=True)
-    tournament_id = fields.String(allow_none=True)
+    tournament = fields.Nested(TournamentSchema, allow_none=True, metadata={
+        "description": "The log's tournament {id, round, table}, as in every answer"})
     played_at = UtcDateTime(allow_none=True)
     uploaded_at = UtcDateTime(required=True)
     n_deals = fields.Integer(required=True)
-    winner = fields.String(allow_none=True)
+    winner = fields.String(allow_none=True, metadata={
+        "description": "Null when the game counts for nothing (illegal or unfinished)"})
+    recomputed_leader = fields.String(allow_none=True, metadata={
+        "description": "Not a result: for a game that counts for nothing (illegal or "
+                       "unfinished), the player (side) ahead on the points of its scored "
+                       "deals; null for a finished game"})
     links = fields.Nested(LinksSchema, required=True)
 
 
@@ -183,6 +203,15 @@ class GamePageSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema), required=True)
     next = fields.String(allow_none=True, metadata={
         "description": "The next page, also in the Link header; null on the last page"})
+
+
+class DeletionSchema(Schema):
+    id = fields.String(required=True)
+    deleted_at = UtcDateTime(required=True)
+    deleted_by = fields.String(allow_none=True, metadata={
+        "description": "The uploader label of the write key used (a hash of the key), "
+                       "null when writes are open"})
+    reason = fields.String(allow_none=True)
 
 
 class MeldSchema(Schema):

@@ -18,7 +18,7 @@ from ..engine.rules import PRESETS
 from ..store.stats import ORDERS, SORT_KEYS, StatsFilter, head_to_head, leaderboard, player_stats
 from .auth import read_access
 from .config import current_store, settings
-from .games_schemas import Instant, UtcDateTime, _page_limit
+from .games_schemas import Instant, TournamentSchema, UtcDateTime, _page_limit
 from .pagination import decode_key_cursor, encode_key_cursor, link_header
 from .problems import INVALID_PARAMETER, NOT_FOUND, Problem
 from .spec import PREFIX, problem_responses
@@ -96,7 +96,8 @@ class RecentGameSchema(Schema):
     status = fields.String()
     winner = fields.String(allow_none=True)
     game_time = UtcDateTime()
-    tournament = fields.String(allow_none=True)
+    tournament = fields.Nested(TournamentSchema, allow_none=True, metadata={
+        "description": "The log's tournament {id, round, table}, as in every answer"})
     points = fields.Dict(keys=fields.String(), values=fields.Integer(allow_none=True))
 
 
@@ -129,7 +130,8 @@ def _filter(args: dict[str, Any]) -> StatsFilter:
     "knocks": 44, "undercuts_made": 5, "undercuts_suffered": 4,
     "avg_deadwood_at_knock": 6.8, "boxes": 51, "shutouts": 1, "violations": {}}}})
 @problem_responses(blp, 400, 401, 403, 404)
-@blp.doc(summary="A player's statistics, by variant (docs/STATISTICS.md)")
+@blp.doc(summary="A player's statistics, by variant (docs/STATISTICS.md)",
+         description="404 when no stored game matches the player with the filters.")
 def stats(args: dict[str, Any], player: str) -> dict[str, Any]:
     figures = player_stats(current_store(), _player(player), _filter(args))
     if not figures:
@@ -182,11 +184,18 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     "players": ["ana", "ben"], "games": 8, "finished": 7, "wins": {"ana": 4, "ben": 2},
     "points": {"ana": 517, "ben": 162}, "recent": [{
         "id": "5d69bdc52cdd76ed28a89e91", "variant": "gin", "status": "valid",
-        "winner": "ana", "game_time": "2024-03-01T20:00:00Z", "tournament": "spring",
+        "winner": "ana", "game_time": "2024-03-01T20:00:00Z",
+        "tournament": {"id": "spring", "round": 1, "table": "A"},
         "points": {"ana": 185, "ben": 0}}]})
-@problem_responses(blp, 400, 401, 403)
-@blp.doc(summary="Head-to-head: games, wins and points of two players as opponents")
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="Head-to-head: games, wins and points of two players as opponents",
+         description="404 when either player has no stored game matching the filters, "
+                     "as for a player's statistics.")
 def versus(args: dict[str, Any], a: str, b: str) -> dict[str, Any]:
     if _player(a) == _player(b):
         raise Problem(400, INVALID_PARAMETER, "head-to-head needs two different players")
-    return head_to_head(current_store(), a, b, _filter(args))
+    record = head_to_head(current_store(), a, b, _filter(args))
+    if record is None:
+        raise Problem(404, NOT_FOUND, f"no stored game matches player {a[:64]!r} or "
+                      f"{b[:64]!r} with these filters")
+    return record

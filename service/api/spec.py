@@ -37,6 +37,13 @@ class ProblemSchema(Schema):
     detail = fields.String(required=True, metadata={
         "example": "the document is not a rummy-log/1 game"})
     instance = fields.String(metadata={"example": "/api/v1/games"})
+    deleted_at = fields.String(metadata={
+        "description": "game-deleted: when the game was deleted (RFC 3339, UTC)"})
+    deleted_by = fields.String(allow_none=True, metadata={
+        "description": "game-deleted: the uploader label of the key that deleted it "
+                       "(null when writes are open)"})
+    reason = fields.String(allow_none=True, metadata={
+        "description": "game-deleted: the reason given, if any"})
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), metadata={
         "description": "Validation problems: messages by dotted field path "
                        "('' is the document as a whole)",

@@ -17,18 +17,28 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from typing import Any
+from urllib.parse import quote
 
 from flask import Response, url_for
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields
-from marshmallow.validate import OneOf
+from marshmallow.validate import OneOf, Range
 
 from ..engine.parse import MAX_ID_LENGTH
-from ..store.audit import DISCREPANCY_KINDS, HIGHER, LOWER, TournamentAudit, tournament_audit
+from ..store.audit import (
+    DISCREPANCY_KINDS,
+    HIGHER,
+    LOWER,
+    TournamentAudit,
+    list_tournaments,
+    tournament_audit,
+)
 from .auth import read_access
-from .config import current_store
-from .games_schemas import STATUSES, UtcDateTime
+from .config import current_store, settings
+from .games_schemas import STATUSES, UtcDateTime, _page_limit
+from .pagination import decode_key_cursor, encode_key_cursor, link_header
 from .problems import NOT_FOUND, Problem
 from .spec import PREFIX, problem_responses
 
@@ -37,16 +47,42 @@ blp = Blueprint("tournaments", __name__, url_prefix=f"{PREFIX}/tournaments",
 
 CSV_TYPE = "text/csv"
 CSV_COLUMNS = ("section", "variant", "round", "table", "game", "status", "counted",
-               "winner", "player", "rank", "points", "claimed_rank", "claimed_points",
+               "winner", "recomputed_leader", "player", "rank", "points", "claimed_rank", "claimed_points",
                "games", "won", "kind", "detail")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE_UNICODE = re.compile(r"[^\w.-]+")  # letters of any script, digits, _ . -
 
 
 # --------------------------------------------------------------------------- schemas
 
 class NoArgsSchema(Schema):
     """No query parameter: an unknown one is refused (400), as everywhere."""
+
+
+class ListArgsSchema(Schema):
+    limit = fields.Integer(validate=[Range(min=1), _page_limit], metadata={
+        "description": "Tournaments per page (default 50)"})
+    cursor = fields.String(metadata={"description": "Opaque: from the previous page's "
+                                                    "'next' link"})
+
+
+class TournamentRowSchema(Schema):
+    id = fields.String(required=True)
+    games = fields.Integer(required=True, metadata={"description": "Games stored"})
+    counted = fields.Integer(required=True, metadata={
+        "description": "Games counted for the verified standings"})
+    first_game_time = UtcDateTime(required=True, metadata={
+        "description": "The earliest game: played, else uploaded"})
+    last_game_time = UtcDateTime(required=True)
+    variants = fields.List(fields.String(), required=True)
+    links = fields.Nested(lambda: TournamentLinksSchema(), required=True)
+
+
+class TournamentPageSchema(Schema):
+    tournaments = fields.List(fields.Nested(TournamentRowSchema), required=True)
+    next = fields.String(allow_none=True, metadata={
+        "description": "The next page, also in the Link header; null on the last page"})
 
 
 class StandingSchema(Schema):
@@ -89,7 +125,12 @@ class TournamentGameSchema(Schema):
     counted = fields.Boolean(required=True, metadata={
         "description": "Counts for the verified standings (finished, not illegal)"})
     players = fields.List(fields.String(), required=True)
-    winner = fields.String(allow_none=True, metadata={"description": "Recomputed winner"})
+    winner = fields.String(allow_none=True, metadata={
+        "description": "Recomputed winner of a counted game; null for a game that does "
+                       "not count (illegal or unfinished): it has no result"})
+    recomputed_leader = fields.String(allow_none=True, metadata={
+        "description": "Not a result: for a game that does not count, the player (side) "
+                       "ahead on the points of its scored deals; null for a counted game"})
     played_at = UtcDateTime(allow_none=True)
     points = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
                          metadata={"description": "Recomputed game totals by player"})
@@ -101,7 +142,11 @@ class TournamentGameSchema(Schema):
 
 class DiscrepancySchema(Schema):
     kind = fields.String(required=True, validate=OneOf(DISCREPANCY_KINDS))
-    game = fields.String(allow_none=True, metadata={"description": "null for a standing"})
+    game = fields.String(allow_none=True, metadata={
+        "description": "null for a standing; the first game of a duplicate_table"})
+    games = fields.List(fields.String(), required=True, metadata={
+        "description": "Every game the discrepancy is about (duplicate_table: each game "
+                       "claiming the round and table, in upload order)"})
     player = fields.String(allow_none=True)
     variant = fields.String(allow_none=True)
     detail = fields.String(required=True, metadata={"description": "For people"})
@@ -144,20 +189,24 @@ EXAMPLE: dict[str, Any] = {
          "claimed_rank": 2, "claimed_points": 0, "claimed_games": 2}]}],
     "games": [
         {"id": _G1, "variant": "gin", "round": 1, "table": "A", "status": "valid",
-         "counted": True, "players": ["ana", "ben"], "winner": "ana", "played_at": None,
+         "counted": True, "players": ["ana", "ben"], "winner": "ana", "recomputed_leader": None,
+         "played_at": None,
          "points": {"ana": 139, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
          "links": {"self": f"{PREFIX}/games/{_G1}", "log": f"{PREFIX}/games/{_G1}/log"}},
         {"id": _G2, "variant": "gin", "round": 2, "table": "A", "status": "illegal",
-         "counted": False, "players": ["ana", "ben"], "winner": None, "played_at": None,
+         "counted": False, "players": ["ana", "ben"], "winner": None, "recomputed_leader": None,
+         "played_at": None,
          "points": {"ana": 0, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
          "links": {"self": f"{PREFIX}/games/{_G2}", "log": f"{PREFIX}/games/{_G2}/log"}}],
     "discrepancies": [
-        {"kind": "illegal_game", "game": _G2, "player": "ana", "variant": "gin",
+        {"kind": "illegal_game", "game": _G2, "games": [_G2], "player": "ana",
+         "variant": "gin",
          "detail": f"game {_G2} (round 2, table A) is illegal: CARD_NOT_IN_HAND at deal 0, "
                    "move 1 (ana discards 2H, which is not in her hand); it counts for no "
                    "verified standing",
          "claimed": None, "verified": None, "claimed_rank": None, "verified_rank": None},
-        {"kind": "standing_differs", "game": None, "player": "ana", "variant": "gin",
+        {"kind": "standing_differs", "game": None, "games": [], "player": "ana",
+         "variant": "gin",
          "detail": "ana (gin): claimed 278 (rank 1, 2 game(s) with a claimed total), "
                    "verified 139 (rank 1, 1 counted game(s))",
          "claimed": 278, "verified": 139, "claimed_rank": 1, "verified_rank": 1}],
@@ -165,11 +214,11 @@ EXAMPLE: dict[str, Any] = {
               "report": f"{PREFIX}/tournaments/spring/report.csv"},
 }
 EXAMPLE_CSV = (
-    "section,variant,round,table,game,status,counted,winner,player,rank,points,"
-    "claimed_rank,claimed_points,games,won,kind,detail\r\n"
-    "standings,gin,,,,,,,ana,1,139,1,278,1,1,,higher total ranks first\r\n"
-    f"games,gin,1,A,{_G1},valid,true,ana,ana,,139,,139,,,,\r\n"
-    f"discrepancies,gin,,,,,,,ana,1,139,1,278,,,standing_differs,ana (gin): claimed 278 "
+    "section,variant,round,table,game,status,counted,winner,recomputed_leader,player,rank,"
+    "points,claimed_rank,claimed_points,games,won,kind,detail\r\n"
+    "standings,gin,,,,,,,,ana,1,139,1,278,1,1,,higher total ranks first\r\n"
+    f"games,gin,1,A,{_G1},valid,true,ana,,ana,,139,,139,,,,\r\n"
+    f"discrepancies,gin,,,,,,,,ana,1,139,1,278,,,standing_differs,ana (gin): claimed 278 "
     "...\r\n")
 
 
@@ -181,8 +230,10 @@ AUDIT_DESCRIPTION = (
     "the totals the logs claim, in every game that claims one. Standings are ranked per "
     "variant and scoring direction (lower is better under penalty scoring): a tournament "
     "mixing variants gets one table each, and combining them is the director's call. "
-    "Ties share a rank. Discrepancies: illegal games, score mismatches (deal or game "
-    "claims), and players whose claimed total or rank differs from the verified one. "
+    "Ties share a rank. Discrepancies: two or more games claiming the same round and "
+    "table (duplicate_table, naming every one), illegal games, score mismatches (deal or "
+    "game claims), and players whose claimed total or rank differs from the verified one. "
+    "Deleted games are left out of everything. "
     "A tournament id may contain '/' (send it as is or as %2F).")
 
 def _audit(tournament_id: str) -> TournamentAudit:
@@ -198,6 +249,40 @@ def _audit(tournament_id: str) -> TournamentAudit:
 def _game_links(game_id: str) -> dict[str, str]:
     return {"self": url_for("games.get_game", game_id=game_id),
             "log": url_for("games.get_log", game_id=game_id)}
+
+
+@blp.route("", methods=["GET"])
+@read_access
+@blp.arguments(ListArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, TournamentPageSchema, example={"tournaments": [{
+    "id": "spring", "games": 7, "counted": 5, "first_game_time": "2024-03-01T19:00:00Z",
+    "last_game_time": "2024-03-03T22:10:00Z", "variants": ["gin", "rummy"],
+    "links": {"self": f"{PREFIX}/tournaments/spring",
+              "report": f"{PREFIX}/tournaments/spring/report.csv"}}], "next": None},
+    headers={"Link": {"description": 'RFC 8288: <next page>; rel="next" when there are more',
+                      "schema": {"type": "string"}}})
+@problem_responses(blp, 400, 401, 403)
+@blp.doc(summary="Tournaments by id: games, counted games, first and last game, variants")
+def list_all(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+    limit = args.get("limit", settings().page_size)
+    after = None
+    if "cursor" in args:
+        [after] = decode_key_cursor(args["cursor"], {}, 1)
+        if not isinstance(after, str):
+            after = None
+    rows = list_tournaments(current_store(), limit + 1, after)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    for row in rows:
+        row["links"] = {"self": url_for("tournaments.get_tournament", tournament_id=row["id"]),
+                        "report": url_for("tournaments.get_report", tournament_id=row["id"])}
+    body: dict[str, Any] = {"tournaments": rows, "next": None}
+    headers: dict[str, str] = {}
+    if more:
+        body["next"] = url_for("tournaments.list_all", limit=limit,
+                               cursor=encode_key_cursor([rows[-1]["id"]], {}))
+        headers["Link"] = link_header(body["next"])
+    return body, 200, headers
 
 
 @blp.route("/<path:tournament_id>", methods=["GET"])
@@ -226,7 +311,9 @@ def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
 @read_access
 @blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, content_type=CSV_TYPE, example=EXAMPLE_CSV, headers={
-    "Content-Disposition": {"description": "attachment; filename=tournament-<id>.csv",
+    "Content-Disposition": {"description": "attachment; filename=tournament-<id>.csv (ASCII), "
+                                           "and filename*=UTF-8''<the id percent-encoded> "
+                                           "when the id is not plain ASCII (RFC 6266)",
                             "schema": {"type": "string"}}},
     description="One table with a 'section' column (standings, games, discrepancies), "
                 "UTF-8 with a byte order mark")
@@ -241,15 +328,30 @@ def get_report(_args: dict[str, Any], tournament_id: str) -> Response:
     audit = _audit(tournament_id)
     body = "\ufeff" + _csv(audit)
     response = Response(body.encode("utf-8"), mimetype=CSV_TYPE)
-    response.headers["Content-Disposition"] = f"attachment; filename={_filename(audit.id)}"
+    response.headers["Content-Disposition"] = _disposition(audit.id)
     return response
 
 
 # --------------------------------------------------------------------------- CSV
 
 def _filename(tournament_id: str) -> str:
-    safe = _UNSAFE_FILENAME.sub("_", tournament_id).strip("._")[:64]
+    """The ASCII name: accents dropped (Málaga: Malaga), anything else unsafe as _."""
+    plain = unicodedata.normalize("NFKD", tournament_id).encode("ascii", "ignore").decode()
+    safe = _UNSAFE_FILENAME.sub("_", plain).strip("._")[:64]
     return f"tournament-{safe or 'report'}.csv"
+
+
+def _disposition(tournament_id: str) -> str:
+    """RFC 6266: an ASCII ``filename`` for old clients and, when the id is not plain
+    ASCII, ``filename*`` with the name in UTF-8, percent-encoded (RFC 8187), which
+    clients that know it prefer.  Path separators and control characters never reach
+    the name."""
+    header = f"attachment; filename={_filename(tournament_id)}"
+    name = _UNSAFE_UNICODE.sub("_", tournament_id).strip("._ ")[:64]
+    full = f"tournament-{name or 'report'}.csv"
+    if full != _filename(tournament_id):
+        header += f"; filename*=UTF-8''{quote(full, safe='')}"
+    return header
 
 
 def _cell(value: Any) -> Any:
@@ -281,12 +383,13 @@ def _csv(audit: TournamentAudit) -> str:
             rows.append({"section": "games", "variant": game["variant"],
                          "round": game["round"], "table": game["table"], "game": game["id"],
                          "status": game["status"], "counted": game["counted"],
-                         "winner": game["winner"], "player": player,
+                         "winner": game["winner"],
+                         "recomputed_leader": game["recomputed_leader"], "player": player,
                          "points": game["points"].get(player),
                          "claimed_points": game["claimed"].get(player)})
     for item in audit.discrepancies:
         rows.append({"section": "discrepancies", "variant": item["variant"],
-                     "game": item["game"], "player": item["player"],
+                     "game": " ".join(item["games"]), "player": item["player"],
                      "rank": item["verified_rank"], "points": item["verified"],
                      "claimed_rank": item["claimed_rank"],
                      "claimed_points": item["claimed"], "kind": item["kind"],

@@ -18,7 +18,9 @@ The figures follow docs/STATISTICS.md ("Tournaments"):
 * Ranks are competition ranks ("1224"): players with equal totals share the best rank.
   A player with no counted game has no verified rank; one with no claimed total has no
   claimed rank.
-* **Discrepancies**: every illegal game (with its first violation), every
+* **Discrepancies**: two or more games claiming the same round and table (an edited
+  log uploaded again is another game: both stay until one is deleted), every illegal
+  game (with its first violation), every
   ``SCORE_MISMATCH`` the engine reported (deal or game claims), and every player whose
   claimed total or claimed rank differs from the verified one (only players the logs
   claim a total for: no claim, nothing to contradict).
@@ -33,12 +35,13 @@ from typing import Any
 
 import orjson
 
-from .db import StoreReads
+from .db import LIVE, RECOMPUTED_LEADER, RESULT_WINNER, StoreReads
 
 ILLEGAL_GAME = "illegal_game"
 SCORE_MISMATCH = "score_mismatch"
 STANDING_DIFFERS = "standing_differs"
-DISCREPANCY_KINDS = (ILLEGAL_GAME, SCORE_MISMATCH, STANDING_DIFFERS)
+DUPLICATE_TABLE = "duplicate_table"
+DISCREPANCY_KINDS = (ILLEGAL_GAME, SCORE_MISMATCH, STANDING_DIFFERS, DUPLICATE_TABLE)
 
 HIGHER, LOWER = "higher", "lower"  # which total ranks first
 
@@ -48,17 +51,18 @@ _LOWER_WINS = "coalesce(json_extract_string(rules, '$.scoring') = 'penalty', fal
 
 _GAMES_SQL = f"""
 SELECT id, variant, status, finished AND status <> 'illegal' AS counted,
-       tournament_round AS round, tournament_table AS "table", players, winner,
+       tournament_round AS round, tournament_table AS "table", players,
+       {RESULT_WINNER} AS winner, {RECOMPUTED_LEADER} AS recomputed_leader,
        played_at, {_LOWER_WINS} AS lower_wins
 FROM games
-WHERE tournament_id = ?
+WHERE tournament_id = ? AND id {LIVE}
 ORDER BY tournament_round NULLS LAST, tournament_table NULLS LAST, seq
 """
 
-_PLAYERS_SQL = """
+_PLAYERS_SQL = f"""
 SELECT game_id, player, points, claimed
 FROM game_players
-WHERE tournament_id = ?
+WHERE tournament_id = ? AND game_id {LIVE}
 ORDER BY game_id, seat
 """
 
@@ -68,7 +72,7 @@ _STANDINGS_SQL = f"""
 WITH g AS (
     SELECT id, variant, finished AND status <> 'illegal' AS counted,
            {_LOWER_WINS} AS lower_wins
-    FROM games WHERE tournament_id = ?
+    FROM games WHERE tournament_id = ? AND id {LIVE}
 ), gp AS (
     SELECT g.variant, g.lower_wins, g.counted, p.player, p.points, p.claimed, p.won
     FROM game_players p JOIN g ON g.id = p.game_id
@@ -106,12 +110,13 @@ ORDER BY variant, lower_wins, rank NULLS LAST, claimed_rank NULLS LAST, player
 
 # The first violation of each illegal game (score mismatches are listed on their own),
 # and how many there are.
-_ILLEGAL_SQL = """
+_ILLEGAL_SQL = f"""
 SELECT game_id, deal_no, move_no, player, code, message,
        count(*) OVER (PARTITION BY game_id) AS n_violations
 FROM violations
 WHERE tournament_id = ? AND code <> 'SCORE_MISMATCH'
-  AND game_id IN (SELECT id FROM games WHERE tournament_id = ? AND status = 'illegal')
+  AND game_id IN (SELECT id FROM games WHERE tournament_id = ? AND status = 'illegal'
+                  AND id {LIVE})
 QUALIFY row_number() OVER (PARTITION BY game_id
                            ORDER BY deal_no NULLS LAST, move_no NULLS FIRST) = 1
 """
@@ -119,7 +124,7 @@ QUALIFY row_number() OVER (PARTITION BY game_id
 # Score mismatches with the figures they compare: a game total's claim and recomputed
 # value from game_players; a deal's recomputed points from deal_players and its claimed
 # points from the stored report (the deal's `claimed.points` object).
-_MISMATCH_SQL = """
+_MISMATCH_SQL = f"""
 SELECT v.game_id, v.deal_no, v.player, v.message, gp.claimed AS game_claimed,
        gp.points AS game_points, dp.points AS deal_points,
        CASE WHEN v.deal_no IS NOT NULL AND v.player IS NOT NULL THEN
@@ -131,9 +136,33 @@ LEFT JOIN game_players gp
        ON v.deal_no IS NULL AND gp.game_id = v.game_id AND gp.player = v.player
 LEFT JOIN deal_players dp
        ON dp.game_id = v.game_id AND dp.deal_no = v.deal_no AND dp.player = v.player
-WHERE v.tournament_id = ? AND v.code = 'SCORE_MISMATCH'
+WHERE v.tournament_id = ? AND v.code = 'SCORE_MISMATCH' AND v.game_id {LIVE}
 ORDER BY v.game_id, v.deal_no NULLS LAST, v.player NULLS LAST, v.message
 """
+
+
+_LIST_SQL = f"""
+SELECT tournament_id AS id, count(*) AS games,
+       count(*) FILTER (WHERE finished AND status <> 'illegal') AS counted,
+       min(game_time) AS first_game_time, max(game_time) AS last_game_time,
+       list(DISTINCT variant ORDER BY variant) AS variants
+FROM games
+WHERE tournament_id IS NOT NULL AND id {LIVE} AND (? IS NULL OR tournament_id > ?)
+GROUP BY tournament_id
+ORDER BY tournament_id
+LIMIT ?
+"""
+
+
+def list_tournaments(store: StoreReads, limit: int,
+                     after: str | None = None) -> list[dict[str, Any]]:
+    """Tournaments by id (games not deleted): games, counted games, the first and last
+    game time (played, else uploaded), the variants; ``after`` is the last id of the
+    previous page (keyset)."""
+    with store.cursor() as cur:
+        rows = cur.execute(_LIST_SQL, [after, after, limit]).fetchall()
+    names = ("id", "games", "counted", "first_game_time", "last_game_time", "variants")
+    return [dict(zip(names, row, strict=True)) for row in rows]
 
 
 @dataclass
@@ -194,7 +223,8 @@ def tournament_audit(store: StoreReads, tournament_id: str) -> TournamentAudit |
 
     audit = TournamentAudit(tournament_id, games)
     audit.standings = _standings(games, standing_rows)
-    audit.discrepancies = (_game_discrepancies(games, illegal, mismatches)
+    audit.discrepancies = (_duplicate_tables(games)
+                           + _game_discrepancies(games, illegal, mismatches)
                            + _standing_discrepancies(audit.standings))
     return audit
 
@@ -212,6 +242,31 @@ def _standings(games: list[dict[str, Any]],
                            "games": counted, "players": []}
         tables[key]["players"].append(row)
     return list(tables.values())
+
+
+def _duplicate_tables(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Two or more games (not deleted) claiming the same round and table: one
+    discrepancy per table, naming every game in upload order (the first in ``game``).
+    Only games that name both their round and their table claim one."""
+    slots: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    for game in games:  # listed by round, table, then upload order
+        if game["round"] is not None and game["table"] is not None:
+            slots.setdefault((game["round"], game["table"]), []).append(game)
+    out = []
+    for (round_, table), claimants in slots.items():
+        if len(claimants) < 2:
+            continue
+        ids = [game["id"] for game in claimants]
+        variants = {game["variant"] for game in claimants}
+        detail = (f"{len(ids)} games claim round {round_}, table {table}: "
+                  + ", ".join(f"{game['id']} ({game['status']}, "
+                              f"{'counted' if game['counted'] else 'not counted'})"
+                              for game in claimants)
+                  + "; a re-upload of an edited log is another game: delete the wrong one")
+        out.append(_discrepancy(DUPLICATE_TABLE, ids[0], None, detail,
+                                variant=variants.pop() if len(variants) == 1 else None,
+                                games=ids))
+    return out
 
 
 def _game_discrepancies(games: list[dict[str, Any]], illegal: list[dict[str, Any]],
@@ -291,7 +346,10 @@ def _standing_discrepancies(tables: list[dict[str, Any]]) -> list[dict[str, Any]
 def _discrepancy(kind: str, game: str | None, player: str | None, detail: str,
                  claimed: int | None = None, verified: int | None = None,
                  claimed_rank: int | None = None, verified_rank: int | None = None,
-                 variant: str | None = None) -> dict[str, Any]:
-    return {"kind": kind, "game": game, "player": player, "variant": variant,
-            "detail": detail, "claimed": claimed, "verified": verified,
+                 variant: str | None = None,
+                 games: list[str] | None = None) -> dict[str, Any]:
+    if games is None:
+        games = [game] if game is not None else []
+    return {"kind": kind, "game": game, "games": games, "player": player,
+            "variant": variant, "detail": detail, "claimed": claimed, "verified": verified,
             "claimed_rank": claimed_rank, "verified_rank": verified_rank}

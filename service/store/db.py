@@ -67,6 +67,7 @@ _COLUMNS: dict[str, list[tuple[str, pa.DataType]]] = {
 _SCHEMAS = {table: pa.schema(cols) for table, cols in _COLUMNS.items()}
 _STRUCTS = {table: pa.struct(cols) for table, cols in _COLUMNS.items()}
 _CHILD_TABLES = ("game_players", "deals", "deal_players", "moves", "violations")
+_DELETION = ("id", "deleted_at", "deleted_by", "reason")
 
 
 class StoreError(RuntimeError):
@@ -166,6 +167,23 @@ LINGER = 0.002  # seconds the writer waits for more games before a small commit
 
 Statement = tuple[str, Sequence[Any]]  # SQL of this package and its parameters
 
+# A game that counts for nothing (illegal or unfinished) has no result: its stored
+# ``winner`` is only the side ahead on the points of its scored deals, read as
+# ``recomputed_leader`` and never as the winner.
+RESULT_WINNER = "CASE WHEN finished AND status <> 'illegal' THEN winner END"
+RECOMPUTED_LEADER = "CASE WHEN NOT (finished AND status <> 'illegal') THEN winner END"
+
+# A deleted game (a row of ``deletions``) keeps its rows, and is left out of every read
+# but the audit trail's: each statement over a table of games or their rows filters on
+# ``<alias>game_id`` (``id`` in ``games``) with this.  The deletions are few, so the
+# anti-join costs a hash lookup per row (measured with benchmarks/queries.py).
+LIVE = "NOT IN (SELECT game_id FROM deletions)"
+
+
+def live(column: str = "game_id") -> str:
+    """The clause keeping the rows of games not deleted (``column``: their game id)."""
+    return f"{column} {LIVE}"
+
 
 @dataclass(frozen=True, slots=True)
 class Rows:
@@ -215,7 +233,9 @@ class StoreReads:
             row = cur.execute(
                 "SELECT id, seq, uploaded_at, uploader, source_id, variant, status, players, "
                 "tournament_id, tournament_round, tournament_table, played_at, n_deals, "
-                "n_moves, winner, margin, rules, meta, report FROM games WHERE id = ?",
+                f"n_moves, {RESULT_WINNER} AS winner, {RECOMPUTED_LEADER} AS recomputed_leader, "
+                "CASE WHEN finished AND status <> 'illegal' THEN margin END AS margin, "
+                f"rules, meta, report FROM games WHERE id = ? AND {live('id')}",
                 [gid]).fetchone()
             if row is None:
                 return None
@@ -224,15 +244,26 @@ class StoreReads:
 
     def get_log(self, gid: str) -> bytes | None:
         with self.cursor() as cur:
-            row = cur.execute("SELECT log FROM games WHERE id = ?", [gid]).fetchone()
+            row = cur.execute(f"SELECT log FROM games WHERE id = ? AND {live('id')}",
+                              [gid]).fetchone()
         return None if row is None else bytes(row[0])
+
+    def deletion(self, gid: str) -> dict[str, Any] | None:
+        """The deletion of a stored game (id, deleted_at, deleted_by, reason), or None."""
+        with self.cursor() as cur:
+            row = cur.execute("SELECT game_id, deleted_at, deleted_by, reason FROM deletions "
+                              "WHERE game_id = ?", [gid]).fetchone()
+        return None if row is None else dict(zip(_DELETION, row, strict=True))
 
     def list_games(self, where: GameFilter, limit: int,
                    before_seq: int | None = None) -> list[dict[str, Any]]:
         """Newest first; ``before_seq`` continues after the last game of a page."""
         sql, params = keyset_sql("id, seq, uploaded_at, source_id, variant, status, players, "
-                                 "tournament_id, played_at, n_deals, winner", where, limit,
-                                 before_seq)
+                                 "tournament_id, tournament_round, tournament_table, "
+                                 "played_at, n_deals, "
+                                 f"{RESULT_WINNER} AS winner, "
+                                 f"{RECOMPUTED_LEADER} AS recomputed_leader",
+                                 where, limit, before_seq)
         with self.cursor() as cur:
             rows = cur.execute(sql, params).fetchall()
             names = [d[0] for d in cur.description]
@@ -240,8 +271,8 @@ class StoreReads:
 
     def games_by_status(self) -> dict[str, int]:
         with self.cursor() as cur:
-            return dict(cur.execute("SELECT status, count(*) FROM games GROUP BY status")
-                        .fetchall())
+            return dict(cur.execute(f"SELECT status, count(*) FROM games WHERE {live('id')} "
+                                    "GROUP BY status").fetchall())
 
     def count(self, table: str) -> int:
         if table not in _SCHEMAS:
@@ -453,6 +484,38 @@ class Store(StoreReads):
                 raise StoreError(f"database error: {error}") from error
         return list(zip(ids, keep, strict=True))
 
+    def delete_game(self, gid: str, by: str | None, reason: str | None,
+                    at: datetime) -> tuple[dict[str, Any], bool] | None:
+        """Record the deletion of a stored game: its deletion and True; the deletion
+        recorded before and False when it was deleted already (the first one stands);
+        None when no such game is stored.  Its rows stay, for the audit trail.  Under
+        the write lock, so that no group commit runs meanwhile."""
+        with self._write_lock:
+            cur = self._writer_connection().cursor
+            try:
+                cur.execute("BEGIN TRANSACTION")
+                try:
+                    found = cur.execute("SELECT count(*) FROM games WHERE id = ?",
+                                        [gid]).fetchone()[0]
+                    before = cur.execute(
+                        "SELECT game_id, deleted_at, deleted_by, reason FROM deletions "
+                        "WHERE game_id = ?", [gid]).fetchone()
+                    if found and before is None:
+                        cur.execute("INSERT INTO deletions VALUES (?, ?, ?, ?)",
+                                    [gid, at, by, reason])
+                    cur.execute("COMMIT")
+                except BaseException:
+                    with suppress(duckdb.Error):
+                        cur.execute("ROLLBACK")
+                    raise
+            except duckdb.Error as error:
+                raise StoreError(f"database error: {error}") from error
+        if not found:
+            return None
+        if before is not None:
+            return dict(zip(_DELETION, before, strict=True)), False
+        return dict(zip(_DELETION, (gid, at, by, reason), strict=True)), True
+
     def write_counts(self) -> dict[str, int]:
         """Write transactions and games committed since start-up."""
         return {"commits": self.commits, "games_committed": self.games_committed}
@@ -573,15 +636,14 @@ def keyset_sql(columns: str, where: GameFilter, limit: int,
     if before_seq is not None:
         clauses.append("seq < ?")
         params.append(before_seq)
-    sql = f"SELECT {columns} FROM games"
-    if clauses:
-        sql += " WHERE " + " AND ".join(clauses)
+    sql = f"SELECT {columns} FROM games WHERE " + " AND ".join(clauses)
     return sql + " ORDER BY seq DESC LIMIT ?", [*params, limit]
 
 
 def filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:
-    """WHERE clauses for the /games filters; values always go in as parameters."""
-    clauses: list[str] = []
+    """WHERE clauses for the /games filters (deleted games left out); values always go
+    in as parameters."""
+    clauses: list[str] = [live("id")]
     params: list[Any] = []
     if where.player is not None:
         clauses.append("list_contains(players, ?)")

@@ -117,6 +117,14 @@ ALTER TABLE deal_players ALTER COLUMN points TYPE BIGINT;
 ALTER TABLE deal_players ALTER COLUMN conceded TYPE BIGINT;
 ALTER TABLE deal_players ALTER COLUMN hand_value TYPE BIGINT;
 """),
+    (3, "deletions: games withdrawn, kept for the audit trail", """
+CREATE TABLE deletions (
+    game_id     VARCHAR PRIMARY KEY,   -- a stored game's id; its rows stay where they are
+    deleted_at  TIMESTAMPTZ NOT NULL,
+    deleted_by  VARCHAR,               -- the uploader label of the key used, or null
+    reason      VARCHAR
+);
+"""),
 ]
 
 BOOKKEEPING = """

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from datetime import datetime
 from multiprocessing.connection import Client, Connection, Listener, wait
 from typing import Any
 
@@ -170,6 +171,8 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return served.tickets.take(args[0])
     if op == "add":
         return store.add_games(args[0])
+    if op == "delete":
+        return store.delete_game(*args)
     if op == "counters":
         return store.commits, store.games_committed
     raise ValueError(f"unknown store operation {op!r}")
@@ -295,6 +298,11 @@ class RemoteStore(StoreClient, StoreReads):
 
     def add_games(self, games: Sequence[GameRecord] | GameRows) -> list[Answer]:
         return self.call("add", games_of(games))
+
+    def delete_game(self, gid: str, by: str | None, reason: str | None,
+                    at: datetime) -> tuple[dict[str, Any], bool] | None:
+        """As ``Store.delete_game``, in one call."""
+        return self.call("delete", gid, by, reason, at)
 
     def write_counts(self) -> dict[str, int]:
         """As ``Store.write_counts``, in one call."""

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from ..engine.rules import GIN, PRESETS
-from .db import StoreReads
+from .db import StoreReads, live
 
 RUMMY_FIGURES = ("won_out", "won_rummy", "won_blocked", "avg_hand_left_when_losing")
 GIN_FIGURES = ("gins", "knocks", "undercuts_made", "undercuts_suffered",
@@ -33,9 +33,10 @@ class StatsFilter:
 
 
 def _where(flt: StatsFilter, alias: str = "") -> tuple[str, list[Any]]:
-    """Filter clauses on the denormalised columns every statistics table carries."""
+    """Filter clauses on the denormalised columns every statistics table carries, deleted
+    games left out."""
     prefix = f"{alias}." if alias else ""
-    clauses, params = [], []
+    clauses, params = [live(f"{prefix}game_id")], []
     for column, value in (("variant", flt.variant), ("tournament_id", flt.tournament)):
         if value is not None:
             clauses.append(f"{prefix}{column} = ?")
@@ -49,12 +50,37 @@ def _where(flt: StatsFilter, alias: str = "") -> tuple[str, list[Any]]:
     return "".join(f" AND {c}" for c in clauses), params
 
 
+RATE_PLACES = 4  # win rates and shares
+MEAN_PLACES = 2  # points per deal and every mean
+
+
+def ratio(part: int, whole: int, places: int) -> float:
+    """``part / whole`` to ``places`` decimals, rounded half away from zero on the exact
+    quotient of the two integers (never on a binary float: 16.625 is 16.63, 1.005 is
+    1.01); 0.0 when ``whole`` is 0.  :func:`ratio_sql` is the same rule in SQL."""
+    if not whole:
+        return 0.0
+    scale = 10 ** places
+    # floor(|part| * scale / |whole| + 1/2), in integers
+    units = (abs(part) * scale * 2 + abs(whole)) // (2 * abs(whole))
+    return (-units if (part < 0) != (whole < 0) else units) / scale
+
+
+def ratio_sql(part: str, whole: str, places: int) -> str:
+    """:func:`ratio` as a SQL expression of two integer expressions of this package
+    (``whole`` never negative: a count); integer arithmetic until the last division."""
+    scale = 10 ** places
+    return (f"CASE WHEN {whole} > 0 THEN CAST(sign({part}) * ((abs({part}) * {2 * scale} "
+            f"+ {whole}) // (2 * {whole})) AS DOUBLE) / {scale} ELSE 0 END")
+
+
 def _rate(part: int, whole: int) -> float:
-    return round(part / whole, 4) if whole else 0.0
+    return ratio(part, whole, RATE_PLACES)
 
 
-def _mean(value: float | None) -> float | None:
-    return None if value is None else round(value, 2)
+def _mean(total: int, count: int) -> float | None:
+    """The mean of ``count`` values summing to ``total``; None when there is none."""
+    return ratio(total, count, MEAN_PLACES) if count else None
 
 
 def player_stats(store: StoreReads, player: str, flt: StatsFilter) -> dict[str, dict[str, Any]]:
@@ -121,15 +147,15 @@ def player_stats(store: StoreReads, player: str, flt: StatsFilter) -> dict[str, 
         tally = sums[variant]
         figures["win_rate"] = _rate(figures["won"], figures["games"])
         if figures["deals"]:
-            figures["points_per_deal"] = round(figures["points_scored"] / figures["deals"], 2)
+            figures["points_per_deal"] = _mean(figures["points_scored"], figures["deals"])
         if PRESETS[variant].family == GIN:
             figures["boxes"] = figures["deals_won"]
             figures["knocks"] = tally["knocks"]
             if tally["knocks"]:
-                figures["avg_deadwood_at_knock"] = _mean(tally["deadwood"] / tally["knocks"])
+                figures["avg_deadwood_at_knock"] = _mean(tally["deadwood"], tally["knocks"])
         elif tally["lost_deals"]:
-            figures["avg_hand_left_when_losing"] = _mean(tally["lost_hands"]
-                                                         / tally["lost_deals"])
+            figures["avg_hand_left_when_losing"] = _mean(tally["lost_hands"],
+                                                         tally["lost_deals"])
     for variant, code, count in violations:
         entry(variant)["violations"][code] = count
     return dict(sorted(out.items()))
@@ -152,11 +178,9 @@ def leaderboard(store: StoreReads, flt: StatsFilter, sort: str, order: str, min_
             FROM deal_players WHERE scored{where} GROUP BY player),
         ranked AS (
             SELECT g.player, g.games, g.wins,
-                   CASE WHEN g.games > 0 THEN round(g.wins / g.games, 4) ELSE 0 END
-                       AS win_rate,
+                   {ratio_sql("g.wins", "g.games", RATE_PLACES)} AS win_rate,
                    coalesce(d.deals, 0) AS deals,
-                   CASE WHEN d.deals > 0 THEN round(d.points / d.deals, 2) ELSE 0 END
-                       AS points_per_deal
+                   {ratio_sql("d.points", "d.deals", MEAN_PLACES)} AS points_per_deal
             FROM g LEFT JOIN d USING (player)
             WHERE g.games >= ?)
         SELECT player, games, wins, win_rate, deals, points_per_deal FROM ranked"""
@@ -174,26 +198,36 @@ def leaderboard(store: StoreReads, flt: StatsFilter, sort: str, order: str, min_
             for p, games, wins, rate, deals, ppd in rows]
 
 
-def head_to_head(store: StoreReads, a: str, b: str, flt: StatsFilter) -> dict[str, Any]:
+def head_to_head(store: StoreReads, a: str, b: str,
+                 flt: StatsFilter) -> dict[str, Any] | None:
     """Games where ``a`` and ``b`` sat as opponents (partners are not opponents), in one
     statement: each such game once, with both players' figures, newest first; the
-    details of the newest :data:`RECENT_GAMES` joined from ``games``."""
+    details of the newest :data:`RECENT_GAMES` joined from ``games``.  None when either
+    player has no stored game matching the filters (the rule of ``player_stats``);
+    both statements read one snapshot."""
     where, params = _where(flt)
-    with store.cursor() as cur:
-        rows = cur.execute(
-            "WITH r AS (SELECT game_id, player, team, finished, won, points, game_time "
+    known, faced = store.read_many([
+        (f"SELECT DISTINCT player FROM game_players WHERE player IN (?, ?){where}",
+         [a, b, *params]),
+        ("WITH r AS (SELECT game_id, player, team, finished, won, points, game_time "
             f"FROM game_players WHERE player IN (?, ?){where}), "
             "faced AS (SELECT x.game_id, x.finished, x.won AS a_won, y.won AS b_won, "
             "x.points AS a_points, y.points AS b_points, row_number() OVER ("
-            "ORDER BY epoch_ms(x.game_time) DESC, x.game_id DESC) AS recency "
+            "ORDER BY x.game_time DESC, x.game_id DESC) AS recency "
             "FROM r x JOIN r y ON y.game_id = x.game_id AND y.player = ? "
             "AND y.player <> x.player "
             "WHERE x.player = ? AND (x.team IS NULL OR x.team IS DISTINCT FROM y.team)) "
             "SELECT f.game_id, f.finished, f.a_won, f.b_won, f.a_points, f.b_points, "
-            "f.recency <= ?, g.variant, g.status, g.winner, g.game_time, g.tournament_id "
+            "f.recency <= ?, g.variant, g.status, "
+            "CASE WHEN g.finished AND g.status <> 'illegal' THEN g.winner END, "
+            "g.game_time, g.tournament_id, g.tournament_round, g.tournament_table "
             "FROM faced f LEFT JOIN games g ON g.id = f.game_id AND f.recency <= ? "
             "ORDER BY f.recency",
-            [a, b, *params, b, a, RECENT_GAMES, RECENT_GAMES]).fetchall()
+         [a, b, *params, b, a, RECENT_GAMES, RECENT_GAMES]),
+    ])
+    if len(known.rows) < 2:
+        return None
+    rows = faced.rows
     wins = {a: 0, b: 0}
     points = {a: 0, b: 0}
     finished = 0
@@ -205,29 +239,38 @@ def head_to_head(store: StoreReads, a: str, b: str, flt: StatsFilter) -> dict[st
         points[a] += a_points
         points[b] += b_points
         if is_recent:
-            variant, status, winner, game_time, tournament = details
+            variant, status, winner, game_time, tournament, round_, table = details
             recent.append({"id": gid, "variant": variant, "status": status,
                            "winner": winner, "game_time": game_time,
-                           "tournament": tournament,
+                           "tournament": tournament_of(tournament, round_, table),
                            "points": {a: a_points, b: b_points}})
     return {"players": [a, b], "games": len(rows), "finished": finished, "wins": wins,
             "points": points, "recent": recent}
+
+
+def tournament_of(tid: str | None, round_: int | None,
+                  table: str | None) -> dict[str, Any] | None:
+    """A game's tournament as every answer names it: ``{id, round, table}``, or None."""
+    if tid is None and round_ is None and table is None:
+        return None
+    return {"id": tid, "round": round_, "table": table}
 
 
 def variant_stats(store: StoreReads, top_codes: int = 5) -> list[dict[str, Any]]:
     """Per variant: games, deals, how scored deals ended, deal length, first-player wins,
     the most frequent violation codes."""
     games, deals, outcomes, codes = (result.rows for result in store.read_many([
-        ("SELECT variant, count(*) FROM games GROUP BY variant", []),
+        (f"SELECT variant, count(*) FROM games WHERE {live('id')} GROUP BY variant", []),
         ("SELECT variant, count(*), count(*) FILTER (WHERE scored), "
-         "avg(turns) FILTER (WHERE scored), "
+         "coalesce(sum(turns) FILTER (WHERE scored), 0), "
          "count(*) FILTER (WHERE scored AND winner IS NOT NULL AND winner = first_player) "
-         "FROM deals GROUP BY variant", []),
-        ("SELECT variant, outcome, count(*) FROM deals WHERE scored "
+         f"FROM deals WHERE {live()} GROUP BY variant", []),
+        (f"SELECT variant, outcome, count(*) FROM deals WHERE scored AND {live()} "
          "GROUP BY variant, outcome ORDER BY variant, outcome", []),
         ("SELECT variant, code, n FROM (SELECT variant, code, count(*) AS n, "
          "row_number() OVER (PARTITION BY variant ORDER BY count(*) DESC, code) AS r "
-         "FROM violations WHERE code <> 'SCORE_MISMATCH' GROUP BY variant, code) "
+         f"FROM violations WHERE code <> 'SCORE_MISMATCH' AND {live()} "
+         "GROUP BY variant, code) "
          "WHERE r <= ? ORDER BY variant, n DESC, code", [top_codes]),
     ]))
     out: dict[str, dict[str, Any]] = {}
@@ -242,7 +285,7 @@ def variant_stats(store: StoreReads, top_codes: int = 5) -> list[dict[str, Any]]
     for variant, n in games:
         entry(variant)["games"] = n
     for variant, n, scored, turns, first_wins in deals:
-        entry(variant).update(deals=n, scored_deals=scored, avg_turns=_mean(turns),
+        entry(variant).update(deals=n, scored_deals=scored, avg_turns=_mean(int(turns), scored),
                               first_player_win_share=_rate(first_wins, scored))
     for variant, outcome, n in outcomes:
         figures = entry(variant)

@@ -3,6 +3,7 @@ small hand-built set of games whose every figure is worked out below by hand."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from tests.engine.logs import deal, game
@@ -138,8 +139,15 @@ def test_head_to_head(client):
     assert [g["variant"] for g in body["recent"]][:2] == ["rummy-block", "rummy"]
     gin = client.get(f"{API}/players/ana/versus/ben?variant=gin").get_json()
     assert gin["games"] == 5 and gin["wins"] == {"ana": 2, "ben": 1}
-    nobody = client.get(f"{API}/players/ana/versus/zed").get_json()
-    assert nobody["games"] == 0 and nobody["recent"] == []
+    # One rule for unknown players: 404, for either side, as for their statistics.
+    for path in ("ana/versus/zed", "zed/versus/ana", "zed/versus/yul"):
+        assert_problem(client.get(f"{API}/players/{path}"), 404, "not-found")
+    assert_problem(client.get(f"{API}/players/zed/stats"), 404, "not-found")
+    assert_problem(client.get(f"{API}/players/ana/versus/ben?tournament=autumn"), 404,
+                   "not-found")
+    # The tournament is named as in every answer: {id, round, table}.
+    assert body["recent"][-1]["tournament"] == {"id": "spring", "round": 1, "table": "A"}
+    assert body["recent"][0]["tournament"] is None
 
 
 def test_variant_stats(client):
@@ -176,7 +184,7 @@ def test_a_cursor_not_made_here(client):
                                   "ana\" --"])
 def test_injection_like_players_find_nothing(client, name):
     assert_problem(client.get(f"{API}/players/{name}/stats"), 404, "not-found")
-    assert client.get(f"{API}/players/{name}/versus/ben").get_json()["games"] == 0
+    assert_problem(client.get(f"{API}/players/{name}/versus/ben"), 404, "not-found")
     assert stats_of(client, "ana")["gin"]["games"] == 4  # the tables are intact
 
 
@@ -203,3 +211,43 @@ def test_partners_are_not_opponents(make_app):
     for player in ("a", "b"):
         figures = stats_of(client, player)["gin"]
         assert (figures["won"], figures["shutouts"], figures["knocks"]) == (1, 1, 1)
+
+
+def test_one_rounding_rule_for_player_figures_and_the_leaderboard(make_app):
+    """ana scores 19 in each of seven knocks and 0 in the deal she loses: 133 / 8 =
+    16.625 points per deal, exactly half way: 16.63 in both her figures and the
+    leaderboard (half away from zero), where Python's round gave 16.62."""
+    client = make_app().test_client()
+    logs = [gin_game(KNOCK) | {"id": f"win{i}"} for i in range(7)]
+    swapped = orjson.dumps(gin_game(KNOCK) | {"id": "loss"}).decode()
+    swapped = swapped.replace('"ana"', '"\x00"').replace('"ben"', '"ana"')
+    logs.append(orjson.loads(swapped.replace('"\x00"', '"ben"')))
+    for log in logs:
+        assert post_log(client, log).get_json()["status"] == "valid"
+    figures = stats_of(client, "ana")["gin"]
+    assert (figures["deals"], figures["points_scored"]) == (8, 133)
+    assert figures["points_per_deal"] == 16.63
+    board = {row["player"]: row for row in
+             client.get(f"{API}/players?sort=points_per_deal").get_json()["players"]}
+    assert board["ana"]["points_per_deal"] == 16.63
+    # 7 of 8 games: 0.875 exactly, four places
+    assert figures["win_rate"] == board["ana"]["win_rate"] == 0.875
+
+
+def test_recent_games_are_newest_first_when_less_than_a_millisecond_apart(make_app):
+    """Two games 0.3 ms apart, the older one with the greater id: the newer comes first
+    (the order was the time in milliseconds, then the id)."""
+    from service.store.records import game_id
+
+    client = make_app().test_client()
+    older = newer = None
+    for n in range(100):
+        older = gin_game(KNOCK) | {"id": f"o{n}", "played_at": "2024-03-01T20:00:00.0001Z"}
+        newer = gin_game(KNOCK) | {"id": f"n{n}", "played_at": "2024-03-01T20:00:00.0004Z"}
+        if game_id(older) > game_id(newer):
+            break
+    ids = [post_log(client, log).get_json()["id"] for log in (older, newer)]
+    recent = client.get(f"{API}/players/ana/versus/ben").get_json()["recent"]
+    assert [g["id"] for g in recent] == ids[::-1]
+    assert [g["game_time"] for g in recent] == ["2024-03-01T20:00:00.000400Z",
+                                                "2024-03-01T20:00:00.000100Z"]

@@ -21,6 +21,8 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.engine.logs import deal, game
+from tests.engine.test_gin import KNOCK
 from tests.engine.test_rummy import basic
 
 from .helpers import (
@@ -168,7 +170,8 @@ def test_games_are_listed_by_round_and_table(shared_client, spring):
     by_key = dict(zip(("r1a", "r1b", "r1c", "r2a", "r2b", "r3a", "r3b"), games, strict=True))
     assert by_key["r1a"] == {
         "id": spring["r1a"], "variant": "gin", "round": 1, "table": "A", "status": "valid",
-        "counted": True, "players": ["ana", "ben"], "winner": "ana", "played_at": None,
+        "counted": True, "players": ["ana", "ben"], "winner": "ana",
+        "recomputed_leader": None, "played_at": None,
         "points": {"ana": 139, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
         "links": {"self": f"{API}/games/{spring['r1a']}",
                   "log": f"{API}/games/{spring['r1a']}/log"}}
@@ -249,7 +252,8 @@ def test_csv_report_has_the_same_figures(shared_client, spring):
         "attachment; filename=tournament-spring.csv"
     rows = read_csv(response)
     assert list(rows[0]) == ["section", "variant", "round", "table", "game", "status",
-                             "counted", "winner", "player", "rank", "points",
+                             "counted", "winner", "recomputed_leader", "player", "rank",
+                             "points",
                              "claimed_rank", "claimed_points", "games", "won", "kind",
                              "detail"]
     sections = [row["section"] for row in rows]
@@ -289,6 +293,51 @@ def test_csv_defuses_formulas_and_names_the_file_safely(client):
     assert {r["player"] for r in rows} == {"'=HYPERLINK(1)", "'@ben"}
     json_body = client.get(f"{API}/tournaments/cup%20%222024%22%2Fx").get_json()
     assert json_body["standings"][0]["players"][0]["player"] == "=HYPERLINK(1)"
+
+
+def two_deals_the_second_illegal() -> dict[str, Any]:
+    """Ana knocks and scores 19 in deal 0; in deal 1 she discards a card she does not
+    hold: illegal, with ana ahead on the points of the scored deal."""
+    hands = {"ana": "2C 3C 4C 5D 5H 5S 9H 9D 9S KS", "ben": "5C 6C 7C 8C 9C AD 2D 3D JH JS"}
+    return game("gin", ["ana", "ben"], [deal("ben", hands, "TD", KNOCK),
+                                        deal("ben", hands, "TD", ["ana ds AH", "ana x 2H"])],
+                rules={"target": None})
+
+
+def test_a_game_that_does_not_count_shows_no_winner(client):
+    """Its leader on the scored deals is shown apart, labelled, never as the winner: in
+    the tournament's game list, its CSV, the game itself and the game list."""
+    gid = upload(client, entered(two_deals_the_second_illegal(), "cup", 1, "A"), "illegal")
+    [listed] = client.get(f"{API}/tournaments/cup").get_json()["games"]
+    assert (listed["counted"], listed["winner"], listed["recomputed_leader"]) == \
+        (False, None, "ana")
+    assert listed["points"] == {"ana": 139, "ben": 0}
+    rows = [r for r in read_csv(client.get(f"{API}/tournaments/cup/report.csv"))
+            if r["section"] == "games"]
+    assert [(r["player"], r["winner"], r["recomputed_leader"]) for r in rows] == \
+        [("ana", "", "ana"), ("ben", "", "ana")]
+    detail = client.get(f"{API}/games/{gid}").get_json()
+    assert (detail["winner"], detail["margin"], detail["recomputed_leader"]) == \
+        (None, None, "ana")
+    [summary] = client.get(f"{API}/games?tournament=cup").get_json()["games"]
+    assert (summary["winner"], summary["recomputed_leader"]) == (None, "ana")
+    # One naming of the tournament everywhere: {id, round, table}.
+    assert summary["tournament"] == detail["tournament"] == {"id": "cup", "round": 1,
+                                                             "table": "A"}
+    assert "tournament_id" not in summary
+    counted = upload(client, entered(valid(), "cup", 1, "B"), "valid")
+    detail = client.get(f"{API}/games/{counted}").get_json()
+    assert (detail["winner"], detail["margin"], detail["recomputed_leader"]) == \
+        ("ana", 139, None)
+
+
+def test_csv_file_name_keeps_accents_for_clients_that_read_them(client):
+    upload(client, entered(valid(), "Copa Málaga/ñ", 1, "A"), "valid")
+    response = client.get(f"{API}/tournaments/Copa%20M%C3%A1laga%2F%C3%B1/report.csv")
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"] == (
+        "attachment; filename=tournament-Copa_Malaga_n.csv; "
+        "filename*=UTF-8''tournament-Copa_M%C3%A1laga_%C3%B1.csv")
 
 
 # --------------------------------------------------------------------------- errors
@@ -344,3 +393,25 @@ def test_openapi_documents_the_audit(client):
     report = spec["paths"][f"{API}/tournaments/{{tournament_id}}/report.csv"]["get"]
     assert report["responses"]["200"]["content"]["text/csv"]["example"].startswith("section,")
     assert "Content-Disposition" in report["responses"]["200"]["headers"]
+
+
+def test_tournaments_are_listed_by_id_a_page_at_a_time(client):
+    upload(client, entered(valid() | {"played_at": "2024-03-02T20:00:00Z"}, "b-cup", 1, "A"),
+           "valid")
+    upload(client, entered(illegal() | {"played_at": "2024-03-01T20:00:00Z"}, "b-cup", 1,
+                           "B"), "illegal")
+    upload(client, entered(valid_rummy(), "a-cup", 1, "A"), "valid")
+    upload(client, valid(id="no tournament"), "valid")
+    first = client.get(f"{API}/tournaments?limit=1")
+    body = first.get_json()
+    assert [t["id"] for t in body["tournaments"]] == ["a-cup"]
+    assert body["tournaments"][0]["variants"] == ["rummy"]
+    assert first.headers["Link"] == f'<{body["next"]}>; rel="next"'
+    second = client.get(body["next"]).get_json()
+    assert second["next"] is None
+    assert second["tournaments"] == [{
+        "id": "b-cup", "games": 2, "counted": 1, "first_game_time": "2024-03-01T20:00:00Z",
+        "last_game_time": "2024-03-02T20:00:00Z", "variants": ["gin"],
+        "links": {"self": f"{API}/tournaments/b-cup",
+                  "report": f"{API}/tournaments/b-cup/report.csv"}}]
+    assert_problem(client.get(f"{API}/tournaments?cursor=abc"), 400, "invalid-cursor")
