@@ -4,7 +4,8 @@ Every 4xx and 5xx, whether raised by a view (:class:`Problem`), by Flask/Werkzeu
 (unknown route, wrong method, body too large), by argument parsing (webargs) or by a
 bug, leaves as ``application/problem+json`` with a stable ``type``.  Unexpected
 exceptions are logged with their traceback and answered with a generic 500: a stack
-trace never reaches the client.
+trace never reaches the client.  A request whose head stalls is answered 408 with the
+same shape by the gunicorn worker (service/http_worker.py), before the app.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ NOT_FOUND = "not-found"  # 404
 NO_SUCH_POSITION = "no-such-position"  # 404: a deal or move the game does not have
 METHOD_NOT_ALLOWED = "method-not-allowed"  # 405
 NOT_ACCEPTABLE = "not-acceptable"  # 406
+REQUEST_TIMEOUT = "request-timeout"  # 408: the client stopped sending its request
 PAYLOAD_TOO_LARGE = "payload-too-large"  # 413
 UNSUPPORTED_MEDIA_TYPE = "unsupported-media-type"  # 415
 VALIDATION_ERROR = "validation-error"  # 422: the log does not have the rummy-log/1 shape
@@ -37,13 +39,13 @@ INTERNAL_ERROR = "internal-error"  # 500
 DATABASE_UNAVAILABLE = "database-unavailable"  # 503
 
 _BY_STATUS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUND,
-              405: METHOD_NOT_ALLOWED, 406: NOT_ACCEPTABLE, 413: PAYLOAD_TOO_LARGE,
-              415: UNSUPPORTED_MEDIA_TYPE, 422: VALIDATION_ERROR, 500: INTERNAL_ERROR,
-              503: DATABASE_UNAVAILABLE}
+              405: METHOD_NOT_ALLOWED, 406: NOT_ACCEPTABLE, 408: REQUEST_TIMEOUT,
+              413: PAYLOAD_TOO_LARGE, 415: UNSUPPORTED_MEDIA_TYPE, 422: VALIDATION_ERROR,
+              500: INTERNAL_ERROR, 503: DATABASE_UNAVAILABLE}
 
 PROBLEM_TYPES: tuple[str, ...] = (
     BAD_REQUEST, INVALID_PARAMETER, INVALID_CURSOR, UNAUTHORIZED, FORBIDDEN, NOT_FOUND,
-    NO_SUCH_POSITION, METHOD_NOT_ALLOWED, NOT_ACCEPTABLE, PAYLOAD_TOO_LARGE,
+    NO_SUCH_POSITION, METHOD_NOT_ALLOWED, NOT_ACCEPTABLE, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE,
     UNSUPPORTED_MEDIA_TYPE, VALIDATION_ERROR, INTERNAL_ERROR, DATABASE_UNAVAILABLE)
 
 
