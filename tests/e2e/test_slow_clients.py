@@ -11,7 +11,10 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import orjson
 import pytest
+
+from service.engine.generate import generate_games
 
 from .server import Server
 
@@ -151,3 +154,29 @@ def test_a_kept_alive_connection_gets_a_new_header_timeout_for_each_request(serv
             time.sleep(TIMEOUT * 1.5)  # within gunicorn's keepalive (5 s)
     finally:
         conn.close()
+
+
+def test_a_stalled_batch_answers_the_lines_it_read_and_ends_with_a_408_line(server):
+    """The lines read before the body stalled are verified, stored and answered, and a
+    last line says where the batch stopped; the connection is closed."""
+    games = [orjson.dumps(g) for g in generate_games("gin", 200, seed=41, players=2,
+                                                     rules={"deals": 1})]
+    body = b"\n".join(games) + b"\n"
+    sent = body + games[0][: len(games[0]) // 2]  # half of one more line, then nothing
+    head = (b"POST /api/v1/games/batch HTTP/1.1\r\nHost: test\r\n"
+            b"Content-Type: application/x-ndjson\r\n"
+            b"Content-Length: %d\r\n\r\n" % (len(sent) + 1000))
+    sock = send(server, head + sent)
+    (response, answered, closed), waited = timed(lambda: answer(sock))
+    assert response.status == 200
+    assert closed and waited < TIMEOUT + SLACK + 10  # the chunk read meanwhile is stored
+    *results, last = [json.loads(line) for line in answered.splitlines()]
+    assert results, "no line was read before the stall"
+    assert [r["line"] for r in results] == list(range(1, len(results) + 1))
+    assert all(r["created"] is True for r in results)
+    assert last["line"] == len(results) + 1
+    assert last["error"]["type"] == "/problems/request-timeout"
+    assert last["error"]["status"] == 408
+    assert "lines from here on were not read" in last["error"]["detail"]
+    stored = server.get_json("/api/v1/games?limit=500")[1]["games"]
+    assert sorted(g["id"] for g in stored) == sorted(r["id"] for r in results)
