@@ -13,7 +13,7 @@ A client over either gets a 408 ``application/problem+json`` answer, from the ap
 the body stalls while the app reads it, from the worker when the head does, and the
 connection is closed: the thread is free again.  Many slow clients still take the
 threads in turn, each for a timeout at most; in front of the service, a buffering proxy
-holds them instead and hands gunicorn whole requests only.
+(``deploy/nginx.conf``) holds them instead and hands gunicorn whole requests only.
 
 Lingering.  The threaded worker hands every kept-alive connection back to its main
 thread after each request, which polls it and hands it to a thread again when the next
