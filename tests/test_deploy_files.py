@@ -1,5 +1,6 @@
-"""Static checks of the Dockerfile, the gunicorn configuration and the proxy's (no
-container engine is reachable here, so the image is checked, not built)."""
+"""Static checks of the Dockerfile, the gunicorn configuration, the proxy's and the
+compose file (no container engine is reachable here, so the image is checked, not
+built)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import re
 import runpy
 from http import HTTPStatus
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -163,3 +166,34 @@ def test_nginx_answers_its_own_errors_as_the_services_problems():
         answered.add(status)
     assert {400, 408, 413, 414, 431, 502, 504} <= answered
     assert set(status for status, _ in pages.values()) == answered
+
+
+def test_compose_runs_the_image_behind_the_proxy_and_publishes_only_the_proxy():
+    deploy = ROOT / "deploy"
+    services = yaml.safe_load((deploy / "compose.yaml").read_text())["services"]
+    assert set(services) == {"app", "proxy"}
+    app, proxy = services["app"], services["proxy"]
+    # The app: the image of the Dockerfile, with its data volume, not published.
+    assert (deploy / app["build"]["context"]).resolve() == ROOT
+    assert (ROOT / app["build"]["dockerfile"]).samefile(ROOT / "Dockerfile")
+    assert any(volume.endswith(":/data") for volume in app["volumes"])
+    assert [name for name, service in services.items() if "ports" in service] == ["proxy"]
+    # The proxy: the official nginx image on Debian, with deploy/nginx.conf as its
+    # template, filled in for the app's port, and started once the app is healthy.
+    image, _, tag = proxy["image"].partition(":")
+    assert image == "nginx" and tag and "alpine" not in tag
+    [(source, target, *_)] = [volume.split(":") for volume in proxy["volumes"]]
+    assert (deploy / source).resolve() == NGINX_CONF
+    assert target.startswith("/etc/nginx/templates/") and target.endswith(".conf.template")
+    environment = proxy["environment"]
+    placeholders = set(re.findall(r"\$\{(\w+)\}", NGINX_CONF.read_text()))
+    assert placeholders <= set(environment)
+    only = re.compile(environment["NGINX_ENVSUBST_FILTER"])
+    assert all(only.search(name) for name in placeholders)
+    assert not any(only.search(name) for name in ("PATH", "HOSTNAME", "NGINX_VERSION"))
+    [app_port] = [rest.split("PORT=")[1].split()[0] for kind, rest in instructions()
+                  if kind == "ENV" and " PORT=" in f" {rest}"]
+    assert environment["RUMMY_UPSTREAM"] == f"app:{app_port}"
+    [published] = proxy["ports"]
+    assert published.rsplit(":", 1)[1] == environment["RUMMY_LISTEN"]
+    assert proxy["depends_on"]["app"]["condition"] == "service_healthy"
