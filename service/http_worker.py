@@ -108,6 +108,8 @@ class TimedReader(SocketUnreader):
         self.deadline: float | None = None
         self.request: Any = None
         self.timed_out: str | None = None  # why, once a read timed out
+        self._poll = select.poll()  # not select(): a descriptor may be past its 1024
+        self._poll.register(sock, select.POLLIN)
 
     def expect_head(self) -> None:
         """The next bytes are a new request's head; its deadline starts at its first read
@@ -137,9 +139,7 @@ class TimedReader(SocketUnreader):
         pending = getattr(self.sock, "pending", None)  # TLS: bytes decrypted already
         if pending is not None and pending():
             return True
-        poll = select.poll()  # not select(): a descriptor may be past its 1024
-        poll.register(self.sock, select.POLLIN)
-        return bool(poll.poll(wait * 1000))
+        return bool(self._poll.poll(wait * 1000))
 
     def _timeout(self) -> RequestReadTimeout:
         if self.phase == HEAD:
