@@ -6,23 +6,26 @@ fork (no preload), and starts the store process (spawned: DuckDB is not fork-saf
 the only one to open the file: every request queries it over its own connection and
 all writes go through its single writer thread (group commits).
 Override with the environment: HOST, PORT, RUMMY_THREADS, RUMMY_KEEPALIVE_LINGER_MS,
-RUMMY_TIMEOUT, RUMMY_ACCESS_LOG (`-`: a line per request on standard output),
-RUMMY_LOG_LEVEL.
+RUMMY_HEADER_TIMEOUT_S, RUMMY_BODY_TIMEOUT_S, RUMMY_TIMEOUT, RUMMY_ACCESS_LOG (`-`: a line
+per request on standard output), RUMMY_LOG_LEVEL.
 """
 
 import os
 
-from service.http_worker import linger_seconds
+from service.http_worker import linger_seconds, read_timeouts
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = 1  # one read-write DuckDB process; never raise this
 # No control socket: it could raise the worker count at run time (and instances would
 # share its default path in the home directory).
 control_socket_disable = True
-# gunicorn's gthread worker, a thread keeping a kept-alive connection for its next
-# request a few milliseconds (service/http_worker.py; RUMMY_KEEPALIVE_LINGER_MS).
+# gunicorn's gthread worker, reading each request within its timeouts (a client that
+# stops sending gets 408 and its thread is free: RUMMY_HEADER_TIMEOUT_S,
+# RUMMY_BODY_TIMEOUT_S), a thread keeping a kept-alive connection for its next request a
+# few milliseconds (RUMMY_KEEPALIVE_LINGER_MS); service/http_worker.py.
 worker_class = "service.http_worker.LingeringThreadWorker"
 linger_seconds()  # a bad RUMMY_KEEPALIVE_LINGER_MS stops the start with its reason
+read_timeouts()  # and so does a bad RUMMY_HEADER_TIMEOUT_S or RUMMY_BODY_TIMEOUT_S
 threads = int(os.environ.get("RUMMY_THREADS", "32"))
 preload_app = False
 timeout = int(os.environ.get("RUMMY_TIMEOUT", "120"))

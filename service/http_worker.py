@@ -1,29 +1,57 @@
-"""The gunicorn worker the service ships with: gunicorn's threaded worker, keeping a
-thread on a kept-alive connection for a few milliseconds after each answer.
+"""The gunicorn worker the service ships with: gunicorn's threaded worker, with read
+timeouts on every request, and keeping a thread on a kept-alive connection for a few
+milliseconds after each answer.
 
-Why: the threaded worker hands every kept-alive connection back to its main thread
-after each request, which polls it and hands it to a thread again when the next
+Read timeouts.  A thread reads its request from the socket, head and body, and waits as
+long as the client takes: a client that sends part of a request and then nothing kept a
+thread until it hung up, and a few dozen such clients held every thread of the one
+worker, so the service answered nobody.  Here the head of a request must have arrived
+``RUMMY_HEADER_TIMEOUT_S`` (10 s) after the thread began reading it, however it trickles
+in, and its body may pause at most ``RUMMY_BODY_TIMEOUT_S`` (30 s) between two reads
+(a large batch on a slow link takes as long as it needs, as long as it keeps coming).
+A client over either gets a 408 ``application/problem+json`` answer, from the app when
+the body stalls while the app reads it, from the worker when the head does, and the
+connection is closed: the thread is free again.  Many slow clients still take the
+threads in turn, each for a timeout at most; in front of the service, a buffering proxy
+(``deploy/nginx.conf``) holds them instead and hands gunicorn whole requests only.
+
+Lingering.  The threaded worker hands every kept-alive connection back to its main
+thread after each request, which polls it and hands it to a thread again when the next
 request arrives, all in the one process that serves every request.  A client sending
 one request after another (a card room uploading its logs) usually sends the next
 within a few milliseconds, so the thread that answered waits that long for it, and
 serves it at once: 0.2-0.35 ms less CPU per upload in the serving process, measured
-with 32 uploading clients.
+with 32 uploading clients.  The wait is short and only taken while another thread is
+free: a connection that keeps a thread busy never keeps a request of another client
+waiting for one.  ``RUMMY_KEEPALIVE_LINGER_MS=0`` turns it off (plain gunicorn
+behaviour).
 
-The wait is short and only taken while another thread is free: a connection that
-keeps a thread busy never keeps a request of another client waiting for one.
-``RUMMY_KEEPALIVE_LINGER_MS=0`` turns it off (plain gunicorn behaviour).
+Both rest on gunicorn's threaded worker as it is in the versions pyproject.toml allows:
+its connection (``TConn``) and ``accept``, ``handle``, ``handle_request`` and
+``handle_error``, and the socket reader of its HTTP/1 parser (``SocketUnreader``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import select
+import socket
 import threading
+import time
 from typing import Any
 
-from gunicorn.workers.gthread import ThreadWorker
+import orjson
+from gunicorn.http.unreader import SocketUnreader
+from gunicorn.workers.gthread import TConn, ThreadWorker
+from werkzeug.exceptions import RequestTimeout
 
 DEFAULT_LINGER_MS = 10.0
+DEFAULT_HEADER_TIMEOUT_S = 10.0
+DEFAULT_BODY_TIMEOUT_S = 30.0
+MAX_TIMEOUT_S = 3600.0
+PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 
 def linger_seconds() -> float:
@@ -39,27 +67,202 @@ def linger_seconds() -> float:
     return value / 1000
 
 
+def _seconds(name: str, default: float) -> float:
+    text = os.environ.get(name, "").strip()
+    try:
+        value = float(text) if text else default
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {text!r}") from None
+    if not 0 < value <= MAX_TIMEOUT_S:
+        raise ValueError(f"{name} must be more than 0 and at most {MAX_TIMEOUT_S:g} seconds")
+    return value
+
+
+def read_timeouts() -> tuple[float, float]:
+    """The header and body timeouts in seconds, from RUMMY_HEADER_TIMEOUT_S and
+    RUMMY_BODY_TIMEOUT_S."""
+    return (_seconds("RUMMY_HEADER_TIMEOUT_S", DEFAULT_HEADER_TIMEOUT_S),
+            _seconds("RUMMY_BODY_TIMEOUT_S", DEFAULT_BODY_TIMEOUT_S))
+
+
+class RequestReadTimeout(RequestTimeout):
+    """The client took too long to send its request.  A werkzeug HTTPException, so a
+    body read that times out in the app is answered 408 like any other problem."""
+
+
+HEAD, BODY = "head", "body"
+
+
+class TimedReader(SocketUnreader):
+    """gunicorn's socket reader, reading within the request's timeouts: in the head
+    phase until the head's deadline, in the body phase for at most the body timeout
+    per read; outside both (a body drained after the answer, by gunicorn's own
+    deadline) as gunicorn's reader does."""
+
+    def __init__(self, sock: socket.socket, header_timeout: float,
+                 body_timeout: float) -> None:
+        super().__init__(sock)
+        self.header_timeout = header_timeout
+        self.body_timeout = body_timeout
+        self.phase: str | None = HEAD
+        self.deadline: float | None = None
+        self.request: Any = None
+        self.timed_out: str | None = None  # why, once a read timed out
+        self._poll = select.poll()  # not select(): a descriptor may be past its 1024
+        self._poll.register(sock, select.POLLIN)
+
+    def expect_head(self) -> None:
+        """The next bytes are a new request's head; its deadline starts at its first read
+        (the head of a request already buffered needs none)."""
+        self.phase, self.deadline, self.request = HEAD, None, None
+
+    def expect_body(self, request: Any) -> None:
+        self.phase, self.request = BODY, request
+
+    def stop_timing(self) -> None:
+        self.phase, self.request = None, None
+
+    def chunk(self, size_hint: int | None = None) -> bytes:
+        if self.phase is None:
+            return super().chunk(size_hint)
+        if self.phase == HEAD:
+            if self.deadline is None:
+                self.deadline = time.monotonic() + self.header_timeout
+            wait = self.deadline - time.monotonic()
+        else:
+            wait = self.body_timeout
+        if wait <= 0 or not self._readable(wait):
+            raise self._timeout()
+        return super().chunk(size_hint)
+
+    def _readable(self, wait: float) -> bool:
+        pending = getattr(self.sock, "pending", None)  # TLS: bytes decrypted already
+        if pending is not None and pending():
+            return True
+        return bool(self._poll.poll(wait * 1000))
+
+    def _timeout(self) -> RequestReadTimeout:
+        if self.phase == HEAD:
+            reason = f"the request's head did not arrive within {self.header_timeout:g} s"
+        else:
+            reason = f"no byte of the request's body arrived for {self.body_timeout:g} s"
+        self.timed_out = reason
+        if self.request is not None:
+            self.request.force_close()  # the answer says Connection: close
+        return RequestReadTimeout(reason)
+
+
+class TimedConnection(TConn):
+    """gunicorn's connection whose HTTP/1 parser reads through a TimedReader."""
+
+    def __init__(self, cfg: Any, sock: socket.socket, client: Any, server: Any,
+                 timeouts: tuple[float, float]) -> None:
+        super().__init__(cfg, sock, client, server)
+        self.timeouts = timeouts
+
+    def init(self) -> None:
+        fresh = not self.initialized
+        super().init()
+        reader = getattr(self.parser, "unreader", None)
+        if fresh and not self.is_http2 and type(reader) is SocketUnreader:
+            timed = TimedReader(reader.sock, *self.timeouts)
+            timed.buf = reader.buf  # bytes read ahead (by an HTTP/2 preface check)
+            self.parser.unreader = timed
+
+
+def timed_reader(conn: Any) -> TimedReader | None:
+    reader = getattr(getattr(conn, "parser", None), "unreader", None)
+    return reader if isinstance(reader, TimedReader) else None
+
+
+def timeout_answer(detail: str) -> bytes:
+    """The 408 the worker sends when a request's head timed out: a problem like every
+    other error of the API (the app answers a stalled body itself)."""
+    from .api.problems import REQUEST_TIMEOUT, problem_body  # loaded by the app already
+
+    body = orjson.dumps(problem_body(408, REQUEST_TIMEOUT, detail))
+    head = (f"HTTP/1.1 408 Request Timeout\r\nContent-Type: {PROBLEM_MEDIA_TYPE}\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n")
+    return head.encode("latin-1") + body
+
+
+def hang_up(sock: socket.socket) -> None:
+    """End a timed-out connection from the thread that served it: the answer is
+    followed by the end of the stream, and nothing more is read.  gunicorn's main
+    thread then closes it at once; it would otherwise linger up to 2 s for the client
+    to hang up first, which a stalled client never does, and meanwhile accept nothing."""
+    with contextlib.suppress(OSError):  # the client is gone already
+        sock.shutdown(socket.SHUT_RDWR)
+
+
 class LingeringThreadWorker(ThreadWorker):
-    """gunicorn's ``gthread`` worker whose threads serve a kept-alive connection's next
-    request themselves when it arrives within the linger (see the module)."""
+    """gunicorn's ``gthread`` worker reading each request within its timeouts, whose
+    threads serve a kept-alive connection's next request themselves when it arrives
+    within the linger (see the module)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.linger = linger_seconds()
+        self.timeouts = read_timeouts()
         self._busy = 0
         self._busy_lock = threading.Lock()
+
+    def accept(self, listener: socket.socket) -> None:
+        """gunicorn's ``accept``, the connection being a TimedConnection."""
+        try:
+            client_sock, client_addr = listener.accept()
+            self.nr_conns += 1
+            client_sock.setblocking(True)
+            conn = TimedConnection(self.cfg, client_sock, client_addr,
+                                   listener.getsockname(), self.timeouts)
+            self.enqueue_req(conn)
+        except OSError as e:
+            if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
 
     def handle(self, conn: Any) -> Any:
         with self._busy_lock:
             self._busy += 1
         try:
-            keep = super().handle(conn)
+            keep = self._serve(conn)
             while keep is True and self._next_request_arrives(conn):
-                keep = super().handle(conn)
+                keep = self._serve(conn)
             return keep
         finally:
             with self._busy_lock:
                 self._busy -= 1
+
+    def _serve(self, conn: Any) -> Any:
+        """One request of the connection (gunicorn's ``handle``), read in time."""
+        reader = timed_reader(conn)  # none yet before the first request
+        if reader is not None:
+            reader.expect_head()
+        keep = super().handle(conn)
+        reader = timed_reader(conn)
+        if reader is not None and reader.timed_out:
+            self.log.info("Request timeout from ip=%s: %s", _ip(conn.client),
+                          reader.timed_out)
+            hang_up(conn.sock)
+            return False
+        return keep
+
+    def handle_request(self, req: Any, conn: Any) -> bool:
+        reader = timed_reader(conn)
+        if reader is None:
+            return super().handle_request(req, conn)
+        reader.expect_body(req)
+        try:
+            return super().handle_request(req, conn)
+        finally:
+            reader.stop_timing()
+
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        if not isinstance(exc, RequestReadTimeout):
+            super().handle_error(req, client, addr, exc)
+            return
+        with contextlib.suppress(OSError):  # gone, or not reading: nothing to tell
+            client.setblocking(False)  # never wait on a client that does not read
+            client.sendall(timeout_answer(exc.description or ""))
 
     def _next_request_arrives(self, conn: Any) -> bool:
         """Whether the connection's next request is here, or arrives within the linger
@@ -75,3 +278,7 @@ class LingeringThreadWorker(ThreadWorker):
         except (OSError, ValueError):
             return False
         return bool(ready)
+
+
+def _ip(client: Any) -> str:
+    return client[0] if isinstance(client, tuple) and client else str(client)

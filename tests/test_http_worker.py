@@ -1,6 +1,7 @@
-"""The lingering gunicorn worker's one decision: wait on a kept-alive connection for
-its next request, or hand it back to gunicorn's poller.  Checked on a real socket
-pair; the worker runs for real in every end-to-end test."""
+"""The shipped gunicorn worker's parts, on real socket pairs: the lingering decision
+(wait on a kept-alive connection for its next request, or hand it back to gunicorn's
+poller) and the reader that times a request's head and body.  The worker runs for real
+in every end-to-end test (tests/e2e/test_slow_clients.py for the timeouts)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,16 @@ import time
 from types import SimpleNamespace
 
 import pytest
+from gunicorn.config import Config
+from gunicorn.http.parser import RequestParser
 
-from service.http_worker import LingeringThreadWorker, linger_seconds
+from service.http_worker import (
+    LingeringThreadWorker,
+    RequestReadTimeout,
+    TimedReader,
+    linger_seconds,
+    read_timeouts,
+)
 
 LINGER = 0.2
 
@@ -100,3 +109,94 @@ def test_linger_setting(monkeypatch):
         monkeypatch.setenv("RUMMY_KEEPALIVE_LINGER_MS", bad)
         with pytest.raises(ValueError, match="RUMMY_KEEPALIVE_LINGER_MS"):
             linger_seconds()
+
+
+# The read timeouts: gunicorn's own HTTP/1 parser reading through the worker's reader.
+
+def timed_parser(sock: socket.socket, header_timeout: float = 5, body_timeout: float = 5):
+    parser = RequestParser(Config(), sock, ("127.0.0.1", 0))
+    reader = TimedReader(sock, header_timeout, body_timeout)
+    parser.unreader = reader
+    return parser, reader
+
+
+def dribble(sock: socket.socket, data: bytes, every: float) -> threading.Event:
+    """Send ``data`` a byte at a time, one each ``every`` seconds, until it is sent or
+    the returned event is set."""
+    stop = threading.Event()
+
+    def run() -> None:
+        for byte in data:
+            if stop.wait(every):
+                return
+            try:
+                sock.send(bytes([byte]))
+            except OSError:
+                return
+
+    threading.Thread(target=run, daemon=True).start()
+    return stop
+
+
+def test_a_head_must_arrive_within_the_header_timeout_however_it_trickles(pair):
+    ours, client = pair
+    parser, reader = timed_parser(ours, header_timeout=0.3)
+    stop = dribble(client, b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 100, 0.02)
+    start = time.monotonic()
+    with pytest.raises(RequestReadTimeout, match="head did not arrive within 0.3 s"):
+        next(parser)  # a byte every 20 ms: the pauses alone would never time out
+    assert 0.25 < time.monotonic() - start < 0.6
+    stop.set()
+    assert "head" in reader.timed_out
+
+
+def test_a_head_in_time_is_parsed_and_its_body_may_pause_up_to_the_body_timeout(pair):
+    ours, client = pair
+    parser, reader = timed_parser(ours, header_timeout=0.5, body_timeout=0.3)
+    client.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\n")
+    request = next(parser)
+    reader.expect_body(request)
+    dribble(client, b"12345678", 0.1)  # 0.8 s in all, never 0.3 s without a byte
+    body, waited = timed(lambda: request.body.read(8))
+    assert body == b"12345678" and waited > 0.5
+    assert reader.timed_out is None and not request.should_close()
+
+
+def test_a_stalled_body_times_out_and_its_answer_closes_the_connection(pair):
+    ours, client = pair
+    parser, reader = timed_parser(ours, body_timeout=0.3)
+    client.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\n1")
+    request = next(parser)
+    reader.expect_body(request)
+    start = time.monotonic()
+    with pytest.raises(RequestReadTimeout, match="no byte of the request's body arrived"):
+        request.body.read(8)
+    assert 0.25 < time.monotonic() - start < 0.6
+    assert request.should_close()  # the 408 says Connection: close
+    assert request.body.failed  # and gunicorn does not reuse the connection
+
+
+def test_reads_after_the_request_are_gunicorns_alone(pair):
+    """Once the app answered, a body left unread is drained by gunicorn within its own
+    deadline: the reader no longer times anything."""
+    ours, client = pair
+    _, reader = timed_parser(ours, header_timeout=0.1, body_timeout=0.1)
+    reader.stop_timing()
+    threading.Timer(0.3, client.sendall, args=(b"late",)).start()
+    assert reader.chunk() == b"late"
+    assert reader.timed_out is None
+
+
+def test_read_timeout_settings(monkeypatch):
+    monkeypatch.delenv("RUMMY_HEADER_TIMEOUT_S", raising=False)
+    monkeypatch.delenv("RUMMY_BODY_TIMEOUT_S", raising=False)
+    assert read_timeouts() == (10.0, 30.0)
+    monkeypatch.setenv("RUMMY_HEADER_TIMEOUT_S", "2.5")
+    monkeypatch.setenv("RUMMY_BODY_TIMEOUT_S", " 60 ")
+    assert read_timeouts() == (2.5, 60.0)
+    for name in ("RUMMY_HEADER_TIMEOUT_S", "RUMMY_BODY_TIMEOUT_S"):
+        for bad in ("0", "-1", "7200", "nan", "inf", "soon"):
+            monkeypatch.setenv(name, bad)
+            with pytest.raises(ValueError, match=name):
+                read_timeouts()
+        monkeypatch.setenv(name, "5")

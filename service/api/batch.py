@@ -4,7 +4,9 @@ The body is read a block at a time and judged in chunks (``RUMMY_BATCH_CHUNK`` g
 or 8 MiB): a chunk is verified, committed, and only then are its result lines sent, so
 every line acknowledged as stored is committed.  The next chunk is read and verified
 meanwhile, and no more: memory stays bounded whatever the batch size.  A bad line gets
-an error line and never stops the others.
+an error line and never stops the others.  A body that ends early, over the batch limit
+(413) or stalled past the read timeout (408), ends the answer with an error line for
+the line it stopped in, after the answers of every line before it.
 """
 
 from __future__ import annotations
@@ -16,12 +18,19 @@ import orjson
 from flask import Response, current_app, g, request, stream_with_context
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
+from werkzeug.exceptions import RequestTimeout
 
 from ..store import joined
 from .auth import write_access
 from .config import Settings, current_store, current_verifier, settings
 from .intake import NDJSON_TYPES, BodyTooLarge, iter_lines, require_media_type
-from .problems import DATABASE_UNAVAILABLE, INTERNAL_ERROR, PAYLOAD_TOO_LARGE, problem_body
+from .problems import (
+    DATABASE_UNAVAILABLE,
+    INTERNAL_ERROR,
+    PAYLOAD_TOO_LARGE,
+    REQUEST_TIMEOUT,
+    problem_body,
+)
 from .spec import PREFIX, problem_responses
 from .verifier import Part
 
@@ -137,18 +146,19 @@ def _answered(judging: Callable[[], list[Part]]) -> bytes:
 
 
 class _Cut(Exception):
-    """The batch went over its size limit: lines from ``line`` on were not read."""
+    """The body ended early (over the batch limit, or stalled): lines from ``line`` on
+    were not read; ``error`` is the problem of the line it stopped in."""
 
-    def __init__(self, line: int, limit: int) -> None:
-        super().__init__(line, limit)
-        self.line, self.limit = line, limit
+    def __init__(self, line: int, error: dict[str, Any]) -> None:
+        super().__init__(line, error)
+        self.line, self.error = line, error
 
 
 def _chunks(lines: Iterable[tuple[int, bytes | None]],
             config: Settings) -> Iterator[list[tuple[int, bytes | None]]]:
     """The non-blank lines in chunks of ``RUMMY_BATCH_CHUNK`` lines or 8 MiB; the last
-    one may be empty.  Over the batch limit, the lines read before it come out as a
-    last chunk, then _Cut."""
+    one may be empty.  Should the body end early (over the batch limit, or stalled),
+    the lines read in full before come out as a last chunk, then _Cut."""
     chunk: list[tuple[int, bytes | None]] = []
     size = number = 0
     try:
@@ -164,7 +174,13 @@ def _chunks(lines: Iterable[tuple[int, bytes | None]],
                 chunk, size = [], 0
     except BodyTooLarge as error:
         yield chunk
-        raise _Cut(number + 1, error.limit) from None
+        detail = f"the batch is larger than {error.limit} bytes; lines from here on were " \
+                 "not read"
+        raise _Cut(number + 1, problem_body(413, PAYLOAD_TOO_LARGE, detail)) from None
+    except RequestTimeout as error:  # the server's read timeout
+        yield chunk
+        detail = f"{error.description}; lines from here on were not read"
+        raise _Cut(number + 1, problem_body(408, REQUEST_TIMEOUT, detail)) from None
     yield chunk
 
 
@@ -184,10 +200,7 @@ def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
     except _Cut as cut:
         if waiting is not None:
             yield _answered(waiting)
-        detail = f"the batch is larger than {cut.limit} bytes; lines from here on were " \
-                 "not read"
-        yield orjson.dumps({"line": cut.line,
-                            "error": problem_body(413, PAYLOAD_TOO_LARGE, detail)}) + b"\n"
+        yield orjson.dumps({"line": cut.line, "error": cut.error}) + b"\n"
         return
     if waiting is not None:
         yield _answered(waiting)
@@ -205,7 +218,8 @@ def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
     "content": {MEDIA_TYPE: {"schema": {"type": "string"}}}})
 def upload_batch() -> Response:
     """A body over the batch limit is refused before reading when its length is
-    declared; a chunked body that grows past it ends with an error line."""
+    declared; a chunked body that grows past it ends with an error line, and so does a
+    body that stalls."""
     require_media_type(NDJSON_TYPES)
     config = settings()
     if request.content_length is not None and request.content_length > config.max_batch_bytes:

@@ -4,7 +4,9 @@ Every 4xx and 5xx, whether raised by a view (:class:`Problem`), by Flask/Werkzeu
 (unknown route, wrong method, body too large), by argument parsing (webargs) or by a
 bug, leaves as ``application/problem+json`` with a stable ``type``.  Unexpected
 exceptions are logged with their traceback and answered with a generic 500: a stack
-trace never reaches the client.
+trace never reaches the client.  The same types name the errors answered before the
+app: a request whose head stalls (408, by the gunicorn worker, service/http_worker.py)
+and the proxy's own (deploy/nginx.conf).
 """
 
 from __future__ import annotations
@@ -31,21 +33,28 @@ NO_SUCH_POSITION = "no-such-position"  # 404: a deal or move the game does not h
 METHOD_NOT_ALLOWED = "method-not-allowed"  # 405
 GAME_DELETED = "game-deleted"  # 410 reading a deleted game; 409 uploading its log again
 NOT_ACCEPTABLE = "not-acceptable"  # 406
+REQUEST_TIMEOUT = "request-timeout"  # 408: the client stopped sending its request
 PAYLOAD_TOO_LARGE = "payload-too-large"  # 413
+URI_TOO_LONG = "uri-too-long"  # 414: by the proxy (deploy/nginx.conf)
 UNSUPPORTED_MEDIA_TYPE = "unsupported-media-type"  # 415
 VALIDATION_ERROR = "validation-error"  # 422: the log does not have the rummy-log/1 shape
+HEADER_FIELDS_TOO_LARGE = "header-fields-too-large"  # 431: by the proxy
 INTERNAL_ERROR = "internal-error"  # 500
+BAD_GATEWAY = "bad-gateway"  # 502: by the proxy, the service not reachable
 DATABASE_UNAVAILABLE = "database-unavailable"  # 503
+GATEWAY_TIMEOUT = "gateway-timeout"  # 504: by the proxy, the service not answering
 
 _BY_STATUS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUND,
-              405: METHOD_NOT_ALLOWED, 406: NOT_ACCEPTABLE, 413: PAYLOAD_TOO_LARGE,
-              415: UNSUPPORTED_MEDIA_TYPE, 422: VALIDATION_ERROR, 500: INTERNAL_ERROR,
-              503: DATABASE_UNAVAILABLE}
+              405: METHOD_NOT_ALLOWED, 406: NOT_ACCEPTABLE, 408: REQUEST_TIMEOUT,
+              413: PAYLOAD_TOO_LARGE, 414: URI_TOO_LONG, 415: UNSUPPORTED_MEDIA_TYPE,
+              422: VALIDATION_ERROR, 431: HEADER_FIELDS_TOO_LARGE, 500: INTERNAL_ERROR,
+              502: BAD_GATEWAY, 503: DATABASE_UNAVAILABLE, 504: GATEWAY_TIMEOUT}
 
 PROBLEM_TYPES: tuple[str, ...] = (
     BAD_REQUEST, INVALID_PARAMETER, INVALID_CURSOR, UNAUTHORIZED, FORBIDDEN, NOT_FOUND,
-    NO_SUCH_POSITION, METHOD_NOT_ALLOWED, GAME_DELETED, NOT_ACCEPTABLE, PAYLOAD_TOO_LARGE,
-    UNSUPPORTED_MEDIA_TYPE, VALIDATION_ERROR, INTERNAL_ERROR, DATABASE_UNAVAILABLE)
+    NO_SUCH_POSITION, METHOD_NOT_ALLOWED, GAME_DELETED, NOT_ACCEPTABLE, REQUEST_TIMEOUT,
+    PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE, VALIDATION_ERROR, HEADER_FIELDS_TOO_LARGE,
+    INTERNAL_ERROR, BAD_GATEWAY, DATABASE_UNAVAILABLE, GATEWAY_TIMEOUT)
 
 
 def type_uri(kind: str) -> str:
