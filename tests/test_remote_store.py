@@ -16,6 +16,7 @@ import pytest
 from service.store import Store, StoreError, StoreLocked
 from service.store.migrations import MIGRATIONS
 from service.store.remote import RemoteStore, StoreClient
+from service.store.rows import GameRow
 
 LATEST = MIGRATIONS[-1][0]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -146,7 +147,7 @@ def test_a_write_put_without_waiting_is_taken_once_by_any_client(tmp_path):
                 store.take(ticket)
         # A write that fails is raised by its take, and stores nothing.
         broken = record(id="broken")
-        broken.games = (*broken.games[:5], None, *broken.games[6:])  # no variant
+        broken.games = GameRow(*broken.games)._replace(variant=None)  # no variant
         ticket = pool_side.put(game_rows([broken]))
         with pytest.raises(StoreError, match="NOT NULL"):
             store.take(ticket)

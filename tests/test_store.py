@@ -24,6 +24,7 @@ from service.store import (
 )
 from service.store.migrations import MIGRATIONS
 from service.store.remote import RemoteStore
+from service.store.rows import GameRow
 from tests.engine.test_gin import KNOCK, gin_game
 
 LATEST = MIGRATIONS[-1][0]
@@ -109,7 +110,7 @@ def test_appended_rows_equal_arrow_rows(tmp_path):
     """Records go through the appenders, rows built elsewhere through Arrow: both give
     the same tables, value for value."""
     records = sample_records()
-    assert {r.games[6] for r in records} == {"valid", "illegal", "mismatch", "incomplete"}
+    assert {GameRow(*r.games).status for r in records} == {"valid", "illegal", "mismatch", "incomplete"}
     assert all(any(getattr(r, name) for r in records) for name in TABLES)
     appended, from_arrow = Store(tmp_path / "a.duckdb"), Store(tmp_path / "b.duckdb")
     try:
@@ -172,7 +173,7 @@ def test_reads(store):
     game = store.get_game(rec.id)
     assert game["status"] == "valid" and game["source_id"] == "mine"
     assert orjson.loads(game["report"])["deals"][0]["points"] == {"ana": 19, "ben": 0}
-    assert store.get_log(rec.id) == rec.games[-1]
+    assert store.get_log(rec.id) == GameRow(*rec.games).log
     assert store.get_game("nope") is None and store.get_log("nope") is None
     assert store.games_by_status() == {"valid": 1}
 
@@ -249,7 +250,7 @@ def unstorable(gid):
     """A game whose round is past its INTEGER column (the log format bounds it, so only
     a fault could build it): DuckDB refuses the row when it is inserted."""
     rec = record(id=gid)
-    rec.games = (*rec.games[:12], 2**40, *rec.games[13:])
+    rec.games = GameRow(*rec.games)._replace(tournament_round=2**40)
     return rec
 
 

@@ -210,7 +210,10 @@ class _GameReplay:
         if self.game.claimed and finished and not self.any_illegal:
             self._compare_game(totals)
         status = R.status_of(self.violations, finished)
-        return Report(status, self.violations, self.results, totals, self.warnings)
+        board = self.board
+        sides = {names[s]: self.sides[board.side_of[s]] for s in range(len(names))}
+        return Report(status, self.violations, self.results, totals, self.warnings,
+                      sides=sides, lower_wins=board.lower_wins, shutouts=board.shutouts)
 
     def _compare_game(self, totals: dict[str, Any]) -> None:
         claimed = self.game.claimed or {}

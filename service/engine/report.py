@@ -118,11 +118,19 @@ class DealResult:
 
 @dataclass(slots=True)
 class Report:
+    """The verdict; beside what the report's JSON holds, what the rules say about the
+    result, for those who store or rank it: each player's side (themselves, or their
+    partnership's label ``a+b``), whether the lower total ranks first (``penalty``
+    scoring), and how many opponents the winner shut out (gin, at 0 points)."""
+
     status: str
     violations: list[Violation]
     deals: list[DealResult]
     totals: dict[str, Any]
     warnings: list[Warning] = field(default_factory=list)
+    sides: dict[str, str] = field(default_factory=dict)
+    lower_wins: bool = False
+    shutouts: int = 0
 
     @property
     def valid(self) -> bool:

@@ -112,6 +112,7 @@ class Scoreboard:
     totals: list[int] = field(init=False)
     boxes: list[int] = field(init=False)
     units: int = 0  # deals, or rounds in partnership gin
+    shutouts: int = 0  # gin, once the game is over: the winner's opponents left at 0
 
     def __post_init__(self) -> None:
         self.totals = [0] * len(self.sides)
@@ -157,8 +158,9 @@ class Scoreboard:
                 totals[i] += boxes * self.rules.box_bonus
             if winner is not None:
                 totals[winner] += self.rules.game_bonus
-                shutouts = sum(1 for i, t in enumerate(self.totals) if i != winner and t == 0)
-                totals[winner] += shutouts * self.rules.shutout_bonus
+                self.shutouts = sum(1 for i, t in enumerate(self.totals)
+                                    if i != winner and t == 0)
+                totals[winner] += self.shutouts * self.rules.shutout_bonus
         margin = 0
         if winner is not None:
             others = [t for i, t in enumerate(totals) if i != winner]

@@ -45,15 +45,11 @@ DISCREPANCY_KINDS = (ILLEGAL_GAME, SCORE_MISMATCH, STANDING_DIFFERS, DUPLICATE_T
 
 HIGHER, LOWER = "higher", "lower"  # which total ranks first
 
-# Under `penalty` scoring (a Rummy-family option; gin rules have no `scoring`) the lower
-# total wins, as the engine's Scoreboard decides.
-_LOWER_WINS = "coalesce(json_extract_string(rules, '$.scoring') = 'penalty', false)"
-
 _GAMES_SQL = f"""
 SELECT id, variant, status, finished AND status <> 'illegal' AS counted,
        tournament_round AS round, tournament_table AS "table", players,
        {RESULT_WINNER} AS winner, {RECOMPUTED_LEADER} AS recomputed_leader,
-       played_at, {_LOWER_WINS} AS lower_wins
+       played_at, lower_wins
 FROM games
 WHERE tournament_id = ? AND id {LIVE}
 ORDER BY tournament_round NULLS LAST, tournament_table NULLS LAST, seq
@@ -71,7 +67,7 @@ ORDER BY game_id, seat
 _STANDINGS_SQL = f"""
 WITH g AS (
     SELECT id, variant, finished AND status <> 'illegal' AS counted,
-           {_LOWER_WINS} AS lower_wins
+           lower_wins
     FROM games WHERE tournament_id = ? AND id {LIVE}
 ), gp AS (
     SELECT g.variant, g.lower_wins, g.counted, p.player, p.points, p.claimed, p.won

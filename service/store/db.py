@@ -35,38 +35,12 @@ import pyarrow as pa
 
 from .migrations import BOOKKEEPING, MIGRATIONS
 from .records import GameRecord
+from .rows import CHILD_TABLES, ROWS, columns
 
-_S, _I, _B, _T = pa.string(), pa.int64(), pa.bool_(), pa.timestamp("us", tz="UTC")
-_COLUMNS: dict[str, list[tuple[str, pa.DataType]]] = {
-    "games": [("id", _S), ("seq", _I), ("uploaded_at", _T), ("uploader", _S),
-              ("source_id", _S), ("variant", _S), ("status", _S), ("n_players", _I),
-              ("n_deals", _I), ("n_moves", _I), ("players", pa.list_(_S)),
-              ("tournament_id", _S), ("tournament_round", _I), ("tournament_table", _S),
-              ("played_at", _T), ("game_time", _T), ("winner", _S), ("margin", _I),
-              ("finished", _B), ("rules", _S), ("meta", _S), ("report", _S),
-              ("log", pa.binary())],
-    "game_players": [("game_id", _S), ("seat", _I), ("player", _S), ("team", _S),
-                     ("variant", _S), ("status", _S), ("tournament_id", _S), ("game_time", _T),
-                     ("points", _I), ("claimed", _I), ("won", _B), ("lost", _B),
-                     ("finished", _B), ("shutouts", _I), ("n_deals", _I)],
-    "deals": [("game_id", _S), ("deal_no", _I), ("variant", _S), ("n_players", _I),
-              ("dealer", _S), ("first_player", _S), ("knocker", _S), ("outcome", _S),
-              ("winner", _S), ("turns", _I), ("n_moves", _I), ("illegal", _B),
-              ("scored", _B)],
-    "deal_players": [("game_id", _S), ("deal_no", _I), ("player", _S), ("variant", _S),
-                     ("status", _S), ("tournament_id", _S), ("game_time", _T), ("outcome", _S),
-                     ("points", _I), ("conceded", _I), ("hand_value", _I), ("won", _B),
-                     ("is_first", _B),
-                     ("is_knocker", _B), ("scored", _B)],
-    "moves": [("game_id", _S), ("deal_no", _I), ("move_no", _I), ("player", _S),
-              ("action", _S), ("source", _S), ("card", _S), ("cards", _S), ("meld", _I)],
-    "violations": [("game_id", _S), ("deal_no", _I), ("move_no", _I), ("player", _S),
-                   ("code", _S), ("message", _S), ("variant", _S), ("tournament_id", _S),
-                   ("game_time", _T)],
-}
+_COLUMNS = {table: columns(table) for table in ROWS}
 _SCHEMAS = {table: pa.schema(cols) for table, cols in _COLUMNS.items()}
 _STRUCTS = {table: pa.struct(cols) for table, cols in _COLUMNS.items()}
-_CHILD_TABLES = ("game_players", "deals", "deal_players", "moves", "violations")
+_CHILD_TABLES = CHILD_TABLES
 _DELETION = ("id", "deleted_at", "deleted_by", "reason")
 
 

@@ -125,6 +125,13 @@ CREATE TABLE deletions (
     reason      VARCHAR
 );
 """),
+    (4, "games.lower_wins: the engine's word on which total ranks first", """
+ALTER TABLE games ADD COLUMN lower_wins BOOLEAN NOT NULL DEFAULT false;
+-- Games stored before: the one rule that makes the lower total win (penalty scoring,
+-- a Rummy-family option), read once from their rules; new games carry the engine's.
+UPDATE games SET lower_wins = coalesce(json_extract_string(rules, '$.scoring') = 'penalty',
+                                       false);
+"""),
 ]
 
 BOOKKEEPING = """

@@ -79,39 +79,26 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
              tournament.get("table"), played_at, at, totals["winner"], totals["margin"],
              finished, orjson.dumps(game.rules.as_dict()).decode(),
              orjson.dumps(document["meta"]).decode() if "meta" in document else None,
-             orjson.dumps(report.to_dict()).decode(), raw)
+             orjson.dumps(report.to_dict()).decode(), raw, report.lower_wins)
     record = GameRecord(gid, games)
 
-    team_of: dict[str, str] = {}
-    if game.teams:
-        for team in game.teams:
-            label = "+".join(names[s] for s in team)
-            for s in team:
-                team_of[names[s]] = label
+    # The engine's word on sides, the winner and shutouts: partners share a side.
+    partnership = bool(game.teams)
+    sides = report.sides
     claimed_totals = (game.claimed or {}).get("totals") or {}
     deals_of = dict.fromkeys(names, 0)
-    deal_points = dict.fromkeys(names, 0)  # before any end-of-game bonus
     for result in report.deals:
         for p in result.players:
             deals_of[p] += 1
-            deal_points[p] += result.points.get(p, 0)
-    side_of = {name: team_of.get(name, name) for name in names}
-    side_points: dict[str, int] = {}
-    for name in names:
-        side_points[side_of[name]] = side_points.get(side_of[name], 0) + deal_points[name]
     winner = totals["winner"]
     for seat, name in enumerate(names):
-        side = side_of[name]
+        side = sides.get(name, name)
         won = finished and winner is not None and winner == side
         lost = finished and winner is not None and not won
-        shutouts = 0
-        if won and game.rules.is_gin:
-            shutouts = sum(1 for other, points in side_points.items()
-                           if other != side and points == 0)
         record.game_players.append((
-            gid, seat, name, team_of.get(name), variant, status, tid, at,
+            gid, seat, name, side if partnership else None, variant, status, tid, at,
             totals["points"].get(name, 0), claimed_totals.get(name), won, lost, finished,
-            shutouts, deals_of[name]))
+            report.shutouts if won else 0, deals_of[name]))
 
     seen: dict[int, tuple] = {}  # id of a move -> its columns (the game holds the moves)
     moves_append = record.moves.append
