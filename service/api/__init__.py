@@ -42,6 +42,7 @@ from . import (
     tournaments,
     variants,
 )
+from .auth import KEYRING_EXTENSION, Keyring
 from .config import EXTENSION, STORE_EXTENSION, VERIFIER_EXTENSION, Settings
 from .jsonio import OrjsonProvider
 from .spec import make_api
@@ -63,6 +64,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = max(settings.max_game_bytes, settings.max_batch_bytes)
     app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the engine's key order
     app.extensions[EXTENSION] = settings
+    app.extensions[KEYRING_EXTENSION] = Keyring.of(settings)
 
     problems.install(app)
     metrics.install(app)

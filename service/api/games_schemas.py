@@ -168,7 +168,8 @@ class GameSchema(Schema):
     played_at = UtcDateTime(allow_none=True)
     uploaded_at = UtcDateTime(required=True)
     uploader = fields.String(allow_none=True, metadata={
-        "description": "A hash of the API key that uploaded the game, or null"})
+        "description": "The name of the API key that uploaded the game (a keyed hash "
+                       "for a key without a name), or null when writes are open"})
     n_deals = fields.Integer(required=True)
     n_moves = fields.Integer(required=True)
     winner = fields.String(allow_none=True)
