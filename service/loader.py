@@ -610,8 +610,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, default=500, help="games per POST (--url)")
     parser.add_argument("--processes", type=int, default=None,
                         help="generating processes (default: all cores)")
-    parser.add_argument("--api-key", default=os.environ.get("RUMMY_API_KEY"),
-                        help="write key for --url (default $RUMMY_API_KEY)")
+    parser.add_argument("--api-key", default=os.environ.get("RUMMY_CLIENT_KEY"),
+                        help="a write key of the service for --url, the key part of one "
+                             "of its RUMMY_API_KEYS (default $RUMMY_CLIENT_KEY)")
 
 
 def run(args: argparse.Namespace, err: IO[str] | None = None) -> int:
