@@ -86,7 +86,7 @@ def problem_response(status: int, kind: str, detail: str,
                      headers: dict[str, str] | None = None, **extra: Any) -> Response:
     body = problem_body(status, kind, detail, errors, **extra)
     body["instance"] = request.path
-    response = Response(orjson.dumps(body), status=status, mimetype=MEDIA_TYPE)
+    response = Response(orjson.dumps(body) + b"\n", status=status, mimetype=MEDIA_TYPE)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response

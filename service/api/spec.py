@@ -8,6 +8,7 @@ the ``application/problem+json`` media type.
 
 from __future__ import annotations
 
+import functools
 import http
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -97,4 +98,21 @@ def make_api(app: Flask) -> ProblemApi:
     })
     api = ProblemApi(app)
     api.spec.components.security_scheme(SCHEME_NAME, SECURITY_SCHEME)
+    _end_with_newline(app, "api-docs.openapi_json")
     return api
+
+
+def _end_with_newline(app: Flask, endpoint: str) -> None:
+    """The document ends with a newline, as every JSON answer of the API does
+    (flask-smorest writes it without)."""
+    view = app.view_functions[endpoint]
+
+    @functools.wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        response = view(*args, **kwargs)
+        body = response.get_data()
+        if not body.endswith(b"\n"):
+            response.set_data(body + b"\n")
+        return response
+
+    app.view_functions[endpoint] = wrapper
