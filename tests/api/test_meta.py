@@ -97,7 +97,8 @@ def test_openapi_documents_every_path(app, client):
     documented = set(spec["paths"])
     routes = {re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
               for rule in app.url_map.iter_rules()
-              if rule.endpoint.split(".")[0] not in ("docs", "root_docs", "static", "api-docs")}
+              if rule.endpoint.split(".")[0] not in ("docs", "root_docs", "root", "static",
+                                                        "api-docs")}
     assert routes == documented
     assert {"/api/v1/games", "/api/v1/games/batch", "/api/v1/games/{game_id}",
             "/api/v1/games/{game_id}/log",
@@ -146,3 +147,32 @@ def test_root_paths_lead_to_the_document_and_the_page(client):
         response = client.get(path)
         assert response.status_code == 308 and response.headers["Location"].endswith(target)
     assert client.get("/openapi.json", follow_redirects=True).get_json()["openapi"]
+
+
+def test_the_api_root_is_an_index_of_links(client):
+    response = client.get(API)
+    assert response.status_code == 200 and response.mimetype == "application/json"
+    index = response.get_json()
+    links = index["links"]
+    spec = client.get(f"{API}/openapi.json").get_json()
+    assert {"games", "players", "variants", "variant_stats", "tournament", "openapi",
+            "docs"} <= set(links)
+    for name, link in links.items():
+        href = link["href"]
+        assert href.startswith(API) and link["title"]
+        assert link["templated"] == ("{" in href)
+        if name in ("openapi", "docs"):
+            assert client.get(href).status_code == 200, name
+        else:  # every other link is a documented path of the API
+            assert href in spec["paths"], name
+            if not link["templated"] and "get" in spec["paths"][href]:
+                assert client.get(href).status_code == 200, name
+    assert API in spec["paths"]  # the index documents itself
+
+
+def test_the_site_root_redirects_to_the_api_for_now(client):
+    response = client.get("/")
+    assert response.status_code == 302  # not permanent: a web app is to own / later
+    assert response.headers["Location"].endswith(API)
+    assert client.get("/", follow_redirects=True).get_json()["links"]["games"]["href"] \
+        == f"{API}/games"
