@@ -17,6 +17,7 @@ from flask import Response, current_app, g, request, stream_with_context
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
+from ..engine.words import plural
 from ..store import joined
 from .auth import write_access
 from .config import Settings, current_store, current_verifier, settings
@@ -184,7 +185,7 @@ def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
     except _Cut as cut:
         if waiting is not None:
             yield _answered(waiting)
-        detail = f"the batch is larger than {cut.limit} bytes; lines from here on were " \
+        detail = f"the batch is larger than {plural(cut.limit, 'byte')}; lines from here on were " \
                  "not read"
         yield orjson.dumps({"line": cut.line,
                             "error": problem_body(413, PAYLOAD_TOO_LARGE, detail)}) + b"\n"

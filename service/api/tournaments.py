@@ -158,8 +158,8 @@ EXAMPLE: dict[str, Any] = {
                    "verified standing",
          "claimed": None, "verified": None, "claimed_rank": None, "verified_rank": None},
         {"kind": "standing_differs", "game": None, "player": "ana", "variant": "gin",
-         "detail": "ana (gin): claimed 278 (rank 1, 2 game(s) with a claimed total), "
-                   "verified 139 (rank 1, 1 counted game(s))",
+         "detail": "ana (gin): claimed 278 (rank 1, 2 games with a claimed total), "
+                   "verified 139 (rank 1, 1 counted game)",
          "claimed": 278, "verified": 139, "claimed_rank": 1, "verified_rank": 1}],
     "links": {"self": f"{PREFIX}/tournaments/spring",
               "report": f"{PREFIX}/tournaments/spring/report.csv"},

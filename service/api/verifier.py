@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import LogValidationError
+from ..engine.words import plural
 from ..store import Answer, GameRecord, GameRows, StoreError, game_rows
 from ..store.remote import StoreClient
 from .intake import check_log
@@ -48,7 +49,7 @@ def judge(line: int, text: bytes | None, limit: int,
           uploader: str | None) -> tuple[Entry, GameRecord | None]:
     if text is None:
         return Entry(line, error=problem_body(413, PAYLOAD_TOO_LARGE,
-                                              f"the line is larger than {limit} bytes")), None
+                                              f"the line is larger than {plural(limit, 'byte')}")), None
     try:
         checked = check_log(text, limit)
         record = checked.record(uploader)

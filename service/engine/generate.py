@@ -63,6 +63,7 @@ from .rules import OPTIONS, PRESETS, Rules, resolve_rules
 from .rummy import BLOCKED, RummyTable
 from .rummy import RUMMY as WENT_RUMMY
 from .scoring import Scoreboard, rummy_blocked_points, rummy_out_points
+from .words import plural
 
 __all__ = ["FORMAT", "PLAYER_NAMES", "corpus", "generate_game", "generate_games",
            "random_rules"]
@@ -225,8 +226,8 @@ def _draw_names(pool: Sequence[str], seed: Seed, variant: str, players: int | No
         peek.setstate(rng.getstate())
         players = peek.randint(preset.min_players, preset.max_players)
     if len(distinct) < players:
-        raise ValueError(f"{players} players cannot be drawn from {len(distinct)} distinct "
-                         "names")
+        raise ValueError(f"{plural(players, 'player')} cannot be drawn from "
+                         f"{plural(len(distinct), 'distinct name')}")
     parts = seed if isinstance(seed, tuple) else (seed,)
     drawer = random.Random("names:" + ":".join(str(int(part)) for part in parts))
     return tuple(drawer.sample(distinct, players))
@@ -277,7 +278,7 @@ class _GameWriter:
         self.with_deck = with_deck
         self.names = seated if seated is not None else PLAYER_NAMES[:players]
         if len(self.names) != players:
-            raise ValueError(f"{len(self.names)} names for {players} players")
+            raise ValueError(f"{plural(len(self.names), 'name')} for {plural(players, 'player')}")
         self.overrides = dict(overrides or {})
         rules, errors = resolve_rules(variant, self.overrides, players)
         if rules is None:
