@@ -41,6 +41,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 KEYRING_EXTENSION = "rummy_keyring"
+ACCESS = "x-access"  # in the document: "read" or "write", which keys the operation takes
 SECRET_SUFFIX = ".label-secret"
 MIN_SECRET_LENGTH = 16
 _STORED_SECRET = re.compile(r"[0-9a-f]{64}")
@@ -149,7 +150,7 @@ def _guard(func: F, which: str) -> F:
             _authorize(keyring.read)
         return func(*args, **kwargs)
 
-    return Blueprint.doc(security=[{SCHEME_NAME: []}])(wrapper)
+    return Blueprint.doc(security=[{SCHEME_NAME: []}], **{ACCESS: which})(wrapper)
 
 
 def write_access(func: F) -> F:

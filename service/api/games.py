@@ -132,7 +132,9 @@ def get_log(game_id: str) -> Response:
 
 
 @blp.route("/<string:game_id>/deals/<int:deal>/moves/<int(signed=True):move>/state",
-           methods=["GET"])
+           methods=["GET"], parameters=[
+               {"in": "path", "name": "move", "required": True, "description": "-1: as dealt",
+                "schema": {"type": "integer", "minimum": -1}}])
 @read_access
 @blp.response(200, StateSchema)
 @problem_responses(blp, 401, 403, 404)

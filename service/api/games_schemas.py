@@ -16,7 +16,7 @@ from marshmallow import Schema, ValidationError, fields
 from marshmallow.validate import Length, OneOf, Range
 
 from ..engine.limits import TIME_RANGE, calendar_date, instant
-from ..engine.parse import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
+from ..engine.parse import MAX_DEALS, MAX_ID_LENGTH, MAX_PLAYER_LENGTH
 from ..engine.report import ILLEGAL, INCOMPLETE, MISMATCH, VALID
 from ..engine.rules import PRESETS
 from .config import settings
@@ -72,6 +72,27 @@ def utc_text(value: Any) -> str | None:
     return f"{m[1]}-{m[2]}-{m[3]}T{m[4]}Z"
 
 
+# Documented as the server takes it: a date or a date-time, in the years 1900 to 9998.
+YEARS = "^(19[0-9]{2}|[2-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-"
+INSTANT_DOC: dict[str, Any] = {"type": "string", "pattern": YEARS,
+                               "anyOf": [{"format": "date"}, {"format": "date-time"}]}
+CURSOR = "^[A-Za-z0-9_-]+$"  # URL-safe base64 without padding
+
+
+def instant_doc(example: str, description: str) -> dict[str, Any]:
+    """The OpenAPI metadata of an ``Instant`` query bound."""
+    return {**INSTANT_DOC, "example": example, "description": description}
+
+
+def cursor_field(longest: int) -> fields.String:
+    """An opaque page cursor: its shape documented, checked with its digest (bound to
+    the filters) by the server, which answers any cursor not of its making with the one
+    problem type invalid-cursor."""
+    return fields.String(metadata={
+        "minLength": 1, "maxLength": longest, "pattern": CURSOR,
+        "description": "Opaque: from the previous page's 'next' link"})
+
+
 class Instant(fields.Field):
     """A query bound: an RFC 3339 date-time, or a date meaning its midnight UTC, in the
     years the log format allows."""
@@ -105,18 +126,15 @@ class ListArgsSchema(Schema):
     status = fields.String(validate=OneOf(STATUSES))
     tournament = fields.String(validate=Length(1, MAX_ID_LENGTH),
                                metadata={"description": "The log's tournament.id"})
-    since = Instant(metadata={
-        "type": "string", "example": "2024-05-01",
-        "description": "Played (else uploaded) at or after this instant; a date means its "
-                       "midnight UTC"})
-    until = Instant(metadata={
-        "type": "string", "example": "2024-06-01T00:00:00Z",
-        "description": "Played (else uploaded) before this instant (exclusive)"})
+    since = Instant(metadata=instant_doc(
+        "2024-05-01", "Played (else uploaded) at or after this instant; a date means its "
+                      "midnight UTC"))
+    until = Instant(metadata=instant_doc(
+        "2024-06-01T00:00:00Z", "Played (else uploaded) before this instant (exclusive)"))
     limit = fields.Integer(validate=[Range(min=1), _page_limit],
                            metadata={"description": "Games per page (default 50, at most "
                                                     "500 unless configured otherwise)"})
-    cursor = fields.String(metadata={"description": "Opaque: from the previous page's "
-                                                    "'next' link"})
+    cursor = cursor_field(200)
 
 
 # --------------------------------------------------------------------------- bodies
@@ -134,11 +152,12 @@ class LogSchema(Schema):
     id = fields.String(validate=Length(max=MAX_ID_LENGTH))
     variant = fields.String(required=True, validate=OneOf(tuple(PRESETS)))
     rules = fields.Dict(metadata={"description": "Option overrides (GET /variants)"})
-    players = fields.List(fields.String(), required=True)
+    players = fields.List(fields.String(validate=Length(1, MAX_PLAYER_LENGTH)), required=True,
+                          validate=Length(2, 4), metadata={"uniqueItems": True})
     teams = fields.List(fields.List(fields.String()))
     tournament = fields.Nested(TournamentSchema)
     played_at = fields.DateTime()
-    deals = fields.List(fields.Dict(), required=True)
+    deals = fields.List(fields.Dict(), required=True, validate=Length(1, MAX_DEALS))
     claimed = fields.Dict()
     meta = fields.Dict()
 

@@ -18,7 +18,7 @@ from ..engine.rules import PRESETS
 from ..store.stats import ORDERS, SORT_KEYS, StatsFilter, head_to_head, leaderboard, player_stats
 from .auth import read_access
 from .config import current_store, settings
-from .games_schemas import Instant, UtcDateTime, _page_limit
+from .games_schemas import Instant, UtcDateTime, _page_limit, cursor_field, instant_doc
 from .pagination import decode_key_cursor, encode_key_cursor, link_header
 from .problems import INVALID_PARAMETER, NOT_FOUND, Problem
 from .spec import PREFIX, problem_responses
@@ -31,10 +31,9 @@ FILTERS = ("variant", "since", "until", "tournament")
 
 class FilterArgsSchema(Schema):
     variant = fields.String(validate=OneOf(tuple(PRESETS)))
-    since = Instant(metadata={"type": "string", "example": "2024-05-01",
-                              "description": "Games played (else uploaded) at or after"})
-    until = Instant(metadata={"type": "string", "example": "2024-06-01",
-                              "description": "Games played (else uploaded) before"})
+    since = Instant(metadata=instant_doc("2024-05-01", "Games played (else uploaded) at or "
+                                                       "after"))
+    until = Instant(metadata=instant_doc("2024-06-01", "Games played (else uploaded) before"))
     tournament = fields.String(validate=Length(1, MAX_ID_LENGTH))
 
 
@@ -43,7 +42,7 @@ class LeaderboardArgsSchema(FilterArgsSchema):
     order = fields.String(load_default="desc", validate=OneOf(tuple(ORDERS)))
     min_games = fields.Integer(load_default=0, validate=Range(min=0, max=10**9))
     limit = fields.Integer(validate=[Range(min=1), _page_limit])
-    cursor = fields.String()
+    cursor = cursor_field(400)
 
 
 class VariantFiguresSchema(Schema):
@@ -120,7 +119,15 @@ def _filter(args: dict[str, Any]) -> StatsFilter:
     return StatsFilter(**{name: args.get(name) for name in FILTERS})
 
 
-@blp.route("/<path:player>/stats", methods=["GET"])
+PLAYER_PARAMETER = {"type": "string", "minLength": 1, "maxLength": MAX_PLAYER_LENGTH}
+
+
+def _path(*names: str) -> list[dict[str, Any]]:
+    return [{"in": "path", "name": name, "required": True, "schema": PLAYER_PARAMETER}
+            for name in names]
+
+
+@blp.route("/<path:player>/stats", methods=["GET"], parameters=_path("player"))
 @read_access
 @blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, PlayerStatsSchema, example={"player": "ana", "variants": {"gin": {
@@ -175,7 +182,7 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     return body, 200, headers
 
 
-@blp.route("/<path:a>/versus/<path:b>", methods=["GET"])
+@blp.route("/<path:a>/versus/<path:b>", methods=["GET"], parameters=_path("a", "b"))
 @read_access
 @blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, VersusSchema, example={
@@ -187,6 +194,5 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
 @problem_responses(blp, 400, 401, 403)
 @blp.doc(summary="Head-to-head: games, wins and points of two players as opponents")
 def versus(args: dict[str, Any], a: str, b: str) -> dict[str, Any]:
-    if _player(a) == _player(b):
-        raise Problem(400, INVALID_PARAMETER, "head-to-head needs two different players")
-    return head_to_head(current_store(), a, b, _filter(args))
+    """A player never sits opposite themself: the same player twice has 0 games."""
+    return head_to_head(current_store(), _player(a), _player(b), _filter(args))

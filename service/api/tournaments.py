@@ -200,7 +200,11 @@ def _game_links(game_id: str) -> dict[str, str]:
             "log": url_for("games.get_log", game_id=game_id)}
 
 
-@blp.route("/<path:tournament_id>", methods=["GET"])
+TOURNAMENT_PARAMETER = [{"in": "path", "name": "tournament_id", "required": True, "schema": {
+    "type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}}]
+
+
+@blp.route("/<path:tournament_id>", methods=["GET"], parameters=TOURNAMENT_PARAMETER)
 @read_access
 @blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, TournamentReportSchema, example=EXAMPLE)
@@ -222,7 +226,8 @@ def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
                                         tournament_id=tournament_id)}}
 
 
-@blp.route("/<path:tournament_id>/report.csv", methods=["GET"])
+@blp.route("/<path:tournament_id>/report.csv", methods=["GET"],
+           parameters=TOURNAMENT_PARAMETER)
 @read_access
 @blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, content_type=CSV_TYPE, example=EXAMPLE_CSV, headers={

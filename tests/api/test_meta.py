@@ -111,7 +111,7 @@ def test_openapi_documents_every_path(app, client):
     assert upload["requestBody"]["content"]["application/json"]["example"] == EXAMPLE_LOG
     assert upload["responses"]["201"]["content"]["application/json"]["example"]["report"] \
         == EXAMPLE_REPORT
-    assert upload["security"] == [{"bearerAuth": []}]
+    assert upload["security"] == [{"bearerAuth": []}, {}]  # writes open: no key needed
     problem = spec["components"]["responses"]["NOT_FOUND"]["content"]
     assert "application/problem+json" in problem
     assert "bearerAuth" in spec["components"]["securitySchemes"]
@@ -176,3 +176,53 @@ def test_the_site_root_redirects_to_the_api_for_now(client):
     assert response.headers["Location"].endswith(API)
     assert client.get("/", follow_redirects=True).get_json()["links"]["games"]["href"] \
         == f"{API}/games"
+
+
+def test_the_document_says_what_the_server_takes(make_app):
+    """A client that keeps to the document is not refused: each constraint the server
+    checks is in the schema (regressions of requests the old document allowed)."""
+    open_app = make_app()
+    spec = open_app.test_client().get(f"{API}/openapi.json").get_json()
+    paths = spec["paths"]
+
+    def query(path: str, name: str, method: str = "get") -> dict:
+        return next(p["schema"] for p in paths[path][method]["parameters"] if p["name"] == name)
+
+    def path_parameter(path: str, name: str) -> dict:
+        return next(p["schema"] for p in paths[path]["parameters"] if p["name"] == name)
+
+    games, board = f"{API}/games", f"{API}/players"
+    assert query(games, "cursor")["minLength"] == 1 and query(games, "cursor")["pattern"]
+    assert query(board, "cursor")["minLength"] == 1
+    assert query(games, "limit")["maximum"] == 500 and query(games, "limit")["minimum"] == 1
+    for name in ("since", "until"):
+        bound = query(games, name)
+        assert bound["pattern"].startswith("^(19") and {"format": "date"} in bound["anyOf"]
+    versus = f"{board}/{{a}}/versus/{{b}}"
+    for path, name in ((f"{board}/{{player}}/stats", "player"), (versus, "a"), (versus, "b")):
+        assert path_parameter(path, name) == {"type": "string", "minLength": 1, "maxLength": 64}
+    assert path_parameter(f"{API}/tournaments/{{tournament_id}}", "tournament_id")["minLength"] \
+        == 1
+    state = f"{API}/games/{{game_id}}/deals/{{deal}}/moves/{{move}}/state"
+    assert path_parameter(state, "move")["minimum"] == -1
+    assert path_parameter(state, "deal")["minimum"] == 0
+    log = spec["components"]["schemas"]["Log"]["properties"]
+    assert log["players"]["minItems"] == 2 and log["deals"]["minItems"] == 1
+    # Open writes: no credentials needed, and the document says so; set keys: needed.
+    assert paths[games]["post"]["security"] == [{"bearerAuth": []}, {}]
+    guarded = make_app(RUMMY_API_KEYS="ci:k3y", RUMMY_MAX_PAGE_SIZE="80")
+    guarded_spec = guarded.test_client().get(f"{API}/openapi.json").get_json()
+    assert guarded_spec["paths"][games]["post"]["security"] == [{"bearerAuth": []}]
+    assert guarded_spec["paths"][games]["get"]["security"] == [{"bearerAuth": []}, {}]
+    limit = next(p for p in guarded_spec["paths"][games]["get"]["parameters"]
+                 if p["name"] == "limit")
+    assert limit["schema"]["maximum"] == 80
+
+
+def test_head_to_head_of_a_player_with_themself_is_zero_games(client):
+    """The document cannot say 'two different players'; the server takes it and answers
+    the truth: a player never sits opposite themself."""
+    post_log(client, valid())
+    response = client.get(f"{API}/players/ana/versus/ana")
+    assert response.status_code == 200
+    assert response.get_json()["games"] == 0
