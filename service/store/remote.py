@@ -13,6 +13,11 @@ authenticated with a random key, answered once done (a write once committed).  T
 store process ends with its parent: when the parent exits, is killed, or closes it.
 Should it end first, ``on_lost`` is called (the gunicorn worker then exits, and its
 replacement starts a new store process).
+
+The socket lives in a private temporary folder, ``rummy-store-<pid>-<random>``, named
+after the process that made it, and removed when the store is closed.  A ``kill -9``
+leaves it behind, so each start removes the folders of this user whose owner process
+is gone (never one whose owner still runs: another server on the same machine).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -45,6 +51,8 @@ from .db import (
 )
 from .records import GameRecord
 
+DIR_PREFIX = "rummy-store-"
+_DIR_NAME = re.compile(re.escape(DIR_PREFIX) + r"([0-9]+)-[A-Za-z0-9_]+")
 START_TIMEOUT = 120.0  # seconds for the store process to open and migrate the file
 TICKET_LIFETIME = 600.0  # seconds a committed write waits for its ticket to be taken
 _ERRORS: dict[str, type[Exception]] = {"StoreError": StoreError, "ValueError": ValueError,
@@ -175,6 +183,44 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
     raise ValueError(f"unknown store operation {op!r}")
 
 
+# --------------------------------------------------------------------------- the folder
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def remove_stale_folders(root: str | None = None) -> list[str]:
+    """Remove the socket folders under ``root`` (the temporary directory) that this
+    user's store clients left when killed: those whose owner process is gone.  The
+    folders removed, by path."""
+    root = root or tempfile.gettempdir()
+    removed = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _DIR_NAME.fullmatch(entry.name)
+        if match is None or int(match[1]) == os.getpid():
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) \
+                    or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+        except OSError:
+            continue
+        if not _running(int(match[1])):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.path)
+    return removed
+
+
 # --------------------------------------------------------------------------- the client
 
 class RemoteCursor:
@@ -256,7 +302,8 @@ class RemoteStore(StoreClient, StoreReads):
 
     def __init__(self, path: str, start_timeout: float = START_TIMEOUT):
         self.path = str(path)
-        self._dir = tempfile.mkdtemp(prefix="rummy-store-")
+        remove_stale_folders()
+        self._dir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-")
         super().__init__(os.path.join(self._dir, "store.sock"), secrets.token_bytes(32))
         context = multiprocessing.get_context("spawn")
         self._control, child_end = context.Pipe()
