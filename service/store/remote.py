@@ -28,6 +28,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -63,7 +64,13 @@ _ERRORS: dict[str, type[Exception]] = {"StoreError": StoreError, "ValueError": V
 
 def _serve(path: str, address: str, key: bytes, control: Connection) -> None:
     """The store process: open the store, answer every connection in a thread, and
-    end when the parent closes the control pipe (or dies, which closes it too)."""
+    end when the parent closes the control pipe (or dies, which closes it too).
+
+    It ignores SIGINT: Ctrl-C in a terminal reaches the whole process group, and the
+    store must not end under its parent's feet (a KeyboardInterrupt here left the
+    write-ahead log behind and the worker believing its store lost).  The parent,
+    shutting down on that SIGINT, closes it, which checkpoints the file."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         store = Store(path)
     except StoreLocked as error:
@@ -181,6 +188,21 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
     if op == "counters":
         return store.commits, store.games_committed
     raise ValueError(f"unknown store operation {op!r}")
+
+
+# --------------------------------------------------------------------------- signals
+
+@contextmanager
+def sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread while it starts processes.  A process started
+    meanwhile inherits the mask, so a terminal's Ctrl-C, which reaches the whole
+    process group, never interrupts it, even while it is still importing; its parent
+    ends it.  (Only this thread's mask: the parent itself still takes the signal.)"""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 # --------------------------------------------------------------------------- the folder
@@ -309,7 +331,8 @@ class RemoteStore(StoreClient, StoreReads):
         self._control, child_end = context.Pipe()
         self._process = context.Process(target=_serve, name="rummy-store", daemon=True,
                                         args=(self.path, self._address, self._key, child_end))
-        self._process.start()
+        with sigint_held():
+            self._process.start()
         child_end.close()
         if not self._control.poll(start_timeout):
             self._stop(wait=0)
