@@ -187,6 +187,8 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.add_games(args[0])
     if op == "counters":
         return store.commits, store.games_committed
+    if op == "health":
+        return store.write_health()
     raise ValueError(f"unknown store operation {op!r}")
 
 
@@ -370,6 +372,10 @@ class RemoteStore(StoreClient, StoreReads):
         """As ``Store.write_counts``, in one call."""
         commits, games = self.call("counters")
         return {"commits": commits, "games_committed": games}
+
+    def write_health(self) -> dict[str, Any]:
+        """As ``Store.write_health``, in one call."""
+        return self.call("health")
 
     @property
     def commits(self) -> int:

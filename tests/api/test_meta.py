@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+import pytest
 
 from service.api.games_schemas import EXAMPLE_ID, EXAMPLE_LOG, EXAMPLE_REPORT
 from service.engine import parse_game, verify
@@ -44,7 +47,42 @@ def test_variants_lists_every_preset_with_its_options(client):
 def test_healthz(client):
     response = client.get(f"{API}/healthz")
     assert response.status_code == 200
-    assert response.get_json() == {"status": "ok", "database": "ok", "schema_version": LATEST}
+    assert response.get_json() == {"status": "ok", "database": "ok", "schema_version": LATEST,
+                                   "writes": {"last_commit": None, "at": None, "reason": None,
+                                              "queued": 0}}
+
+
+@pytest.mark.parametrize("store_process", ["0", "1"])
+def test_healthz_is_degraded_while_writes_fail(make_app, store_process):
+    """Writes made to fail for real: the write-ahead log's path taken by a folder, so
+    DuckDB cannot open it at commit.  Reads go on; healthz says degraded (503) with the
+    failure, and ok again once a commit succeeds."""
+    app = make_app(RUMMY_STORE_PROCESS=store_process)
+    client = app.test_client()
+    assert post_log(client, valid(id="before")).status_code == 201
+    assert client.get(f"{API}/healthz").get_json()["writes"]["last_commit"] == "ok"
+    store = store_of(app)
+    with store.cursor() as cur:
+        cur.execute("CHECKPOINT")  # the log folded into the file, and removed
+    wal = Path(store.path + ".wal")
+    assert not wal.exists()
+    wal.mkdir()
+    try:
+        assert_problem(post_log(client, valid(id="during")), 503, "database-unavailable")
+        health = client.get(f"{API}/healthz")
+        problem = assert_problem(health, 503, "degraded")
+        assert health.headers["Retry-After"] == "5"
+        assert problem["health"] == "degraded" and problem["database"] == "ok"
+        writes = problem["writes"]
+        assert writes["last_commit"] == "failed" and "wal" in writes["reason"]
+        assert writes["at"].endswith("Z") and writes["queued"] == 0
+        assert client.get(f"{API}/games").status_code == 200  # reads go on
+    finally:
+        wal.rmdir()
+    assert post_log(client, valid(id="after")).status_code == 201
+    recovered = client.get(f"{API}/healthz")
+    assert recovered.status_code == 200 and recovered.get_json()["status"] == "ok"
+    assert recovered.get_json()["writes"]["last_commit"] == "ok"
 
 
 def test_healthz_is_503_when_the_database_fails(app, client, monkeypatch):
