@@ -624,7 +624,8 @@ def run(args: argparse.Namespace, err: IO[str] | None = None) -> int:
 
     err = err or sys.stderr
     if args.games < 0 or args.chunk < 1 or args.batch < 1:
-        print("load-synthetic: --games must be >= 0, --chunk and --batch >= 1", file=err)
+        print("load-synthetic: --games must be an integer of at least 0, --chunk and --batch "
+              "at least 1", file=err)
         return EXIT_FAILED
     try:
         plan = LoadPlan(args.seed, MIXED if args.mixed else args.variant, args.players,

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from flask import current_app
 
 from ..engine.parse import MAX_BYTES
+from ..engine.words import integer_range
 from ..store import Store
 from ..store.remote import RemoteStore
 
@@ -118,9 +119,9 @@ def _int(source: Mapping[str, Any], name: str, default: int, minimum: int = 1) -
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a whole number, not {value!r}") from None
+        raise ValueError(f"{name} must be an integer, not {value!r}") from None
     if number < minimum:
-        raise ValueError(f"{name} must be at least {minimum}")
+        raise ValueError(f"{name} {integer_range(minimum)}")
     return number
 
 

@@ -19,6 +19,7 @@ from ..engine.limits import TIME_RANGE, calendar_date, instant
 from ..engine.parse import MAX_DEALS, MAX_ID_LENGTH, MAX_PLAYER_LENGTH
 from ..engine.report import ILLEGAL, INCOMPLETE, MISMATCH, VALID
 from ..engine.rules import PRESETS
+from ..engine.words import integer_range
 from .config import settings
 
 STATUSES = (VALID, ILLEGAL, MISMATCH, INCOMPLETE)
@@ -107,9 +108,16 @@ class Instant(fields.Field):
 
 
 def _page_limit(value: int) -> None:
+    """From 1 to the configured largest page (the document says both: the minimum
+    here, the maximum by the app's spec plugin)."""
     most = settings().max_page_size
-    if value > most:
-        raise ValidationError(f"must be at most {most}")
+    if not 1 <= value <= most:
+        raise ValidationError(integer_range(1, most))
+
+
+def between(low: int, high: int) -> Range:
+    """A validator: an integer from ``low`` to ``high``, said as everywhere else."""
+    return Range(min=low, max=high, error=integer_range(low, high))
 
 
 # --------------------------------------------------------------------------- arguments
@@ -131,8 +139,8 @@ class ListArgsSchema(Schema):
                       "midnight UTC"))
     until = Instant(metadata=instant_doc(
         "2024-06-01T00:00:00Z", "Played (else uploaded) before this instant (exclusive)"))
-    limit = fields.Integer(validate=[Range(min=1), _page_limit],
-                           metadata={"description": "Games per page (default 50, at most "
+    limit = fields.Integer(validate=_page_limit,
+                           metadata={"minimum": 1, "description": "Games per page (default 50, at most "
                                                     "500 unless configured otherwise)"})
     cursor = cursor_field(200)
 

@@ -11,14 +11,21 @@ from typing import Any
 from flask import request, url_for
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields
-from marshmallow.validate import Length, OneOf, Range
+from marshmallow.validate import Length, OneOf
 
 from ..engine.parse import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
 from ..engine.rules import PRESETS
 from ..store.stats import ORDERS, SORT_KEYS, StatsFilter, head_to_head, leaderboard, player_stats
 from .auth import read_access
 from .config import current_store, settings
-from .games_schemas import Instant, UtcDateTime, _page_limit, cursor_field, instant_doc
+from .games_schemas import (
+    Instant,
+    UtcDateTime,
+    _page_limit,
+    between,
+    cursor_field,
+    instant_doc,
+)
 from .pagination import decode_key_cursor, encode_key_cursor, link_header
 from .problems import INVALID_PARAMETER, NOT_FOUND, Problem
 from .spec import PREFIX, problem_responses
@@ -40,8 +47,8 @@ class FilterArgsSchema(Schema):
 class LeaderboardArgsSchema(FilterArgsSchema):
     sort = fields.String(load_default="wins", validate=OneOf(tuple(SORT_KEYS)))
     order = fields.String(load_default="desc", validate=OneOf(tuple(ORDERS)))
-    min_games = fields.Integer(load_default=0, validate=Range(min=0, max=10**9))
-    limit = fields.Integer(validate=[Range(min=1), _page_limit])
+    min_games = fields.Integer(load_default=0, validate=between(0, 10**9))
+    limit = fields.Integer(validate=_page_limit, metadata={"minimum": 1})
     cursor = cursor_field(400)
 
 

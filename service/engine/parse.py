@@ -62,7 +62,7 @@ from .model import (
 )
 from .rules import GIN as GIN_FAMILY
 from .rules import PRESETS, RUMMY, Rules, resolve_rules
-from .words import plural
+from .words import integer_range, plural
 
 __all__ = [
     "ACTION_FIELDS", "FORMAT", "MAX_BYTES", "MAX_DEALS", "MAX_DEPTH", "MAX_ID_LENGTH",
@@ -364,7 +364,7 @@ def _rfc3339(value: str) -> None:
 
 def _between(low: int, high: int) -> Range:
     """A validator: an integer from ``low`` to ``high``, said the same way everywhere."""
-    return Range(min=low, max=high, error="must be an integer from {min} to {max}")
+    return Range(min=low, max=high, error=integer_range(low, high))
 
 
 def _cards(**kwargs: Any) -> _List:
