@@ -22,6 +22,7 @@ import orjson
 
 from .engine import LogValidationError, load_json, parse_game, verify
 from .engine.report import MISMATCH, VALID
+from .engine.words import plural
 
 EXIT_VALID, EXIT_FAILED, EXIT_MALFORMED = 0, 1, 2
 NDJSON_SUFFIXES = (".ndjson", ".jsonl")
@@ -72,11 +73,11 @@ def summary(report: dict) -> str:
         return "\n".join(lines)
     totals = report["totals"]
     scores = ", ".join(f"{p} {v}" for p, v in (totals.get("teams") or totals["points"]).items())
+    deals = plural(len(report['deals']), 'deal')
     if report["status"] in (VALID, MISMATCH):
-        lines[0] += f"  ({len(report['deals'])} deals; {scores}; winner {totals['winner']})"
+        lines[0] += f"  ({deals}; {scores}; winner {totals['winner']})"
     else:  # an illegal or unfinished game counts for nothing: its leader is no winner
-        lines[0] += (f"  ({len(report['deals'])} deals; no result; recomputed points, "
-                     f"not a result: {scores})")
+        lines[0] += f"  ({deals}; no result; recomputed points, not a result: {scores})"
     for v in report["violations"]:
         where = "game" if v["deal"] is None else f"deal {v['deal']}" + (
             f" move {v['move']}" if v["move"] is not None else "")

@@ -63,7 +63,7 @@ def linger_seconds() -> float:
         raise ValueError(f"RUMMY_KEEPALIVE_LINGER_MS must be a number of milliseconds, "
                          f"not {text!r}") from None
     if not 0 <= value <= 1000:
-        raise ValueError("RUMMY_KEEPALIVE_LINGER_MS must be between 0 and 1000")
+        raise ValueError("RUMMY_KEEPALIVE_LINGER_MS must be a number from 0 to 1000")
     return value / 1000
 
 

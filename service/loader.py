@@ -44,6 +44,7 @@ import orjson
 from .engine import parse_game, verify
 from .engine.report import VALID
 from .engine.rules import GIN, PRESETS
+from .engine.words import plural
 from .generator import generate_game
 
 EXIT_OK, EXIT_FAILED, EXIT_LOCKED = 0, 1, 2
@@ -129,10 +130,10 @@ class LoadPlan:
             raise ValueError(f"unknown variant {self.variant!r}; one of "
                              f"{', '.join(PRESETS)} or {MIXED}")
         if self.players is not None and not self._variants():
-            raise ValueError(f"no variant of this load is played by {self.players} players")
+            raise ValueError(f"no variant of this load is played by {plural(self.players, 'player')}")
         most = self.players or max(max(PLAYER_WEIGHTS[v]) for v in self._variants())
         if self.names < most:
-            raise ValueError(f"--names {self.names}: at least {most} names are needed")
+            raise ValueError(f"--names {self.names}: at least {plural(most, 'name')} are needed")
         object.__setattr__(self, "pool", tuple(name_pool(self.names)))
         object.__setattr__(self, "tournaments", self._make_tournaments())
 
@@ -427,8 +428,9 @@ class LoadResult:
     def summary(self) -> str:
         rate = self.games / self.seconds if self.seconds else 0.0
         deal_rate = self.deals / self.seconds if self.seconds else 0.0
-        return (f"load-synthetic: loaded {self.games:,} games ({self.created:,} new), "
-                f"{self.deals:,} deals into {self.target} in {self.seconds:.1f} s: "
+        return (f"load-synthetic: loaded {plural(self.games, 'game', grouped=True)} "
+                f"({self.created:,} new), {plural(self.deals, 'deal', grouped=True)} into "
+                f"{self.target} in {self.seconds:.1f} s: "
                 f"{rate:,.1f} games/s, {deal_rate:,.0f} deals/s")
 
 
@@ -533,7 +535,8 @@ class _Poster:
                             f"{text[:500].decode(errors='replace')}")
         answers = [orjson.loads(line) for line in text.splitlines() if line.strip()]
         if len(answers) != len(lines):
-            raise LoadError(f"{len(lines)} games sent, {len(answers)} result lines back")
+            raise LoadError(f"{plural(len(lines), 'game')} sent, "
+                            f"{plural(len(answers), 'result line')} back")
         for number, answer in enumerate(answers, start=1):
             if answer.get("line") != number or "id" not in answer:
                 raise LoadError(f"line {number} of a batch was not stored: {answer}")
@@ -585,7 +588,7 @@ def load_http(plan: LoadPlan, games: int, url: str, batch: int = 500,
             poster.queue.put(None)
     meter.tick(force=True, stored=poster.stored)
     if poster.stored != games:
-        raise LoadError(f"{games} games generated, {poster.stored} stored")
+        raise LoadError(f"{plural(games, 'game')} generated, {poster.stored} stored")
     return LoadResult(games, poster.created, meter.deals, meter.seconds, url)
 
 
@@ -610,8 +613,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, default=500, help="games per POST (--url)")
     parser.add_argument("--processes", type=int, default=None,
                         help="generating processes (default: all cores)")
-    parser.add_argument("--api-key", default=os.environ.get("RUMMY_API_KEY"),
-                        help="write key for --url (default $RUMMY_API_KEY)")
+    parser.add_argument("--api-key", default=os.environ.get("RUMMY_CLIENT_KEY"),
+                        help="a write key of the service for --url, the key part of one "
+                             "of its RUMMY_API_KEYS (default $RUMMY_CLIENT_KEY)")
 
 
 def run(args: argparse.Namespace, err: IO[str] | None = None) -> int:
@@ -620,7 +624,8 @@ def run(args: argparse.Namespace, err: IO[str] | None = None) -> int:
 
     err = err or sys.stderr
     if args.games < 0 or args.chunk < 1 or args.batch < 1:
-        print("load-synthetic: --games must be >= 0, --chunk and --batch >= 1", file=err)
+        print("load-synthetic: --games must be an integer of at least 0, --chunk and --batch "
+              "at least 1", file=err)
         return EXIT_FAILED
     try:
         plan = LoadPlan(args.seed, MIXED if args.mixed else args.variant, args.players,

@@ -118,3 +118,12 @@ def test_console_script_is_installed(files):
                             timeout=120)
     assert result.returncode == 0
     assert lines(result.stdout)[0]["status"] == "valid"
+
+
+def test_text_summary_counts_one_deal_in_the_singular(tmp_path):
+    from tests.engine.test_gin import KNOCK, gin_game
+
+    path = tmp_path / "one-deal.json"
+    path.write_text(json.dumps(gin_game(KNOCK)))
+    text = run("verify", "--text", str(path)).stdout.decode()
+    assert "(1 deal;" in text, text

@@ -6,6 +6,7 @@ a real subprocess, as a user would run it.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,9 +24,11 @@ ROOT = Path(__file__).resolve().parent.parent
 GAMES = 30
 
 
-def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def cli(*args: str, timeout: float = 300, env: dict | None = None
+        ) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "service", "load-synthetic", *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+                          cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
 
 
 def rows(db: Path, sql: str) -> list[tuple]:
@@ -170,6 +173,26 @@ def test_http_mode_stores_the_games_through_the_service(server, tmp_path):
     again = cli("--games", str(GAMES), "--mixed", "--seed", "4", "--url", url)
     assert again.returncode == 0, again.stderr
     assert f"({0} new)" in again.stdout
+
+
+def test_http_mode_sends_the_key_of_rummy_client_key(tmp_path):
+    """The client's key has a variable of its own: RUMMY_API_KEYS is the server's list
+    (name:key entries), which a client cannot send as it is."""
+    guarded = Server(tmp_path / "guarded.duckdb",
+                     env={"RUMMY_API_KEYS": "synthetic:s3cret-loader-key"}).start()
+    try:
+        url = f"http://127.0.0.1:{guarded.port}"
+        args = ("--games", "2", "--variant", "gin", "--url", url, "--processes", "1")
+        refused = cli(*args, env={"RUMMY_CLIENT_KEY": ""})
+        assert refused.returncode == 1 and "401" in refused.stderr
+        result = cli(*args, env={"RUMMY_CLIENT_KEY": "s3cret-loader-key"})
+        assert result.returncode == 0, result.stderr
+        _, page = guarded.get_json("/api/v1/games")
+        uploaders = {guarded.get_json(f"/api/v1/games/{g['id']}")[1]["uploader"]
+                     for g in page["games"]}
+        assert len(page["games"]) == 2 and uploaders == {"synthetic"}
+    finally:
+        guarded.stop()
 
 
 def test_http_mode_reports_an_unreachable_service(tmp_path):

@@ -176,3 +176,59 @@ def test_tickets_nobody_takes_are_forgotten(monkeypatch):
         tickets.take(old_done)
     pending.set_result([("b", False)])
     assert tickets.take(old_pending) == [("b", False)]
+
+
+def test_folders_left_by_killed_owners_are_removed_at_start(tmp_path, monkeypatch):
+    """A kill -9 leaves the socket folder; the next start removes it, and only the
+    folders whose owner process is gone."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    living = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        stale = tmp_path / f"rummy-store-{gone.pid}-abc123"
+        kept = tmp_path / f"rummy-store-{living.pid}-def456"
+        other = tmp_path / "rummy-store-notapid"
+        for folder in (stale, kept, other):
+            folder.mkdir()
+            (folder / "store.sock").write_text("")
+        store = RemoteStore(str(tmp_path / "db.duckdb"))
+        try:
+            assert not stale.exists()
+            assert kept.exists() and other.exists()
+            [own] = [p for p in tmp_path.iterdir()
+                     if p.name.startswith(f"rummy-store-{os.getpid()}-")]
+            assert (own / "store.sock").exists()
+        finally:
+            store.close()
+        assert not own.exists()  # a close removes its own folder
+    finally:
+        living.kill()
+        living.wait()
+
+
+def test_a_killed_owner_leaves_its_folder_for_the_next_start(tmp_path):
+    """The real case: a parent killed outright, then a new store started."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    parent = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path / "db.duckdb")],
+                              cwd=ROOT, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert parent.stdout.readline().strip() == "open"
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+    left = [p for p in tmp_path.iterdir() if p.name.startswith("rummy-store-")]
+    assert len(left) == 1  # the kill left it
+    import tempfile
+
+    original = tempfile.tempdir
+    tempfile.tempdir = str(tmp_path)
+    try:
+        RemoteStore(str(tmp_path / "db2.duckdb")).close()
+    finally:
+        tempfile.tempdir = original
+    assert not left[0].exists()

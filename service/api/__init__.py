@@ -14,8 +14,8 @@ closed at exit, or by :func:`close_app`.
 Modules, one concern each: ``config`` (settings), ``problems`` (RFC 9457 errors),
 ``auth`` (API keys), ``pagination`` (cursors, Link), ``spec`` (OpenAPI), ``jsonio``
 (JSON answers by orjson), ``intake`` (body reads and verification), and the blueprints
-``games``, ``batch``, ``variants``, ``health`` (+ ``metrics``) and ``docs``, each with
-its schemas beside it.
+``games``, ``batch``, ``variants``, ``health`` (+ ``metrics``), ``index`` (``/api/v1``
+and ``/``) and ``docs``, each with its schemas beside it.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from . import (
     export,
     games,
     health,
+    index,
     metrics,
     players,
     problems,
@@ -42,6 +43,7 @@ from . import (
     tournaments,
     variants,
 )
+from .auth import KEYRING_EXTENSION, Keyring
 from .config import EXTENSION, STORE_EXTENSION, VERIFIER_EXTENSION, Settings
 from .jsonio import OrjsonProvider
 from .spec import make_api
@@ -63,13 +65,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = max(settings.max_game_bytes, settings.max_batch_bytes)
     app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the engine's key order
     app.extensions[EXTENSION] = settings
+    app.extensions[KEYRING_EXTENSION] = Keyring.of(settings)
 
     problems.install(app)
     metrics.install(app)
     api = make_api(app)
     for blueprint in (export.blp, games.blp, batch.blp, variants.blp, health.blp, players.blp,
-                      tournaments.blp, stats.blp):
+                      tournaments.blp, stats.blp, index.blp):
         api.register_blueprint(blueprint)
+    app.register_blueprint(index.root)
     app.register_blueprint(docs.blp)
     app.register_blueprint(docs.root)
 

@@ -1,22 +1,35 @@
 """Bearer API keys: writes need one of RUMMY_API_KEYS, reads one of RUMMY_READ_KEYS.
 
 Either list unset leaves that side open.  A write key also reads.  The uploader of a
-game is recorded as a short hash of the key that sent it, never the key itself, so the
-database does not hold credentials and a key can be rotated by its hash.
+game is recorded as a label of the key that sent it, never the key itself, so the
+database does not hold credentials:
+
+- a key configured as ``name:key`` is labelled by its name;
+- a bare key by ``key-`` and 16 hex digits of HMAC-SHA256 under the label secret
+  (``RUMMY_LABEL_SECRET``, or else a random secret generated once and kept beside the
+  database file, readable by its owner only).  A plain hash of the key would let anyone
+  who reads the labels try guesses of a weak key offline; under a secret they cannot,
+  and the labels stay the same across restarts as long as the secret does.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import os
+import re
+import secrets
 from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 
-from flask import g, request
+from flask import current_app, g, request
 from flask_smorest import Blueprint
 
-from .config import settings
+from .config import ApiKey, Settings
 from .problems import FORBIDDEN, UNAUTHORIZED, Problem
 
 SCHEME_NAME = "bearerAuth"
@@ -27,13 +40,86 @@ SECURITY_SCHEME = {"type": "http", "scheme": "bearer",
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def uploader_label(key: str) -> str:
-    """What the store records as the uploader: ``key-`` and 12 hex digits of SHA-256."""
-    return "key-" + hashlib.sha256(key.encode()).hexdigest()[:12]
+KEYRING_EXTENSION = "rummy_keyring"
+ACCESS = "x-access"  # in the document: "read" or "write", which keys the operation takes
+SECRET_SUFFIX = ".label-secret"
+MIN_SECRET_LENGTH = 16
+_STORED_SECRET = re.compile(r"[0-9a-f]{64}")
 
 
-def _authorize(keys: tuple[str, ...]) -> str:
-    """The label of the request's key, if it is one of ``keys``; else a 401/403 problem."""
+def keyed_label(secret: bytes, key: str) -> str:
+    """The uploader label of a bare key: ``key-`` and 16 hex digits of its HMAC-SHA256
+    under ``secret``."""
+    return "key-" + hmac.new(secret, key.encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def secret_path(db_path: str) -> Path | None:
+    """Where the generated label secret of a database file is kept (None in memory)."""
+    return None if db_path == ":memory:" else Path(db_path + SECRET_SUFFIX)
+
+
+def label_secret(config: Settings) -> bytes:
+    """RUMMY_LABEL_SECRET, else the secret kept beside the database file, created the
+    first time (mode 0600); ValueError for a secret too short or a file not ours."""
+    if config.label_secret is not None:
+        if len(config.label_secret) < MIN_SECRET_LENGTH:
+            raise ValueError(f"RUMMY_LABEL_SECRET must have at least {MIN_SECRET_LENGTH} "
+                             "characters")
+        return config.label_secret.encode()
+    path = secret_path(config.db_path)
+    if path is None:
+        return secrets.token_bytes(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    draft = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w") as out:
+            os.fchmod(out.fileno(), 0o600)
+            out.write(secrets.token_hex(32) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        # Whole or not at all: a link never replaces a secret another start wrote.
+        with suppress(FileExistsError):
+            os.link(draft, path)
+    finally:
+        draft.unlink(missing_ok=True)
+    text = path.read_text().strip()
+    if not _STORED_SECRET.fullmatch(text):
+        raise ValueError(f"{path} is not a label secret written by this service: remove it "
+                         "(the labels of bare keys then change) or set RUMMY_LABEL_SECRET")
+    return bytes.fromhex(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Keyring:
+    """The keys of an app as bytes to compare, the write keys with their labels;
+    ``read`` is None when reads are open, else the read keys and the write keys."""
+
+    write: tuple[bytes, ...]
+    labels: tuple[str, ...]
+    read: tuple[bytes, ...] | None
+
+    @classmethod
+    def of(cls, config: Settings) -> Keyring:
+        """The keyring of ``config``; the label secret is read (or made) only when a
+        write key is bare."""
+        secret = label_secret(config) if any(k.name is None for k in config.api_keys) \
+            else b""
+        write = tuple(k.key.encode() for k in config.api_keys)
+        labels = tuple(uploader_label(k, secret) for k in config.api_keys)
+        read = tuple(k.key.encode() for k in config.read_keys) + write \
+            if config.read_keys else None
+        return cls(write, labels, read)
+
+
+def uploader_label(key: ApiKey, secret: bytes) -> str:
+    """What the store records as the uploader of a game sent with ``key``."""
+    return key.name if key.name is not None else keyed_label(secret, key.key)
+
+
+def _authorize(keys: tuple[bytes, ...], labels: tuple[str, ...] | None = None) -> str | None:
+    """The label of the request's key (None without ``labels``), if it is one of
+    ``keys``; else a 401/403 problem."""
     challenge = {"WWW-Authenticate": 'Bearer realm="rummy-audit"'}
     header = request.headers.get("Authorization", "")
     if not header:
@@ -46,25 +132,25 @@ def _authorize(keys: tuple[str, ...]) -> str:
                       "'Bearer <key>'", headers=challenge)
     sent = token.encode()
     found = None
-    for key in keys:  # every key compared, in constant time
-        if hmac.compare_digest(sent, key.encode()) and found is None:
-            found = key
+    for number, key in enumerate(keys):  # every key compared, in constant time
+        if hmac.compare_digest(sent, key) and found is None:
+            found = number
     if found is None:
         raise Problem(403, FORBIDDEN, "this API key is not allowed here")
-    return uploader_label(found)
+    return labels[found] if labels is not None else None
 
 
 def _guard(func: F, which: str) -> F:
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        config = settings()
+        keyring: Keyring = current_app.extensions[KEYRING_EXTENSION]
         if which == "write":
-            g.uploader = _authorize(config.api_keys) if config.api_keys else None
-        elif config.read_keys:
-            _authorize(config.read_keys + config.api_keys)
+            g.uploader = _authorize(keyring.write, keyring.labels) if keyring.write else None
+        elif keyring.read is not None:
+            _authorize(keyring.read)
         return func(*args, **kwargs)
 
-    return Blueprint.doc(security=[{SCHEME_NAME: []}])(wrapper)
+    return Blueprint.doc(security=[{SCHEME_NAME: []}], **{ACCESS: which})(wrapper)
 
 
 def write_access(func: F) -> F:

@@ -20,6 +20,7 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 from werkzeug.exceptions import RequestTimeout
 
+from ..engine.words import plural
 from ..store import joined
 from .auth import write_access
 from .config import Settings, current_store, current_verifier, settings
@@ -174,8 +175,8 @@ def _chunks(lines: Iterable[tuple[int, bytes | None]],
                 chunk, size = [], 0
     except BodyTooLarge as error:
         yield chunk
-        detail = f"the batch is larger than {error.limit} bytes; lines from here on were " \
-                 "not read"
+        detail = (f"the batch is larger than {plural(error.limit, 'byte')}; lines from here "
+                  "on were not read")
         raise _Cut(number + 1, problem_body(413, PAYLOAD_TOO_LARGE, detail)) from None
     except RequestTimeout as error:  # the server's read timeout
         yield chunk

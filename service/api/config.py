@@ -7,8 +7,11 @@ stops the start-up with a message naming the variable rather than failing a requ
 later.
 
     RUMMY_DB               DuckDB file                         ./data/rummy.duckdb
-    RUMMY_API_KEYS         comma-separated keys for writes     (unset: writes open)
-    RUMMY_READ_KEYS        comma-separated keys for reads      (unset: reads open)
+    RUMMY_API_KEYS         comma-separated keys for writes,    (unset: writes open)
+                           each ``name:key`` or a bare ``key``
+    RUMMY_READ_KEYS        the same for reads                  (unset: reads open)
+    RUMMY_LABEL_SECRET     secret of the uploader labels of bare keys
+                           (unset: a random one kept beside the database file)
     RUMMY_MAX_GAME_BYTES   largest single log                  1 MiB
     RUMMY_MAX_BATCH_BYTES  largest NDJSON batch body           64 MiB
     RUMMY_PAGE_SIZE        default page size of GET /games     50
@@ -21,6 +24,7 @@ later.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,13 +32,15 @@ from typing import TYPE_CHECKING, Any
 from flask import current_app
 
 from ..engine.parse import MAX_BYTES
+from ..engine.words import integer_range
 from ..store import Store
 from ..store.remote import RemoteStore
 
 if TYPE_CHECKING:
     from .verifier import Verifier
 
-VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_MAX_GAME_BYTES",
+VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_LABEL_SECRET",
+             "RUMMY_MAX_GAME_BYTES",
              "RUMMY_MAX_BATCH_BYTES", "RUMMY_PAGE_SIZE", "RUMMY_MAX_PAGE_SIZE",
              "RUMMY_BATCH_CHUNK", "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS")
 EXTENSION = "rummy_settings"
@@ -46,13 +52,29 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
+KEY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    """One configured key: its secret, and the name it was given (``name:key``), which
+    is the uploader label of the games it sends; None for a key given bare."""
+
+    key: str
+    name: str | None = None
+
+    def __repr__(self) -> str:  # never the secret in a log or a traceback
+        return f"ApiKey(name={self.name!r})"
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Every setting of the HTTP service, resolved and checked."""
 
     db_path: str = "./data/rummy.duckdb"
-    api_keys: tuple[str, ...] = ()
-    read_keys: tuple[str, ...] = ()
+    api_keys: tuple[ApiKey, ...] = ()
+    read_keys: tuple[ApiKey, ...] = ()
+    label_secret: str | None = field(default=None, repr=False)
     max_game_bytes: int = MAX_BYTES
     max_batch_bytes: int = 64 << 20
     page_size: int = 50
@@ -74,6 +96,7 @@ class Settings:
             db_path=str(source.get("RUMMY_DB") or base.db_path),
             api_keys=_keys(source, "RUMMY_API_KEYS"),
             read_keys=_keys(source, "RUMMY_READ_KEYS"),
+            label_secret=str(source.get("RUMMY_LABEL_SECRET") or "") or None,
             max_game_bytes=_int(source, "RUMMY_MAX_GAME_BYTES", base.max_game_bytes),
             max_batch_bytes=_int(source, "RUMMY_MAX_BATCH_BYTES", base.max_batch_bytes),
             page_size=_int(source, "RUMMY_PAGE_SIZE", base.page_size),
@@ -85,6 +108,7 @@ class Settings:
         )
         if settings.page_size > settings.max_page_size:
             raise ValueError("RUMMY_PAGE_SIZE must not exceed RUMMY_MAX_PAGE_SIZE")
+        _distinct(settings.api_keys + settings.read_keys)
         return settings
 
 
@@ -95,9 +119,9 @@ def _int(source: Mapping[str, Any], name: str, default: int, minimum: int = 1) -
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a whole number, not {value!r}") from None
+        raise ValueError(f"{name} must be an integer, not {value!r}") from None
     if number < minimum:
-        raise ValueError(f"{name} must be at least {minimum}")
+        raise ValueError(f"{name} {integer_range(minimum)}")
     return number
 
 
@@ -113,17 +137,49 @@ def _flag(source: Mapping[str, Any], name: str, default: bool) -> bool:
     raise ValueError(f"{name} must be 1 or 0, not {value!r}")
 
 
-def _keys(source: Mapping[str, Any], name: str) -> tuple[str, ...]:
-    """A comma-separated string (or a list, from a test) as a tuple of non-empty keys."""
+def _keys(source: Mapping[str, Any], name: str) -> tuple[ApiKey, ...]:
+    """A comma-separated string (or a list, from a test) of ``name:key`` or bare
+    ``key`` entries; empty entries are skipped.  The name ends at the first colon, so a
+    key holding a colon needs a name.  A malformed entry raises ValueError, which names
+    the variable and the entry's position, never the key."""
     value = source.get(name)
     if not value:
         return ()
     parts: Iterable[Any] = value.split(",") if isinstance(value, str) else value
-    keys = tuple(str(part).strip() for part in parts if str(part).strip())
-    for key in keys:
-        if not key.isprintable() or " " in key:
-            raise ValueError(f"{name}: a key must be printable and without spaces")
-    return keys
+    entries = [str(part).strip() for part in parts]
+    keys: list[ApiKey] = []
+    for number, entry in enumerate(entries, 1):
+        if not entry:
+            continue
+        where = f"{name}, entry {number}"
+        if not entry.isprintable() or " " in entry:
+            raise ValueError(f"{where}: a key must be printable and without spaces")
+        label, colon, key = entry.partition(":")
+        if not colon:
+            keys.append(ApiKey(entry))
+            continue
+        if not KEY_NAME.fullmatch(label):
+            raise ValueError(f"{where}: the name before ':' must be 1 to 64 letters, digits, "
+                             "'.', '_' or '-', starting with a letter or digit "
+                             "(write entries as name:key or key)")
+        if not key:
+            raise ValueError(f"{where}: the key after '{label}:' is empty")
+        keys.append(ApiKey(key, label))
+    return tuple(keys)
+
+
+def _distinct(keys: tuple[ApiKey, ...]) -> None:
+    """A name names one key, and a key has one name (or none), across RUMMY_API_KEYS
+    and RUMMY_READ_KEYS: the label of every key is then unambiguous."""
+    by_name: dict[str, str] = {}
+    by_key: dict[str, str | None] = {}
+    for entry in keys:
+        if entry.name is not None and by_name.setdefault(entry.name, entry.key) != entry.key:
+            raise ValueError(f"RUMMY_API_KEYS, RUMMY_READ_KEYS: the name {entry.name!r} is "
+                             "given to two different keys")
+        if by_key.setdefault(entry.key, entry.name) != entry.name:
+            raise ValueError("RUMMY_API_KEYS, RUMMY_READ_KEYS: one key is listed under two "
+                             "names (or with and without a name)")
 
 
 def settings() -> Settings:

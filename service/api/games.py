@@ -164,20 +164,20 @@ def get_game(game_id: str) -> dict[str, Any]:
 @blp.doc(summary="Withdraw a stored game (a soft delete, kept for the audit trail)",
          description="The game leaves every listing, statistic, standing and export; its "
                      "rows stay, with who deleted it (the uploader label of the key) and "
-                     "when, and the reason (query 'reason' or a JSON body {\"reason\": ...}). "
+                     "when, and the reason (a JSON body {\"reason\": ...}, or else the "
+                     "query's 'reason'). "
                      "Reading it then answers 410 (problem game-deleted); uploading the "
                      "same log again answers 409 and it stays deleted. Deleting it again "
                      "answers the first deletion.", requestBody={
              "required": False, "content": {"application/json": {"schema": {
-                 "type": "object", "properties": {"reason": {"type": "string"}}}}}})
+                 "type": "object", "additionalProperties": False, "properties": {
+                     "reason": {"type": "string", "minLength": 1,
+                                "maxLength": MAX_REASON_LENGTH}}}}}})
 def delete_game(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     reason = args.get("reason")
     if request.content_length or request.headers.get("Transfer-Encoding"):
         body = _reason_body()
-        if body is not None:
-            if reason is not None and body != reason:
-                raise Problem(400, INVALID_PARAMETER, "two different reasons were sent",
-                              errors={"reason": ["give it once"]})
+        if body is not None:  # the body's reason, when both are sent
             reason = body
     answer = None
     if len(game_id) <= 64:
@@ -199,8 +199,8 @@ def _reason_body() -> str | None:
     except orjson.JSONDecodeError:
         body = None
     reason = body.get("reason") if isinstance(body, dict) else None
-    if not isinstance(body, dict) or set(body) - {"reason"} or not (
-            reason is None or isinstance(reason, str) and 1 <= len(reason) <= MAX_REASON_LENGTH):
+    if not isinstance(body, dict) or set(body) - {"reason"} or ("reason" in body and not (
+            isinstance(reason, str) and 1 <= len(reason) <= MAX_REASON_LENGTH)):
         raise Problem(400, INVALID_PARAMETER, "the body must be a JSON object "
                       "{\"reason\": \"...\"} (1 to 1000 characters)",
                       errors={"reason": ["a string of 1 to 1000 characters"]})
@@ -220,7 +220,9 @@ def get_log(game_id: str) -> Response:
 
 
 @blp.route("/<string:game_id>/deals/<int:deal>/moves/<int(signed=True):move>/state",
-           methods=["GET"])
+           methods=["GET"], parameters=[
+               {"in": "path", "name": "move", "required": True, "description": "-1: as dealt",
+                "schema": {"type": "integer", "minimum": -1}}])
 @read_access
 @blp.response(200, StateSchema)
 @problem_responses(blp, 401, 403, 404, 410)

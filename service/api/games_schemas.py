@@ -19,6 +19,7 @@ from ..engine.limits import TIME_RANGE, calendar_date, instant
 from ..engine.parse import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
 from ..engine.report import ILLEGAL, INCOMPLETE, MISMATCH, VALID
 from ..engine.rules import PRESETS
+from ..engine.words import integer_range
 from .config import settings
 from .log_schemas import REPORT_REF
 
@@ -74,6 +75,27 @@ def utc_text(value: Any) -> str | None:
     return f"{m[1]}-{m[2]}-{m[3]}T{m[4]}Z"
 
 
+# Documented as the server takes it: a date or a date-time, in the years 1900 to 9998.
+YEARS = "^(19[0-9]{2}|[2-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-"
+INSTANT_DOC: dict[str, Any] = {"type": "string", "pattern": YEARS,
+                               "anyOf": [{"format": "date"}, {"format": "date-time"}]}
+CURSOR = "^[A-Za-z0-9_-]+$"  # URL-safe base64 without padding
+
+
+def instant_doc(example: str, description: str) -> dict[str, Any]:
+    """The OpenAPI metadata of an ``Instant`` query bound."""
+    return {**INSTANT_DOC, "example": example, "description": description}
+
+
+def cursor_field(longest: int) -> fields.String:
+    """An opaque page cursor: its shape documented, checked with its digest (bound to
+    the filters) by the server, which answers any cursor not of its making with the one
+    problem type invalid-cursor."""
+    return fields.String(metadata={
+        "minLength": 1, "maxLength": longest, "pattern": CURSOR,
+        "description": "Opaque: from the previous page's 'next' link"})
+
+
 class Instant(fields.Field):
     """A query bound: an RFC 3339 date-time, or a date meaning its midnight UTC, in the
     years the log format allows."""
@@ -88,9 +110,16 @@ class Instant(fields.Field):
 
 
 def _page_limit(value: int) -> None:
+    """From 1 to the configured largest page (the document says both: the minimum
+    here, the maximum by the app's spec plugin)."""
     most = settings().max_page_size
-    if value > most:
-        raise ValidationError(f"must be at most {most}")
+    if not 1 <= value <= most:
+        raise ValidationError(integer_range(1, most))
+
+
+def between(low: int, high: int) -> Range:
+    """A validator: an integer from ``low`` to ``high``, said as everywhere else."""
+    return Range(min=low, max=high, error=integer_range(low, high))
 
 
 # --------------------------------------------------------------------------- arguments
@@ -113,18 +142,15 @@ class ListArgsSchema(Schema):
     status = fields.String(validate=OneOf(STATUSES))
     tournament = fields.String(validate=Length(1, MAX_ID_LENGTH),
                                metadata={"description": "The log's tournament.id"})
-    since = Instant(metadata={
-        "type": "string", "example": "2024-05-01",
-        "description": "Played (else uploaded) at or after this instant; a date means its "
-                       "midnight UTC"})
-    until = Instant(metadata={
-        "type": "string", "example": "2024-06-01T00:00:00Z",
-        "description": "Played (else uploaded) before this instant (exclusive)"})
-    limit = fields.Integer(validate=[Range(min=1), _page_limit],
-                           metadata={"description": "Games per page (default 50, at most "
+    since = Instant(metadata=instant_doc(
+        "2024-05-01", "Played (else uploaded) at or after this instant; a date means its "
+                      "midnight UTC"))
+    until = Instant(metadata=instant_doc(
+        "2024-06-01T00:00:00Z", "Played (else uploaded) before this instant (exclusive)"))
+    limit = fields.Integer(validate=_page_limit,
+                           metadata={"minimum": 1, "description": "Games per page (default 50, at most "
                                                     "500 unless configured otherwise)"})
-    cursor = fields.String(metadata={"description": "Opaque: from the previous page's "
-                                                    "'next' link"})
+    cursor = cursor_field(200)
 
 
 # --------------------------------------------------------------------------- bodies
@@ -161,7 +187,8 @@ class GameSchema(Schema):
     played_at = UtcDateTime(allow_none=True)
     uploaded_at = UtcDateTime(required=True)
     uploader = fields.String(allow_none=True, metadata={
-        "description": "A hash of the API key that uploaded the game, or null"})
+        "description": "The name of the API key that uploaded the game (a keyed hash "
+                       "for a key without a name), or null when writes are open"})
     n_deals = fields.Integer(required=True)
     n_moves = fields.Integer(required=True)
     winner = fields.String(allow_none=True, metadata={

@@ -2,6 +2,15 @@
 
 Both stay open when API keys are configured: they reveal no game data, and probes
 rarely carry credentials.
+
+/healthz is 200 ``ok`` while the database answers and the last write committed (or
+none was tried since start-up).  When the last commit failed (disk full, file or
+folder not writable) it is 503, a problem of type ``degraded`` with ``health``
+``degraded`` (in a problem ``status`` is the HTTP status) and the failure's time and
+reason: the service still reads but does not store.  It turns ``ok`` again with the
+next commit that succeeds; an orchestrator that restarts an unhealthy container
+restarts it meanwhile.  A database that does not answer at all is 503
+``database-unavailable``, as before.
 """
 
 from __future__ import annotations
@@ -11,19 +20,32 @@ from typing import Any
 from flask import Response, current_app
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
+from marshmallow.validate import OneOf
 
 from .config import current_store
+from .games_schemas import UtcDateTime
 from .metrics import CONTENT_TYPE, metrics_of_app
-from .problems import DATABASE_UNAVAILABLE, Problem
+from .problems import DATABASE_UNAVAILABLE, DEGRADED, Problem
 from .spec import PREFIX, problem_responses
 
 blp = Blueprint("health", __name__, url_prefix=PREFIX, description="Health and metrics")
 
 
+class WritesSchema(Schema):
+    last_commit = fields.String(required=True, allow_none=True, validate=OneOf(("ok", "failed")),
+                                metadata={"description": "null: no write since start-up"})
+    at = UtcDateTime(required=True, allow_none=True)
+    reason = fields.String(required=True, allow_none=True, metadata={
+        "description": "Why the last commit failed"})
+    queued = fields.Integer(required=True, metadata={
+        "description": "Writes waiting for the store's writer"})
+
+
 class HealthSchema(Schema):
-    status = fields.String(required=True, metadata={"example": "ok"})
+    status = fields.String(required=True, metadata={"example": "ok", "enum": ["ok"]})
     database = fields.String(required=True, metadata={"example": "ok"})
     schema_version = fields.Integer(required=True, metadata={"example": 1})
+    writes = fields.Nested(WritesSchema, required=True)
 
 
 @blp.route("/healthz", methods=["GET"])
@@ -36,11 +58,17 @@ def healthz() -> dict[str, Any]:
         if not store.ping():
             raise RuntimeError("the database answered SELECT 1 wrongly")
         version = store.schema_version
+        writes = store.write_health()
     except Exception:
         current_app.logger.exception("health check: the database does not answer")
         raise Problem(503, DATABASE_UNAVAILABLE, "the database does not answer",
                       headers={"Retry-After": "5"}, database="unavailable") from None
-    return {"status": "ok", "database": "ok", "schema_version": version}
+    shown = WritesSchema().dump(writes)
+    if writes["last_commit"] == "failed":
+        raise Problem(503, DEGRADED, "the database answers, but its last write failed: "
+                      "games are not being stored", headers={"Retry-After": "5"},
+                      health="degraded", database="ok", schema_version=version, writes=shown)
+    return {"status": "ok", "database": "ok", "schema_version": version, "writes": shown}
 
 
 @blp.route("/metrics", methods=["GET"])

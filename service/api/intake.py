@@ -17,6 +17,7 @@ from flask import request
 from ..engine import load_json, parse_game, verify
 from ..engine.model import Game
 from ..engine.report import Report
+from ..engine.words import plural
 from ..store import GameRecord, build_record, game_id
 from .problems import PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, Problem
 
@@ -28,7 +29,7 @@ class BodyTooLarge(Problem):
     """413: the body (or a line of it) is over its size limit."""
 
     def __init__(self, limit: int, what: str = "the body") -> None:
-        super().__init__(413, PAYLOAD_TOO_LARGE, f"{what} is larger than {limit} bytes")
+        super().__init__(413, PAYLOAD_TOO_LARGE, f"{what} is larger than {plural(limit, 'byte')}")
         self.limit = limit
 
 

@@ -4,7 +4,9 @@ verification reports that uploads and game reads answer with.
 Dates and dataclasses still go through Flask's own conversion (a ``datetime`` as an HTTP
 date), so nothing a client reads changes but the bytes of non-ASCII text, which orjson
 writes as UTF-8 rather than ``\\u`` escapes.  Anything orjson refuses (an integer
-wider than 64 bits) falls back to Flask's encoder.
+wider than 64 bits) falls back to Flask's encoder.  Like Flask's, an answer ends with a
+newline, so that a terminal's prompt (or the next document, with curl) starts on a line
+of its own.
 """
 
 from __future__ import annotations
@@ -42,4 +44,4 @@ class OrjsonProvider(DefaultJSONProvider):
         encoded = self._encode(self._prepare_response_obj(args, kwargs))
         if encoded is None:
             return super().response(*args, **kwargs)
-        return self._app.response_class(encoded, mimetype=self.mimetype)
+        return self._app.response_class(encoded + b"\n", mimetype=self.mimetype)

@@ -11,14 +11,22 @@ from typing import Any
 from flask import request, url_for
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields
-from marshmallow.validate import Length, OneOf, Range
+from marshmallow.validate import Length, OneOf
 
 from ..engine.parse import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
 from ..engine.rules import PRESETS
 from ..store.stats import ORDERS, SORT_KEYS, StatsFilter, head_to_head, leaderboard, player_stats
 from .auth import read_access
 from .config import current_store, settings
-from .games_schemas import Instant, TournamentSchema, UtcDateTime, _page_limit
+from .games_schemas import (
+    Instant,
+    TournamentSchema,
+    UtcDateTime,
+    _page_limit,
+    between,
+    cursor_field,
+    instant_doc,
+)
 from .pagination import decode_key_cursor, encode_key_cursor, link_header
 from .problems import INVALID_PARAMETER, NOT_FOUND, Problem
 from .spec import PREFIX, problem_responses
@@ -31,19 +39,18 @@ FILTERS = ("variant", "since", "until", "tournament")
 
 class FilterArgsSchema(Schema):
     variant = fields.String(validate=OneOf(tuple(PRESETS)))
-    since = Instant(metadata={"type": "string", "example": "2024-05-01",
-                              "description": "Games played (else uploaded) at or after"})
-    until = Instant(metadata={"type": "string", "example": "2024-06-01",
-                              "description": "Games played (else uploaded) before"})
+    since = Instant(metadata=instant_doc("2024-05-01", "Games played (else uploaded) at or "
+                                                       "after"))
+    until = Instant(metadata=instant_doc("2024-06-01", "Games played (else uploaded) before"))
     tournament = fields.String(validate=Length(1, MAX_ID_LENGTH))
 
 
 class LeaderboardArgsSchema(FilterArgsSchema):
     sort = fields.String(load_default="wins", validate=OneOf(tuple(SORT_KEYS)))
     order = fields.String(load_default="desc", validate=OneOf(tuple(ORDERS)))
-    min_games = fields.Integer(load_default=0, validate=Range(min=0, max=10**9))
-    limit = fields.Integer(validate=[Range(min=1), _page_limit])
-    cursor = fields.String()
+    min_games = fields.Integer(load_default=0, validate=between(0, 10**9))
+    limit = fields.Integer(validate=_page_limit, metadata={"minimum": 1})
+    cursor = cursor_field(400)
 
 
 class VariantFiguresSchema(Schema):
@@ -121,7 +128,15 @@ def _filter(args: dict[str, Any]) -> StatsFilter:
     return StatsFilter(**{name: args.get(name) for name in FILTERS})
 
 
-@blp.route("/<path:player>/stats", methods=["GET"])
+PLAYER_PARAMETER = {"type": "string", "minLength": 1, "maxLength": MAX_PLAYER_LENGTH}
+
+
+def _path(*names: str) -> list[dict[str, Any]]:
+    return [{"in": "path", "name": name, "required": True, "schema": PLAYER_PARAMETER}
+            for name in names]
+
+
+@blp.route("/<path:player>/stats", methods=["GET"], parameters=_path("player"))
 @read_access
 @blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, PlayerStatsSchema, example={"player": "ana", "variants": {"gin": {
@@ -177,7 +192,7 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     return body, 200, headers
 
 
-@blp.route("/<path:a>/versus/<path:b>", methods=["GET"])
+@blp.route("/<path:a>/versus/<path:b>", methods=["GET"], parameters=_path("a", "b"))
 @read_access
 @blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, VersusSchema, example={
@@ -192,9 +207,9 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
          description="404 when either player has no stored game matching the filters, "
                      "as for a player's statistics.")
 def versus(args: dict[str, Any], a: str, b: str) -> dict[str, Any]:
-    if _player(a) == _player(b):
-        raise Problem(400, INVALID_PARAMETER, "head-to-head needs two different players")
-    record = head_to_head(current_store(), a, b, _filter(args))
+    """A player never sits opposite themself: the same player twice has 0 games.  A
+    player with no stored game matching the filters is a 404, as for their stats."""
+    record = head_to_head(current_store(), _player(a), _player(b), _filter(args))
     if record is None:
         raise Problem(404, NOT_FOUND, f"no stored game matches player {a[:64]!r} or "
                       f"{b[:64]!r} with these filters")

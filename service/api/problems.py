@@ -43,6 +43,7 @@ INTERNAL_ERROR = "internal-error"  # 500
 BAD_GATEWAY = "bad-gateway"  # 502: by the proxy, the service not reachable
 DATABASE_UNAVAILABLE = "database-unavailable"  # 503
 GATEWAY_TIMEOUT = "gateway-timeout"  # 504: by the proxy, the service not answering
+DEGRADED = "degraded"  # 503: /healthz, the database answers but the last write failed
 
 _BY_STATUS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUND,
               405: METHOD_NOT_ALLOWED, 406: NOT_ACCEPTABLE, 408: REQUEST_TIMEOUT,
@@ -53,8 +54,9 @@ _BY_STATUS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUN
 PROBLEM_TYPES: tuple[str, ...] = (
     BAD_REQUEST, INVALID_PARAMETER, INVALID_CURSOR, UNAUTHORIZED, FORBIDDEN, NOT_FOUND,
     NO_SUCH_POSITION, METHOD_NOT_ALLOWED, GAME_DELETED, NOT_ACCEPTABLE, REQUEST_TIMEOUT,
-    PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE, VALIDATION_ERROR, HEADER_FIELDS_TOO_LARGE,
-    INTERNAL_ERROR, BAD_GATEWAY, DATABASE_UNAVAILABLE, GATEWAY_TIMEOUT)
+    PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE, VALIDATION_ERROR,
+    HEADER_FIELDS_TOO_LARGE, INTERNAL_ERROR, BAD_GATEWAY, DATABASE_UNAVAILABLE, GATEWAY_TIMEOUT,
+    DEGRADED)
 
 
 def type_uri(kind: str) -> str:
@@ -96,7 +98,7 @@ def problem_response(status: int, kind: str, detail: str,
                      headers: dict[str, str] | None = None, **extra: Any) -> Response:
     body = problem_body(status, kind, detail, errors, **extra)
     body["instance"] = request.path
-    response = Response(orjson.dumps(body), status=status, mimetype=MEDIA_TYPE)
+    response = Response(orjson.dumps(body) + b"\n", status=status, mimetype=MEDIA_TYPE)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response

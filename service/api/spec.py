@@ -8,17 +8,20 @@ the ``application/problem+json`` media type.
 
 from __future__ import annotations
 
+import functools
 import http
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from apispec import BasePlugin
 from flask import Flask
 from flask_smorest import Api, Blueprint
 from flask_smorest.utils import prepare_response
 from marshmallow import Schema, fields
 
 from . import log_schemas
-from .auth import SCHEME_NAME, SECURITY_SCHEME
+from .auth import ACCESS, SCHEME_NAME, SECURITY_SCHEME
+from .config import EXTENSION, Settings
 from .problems import MEDIA_TYPE, PROBLEM_TYPES, type_uri
 
 PREFIX = "/api/v1"
@@ -88,6 +91,28 @@ def problem_responses(blp: Blueprint, *statuses: int) -> Callable[[F], F]:
     return decorator
 
 
+class ConfiguredPlugin(BasePlugin):
+    """What the document says of an operation as this server is configured: a key is
+    required only where keys are set (else the operation also takes no credentials,
+    ``{}`` among its security alternatives), and a page ``limit`` at most the
+    configured largest page."""
+
+    def __init__(self, config: Settings) -> None:
+        self.config = config
+
+    def operation_helper(self, path: str | None = None, operations: dict | None = None,
+                         **kwargs: Any) -> None:
+        for operation in (operations or {}).values():
+            access = operation.get(ACCESS)
+            keys = self.config.api_keys if access == "write" else self.config.read_keys
+            if access is not None and not keys:
+                operation["security"] = [*operation.get("security", []), {}]
+            for parameter in operation.get("parameters", []):
+                if isinstance(parameter, dict) and parameter.get("in") == "query" \
+                        and parameter.get("name") == "limit":
+                    parameter["schema"]["maximum"] = self.config.max_page_size
+
+
 def make_api(app: Flask) -> ProblemApi:
     """The Api of the app; the document is served at ``/api/v1/openapi.json``."""
     app.config.update({
@@ -103,7 +128,25 @@ def make_api(app: Flask) -> ProblemApi:
             "servers": [{"url": "/"}],
         },
     })
-    api = ProblemApi(app)
+    api = ProblemApi(app, spec_kwargs={
+        "extra_plugins": [ConfiguredPlugin(app.extensions[EXTENSION])]})
     api.spec.components.security_scheme(SCHEME_NAME, SECURITY_SCHEME)
     log_schemas.register(api.spec)  # the log and the report, from schemas/
+    _end_with_newline(app, "api-docs.openapi_json")
     return api
+
+
+def _end_with_newline(app: Flask, endpoint: str) -> None:
+    """The document ends with a newline, as every JSON answer of the API does
+    (flask-smorest writes it without)."""
+    view = app.view_functions[endpoint]
+
+    @functools.wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        response = view(*args, **kwargs)
+        body = response.get_data()
+        if not body.endswith(b"\n"):
+            response.set_data(body + b"\n")
+        return response
+
+    app.view_functions[endpoint] = wrapper

@@ -207,8 +207,8 @@ EXAMPLE: dict[str, Any] = {
          "claimed": None, "verified": None, "claimed_rank": None, "verified_rank": None},
         {"kind": "standing_differs", "game": None, "games": [], "player": "ana",
          "variant": "gin",
-         "detail": "ana (gin): claimed 278 (rank 1, 2 game(s) with a claimed total), "
-                   "verified 139 (rank 1, 1 counted game(s))",
+         "detail": "ana (gin): claimed 278 (rank 1, 2 games with a claimed total), "
+                   "verified 139 (rank 1, 1 counted game)",
          "claimed": 278, "verified": 139, "claimed_rank": 1, "verified_rank": 1}],
     "links": {"self": f"{PREFIX}/tournaments/spring",
               "report": f"{PREFIX}/tournaments/spring/report.csv"},
@@ -285,7 +285,11 @@ def list_all(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]
     return body, 200, headers
 
 
-@blp.route("/<path:tournament_id>", methods=["GET"])
+TOURNAMENT_PARAMETER = [{"in": "path", "name": "tournament_id", "required": True, "schema": {
+    "type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}}]
+
+
+@blp.route("/<path:tournament_id>", methods=["GET"], parameters=TOURNAMENT_PARAMETER)
 @read_access
 @blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, TournamentReportSchema, example=EXAMPLE)
@@ -307,7 +311,8 @@ def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
                                         tournament_id=tournament_id)}}
 
 
-@blp.route("/<path:tournament_id>/report.csv", methods=["GET"])
+@blp.route("/<path:tournament_id>/report.csv", methods=["GET"],
+           parameters=TOURNAMENT_PARAMETER)
 @read_access
 @blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, content_type=CSV_TYPE, example=EXAMPLE_CSV, headers={

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import signal
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -25,8 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import LogValidationError
+from ..engine.words import plural
 from ..store import Answer, GameRecord, GameRows, StoreError, game_rows
-from ..store.remote import StoreClient
+from ..store.remote import StoreClient, sigint_held
 from .intake import check_log
 from .problems import INTERNAL_ERROR, PAYLOAD_TOO_LARGE, VALIDATION_ERROR, problem_body
 
@@ -48,7 +50,7 @@ def judge(line: int, text: bytes | None, limit: int,
           uploader: str | None) -> tuple[Entry, GameRecord | None]:
     if text is None:
         return Entry(line, error=problem_body(413, PAYLOAD_TOO_LARGE,
-                                              f"the line is larger than {limit} bytes")), None
+                                              f"the line is larger than {plural(limit, 'byte')}")), None
     try:
         checked = check_log(text, limit)
         record = checked.record(uploader)
@@ -87,7 +89,10 @@ _STORE: StoreClient | None = None  # in a pool process: the store process, if an
 
 
 def _connect(where: tuple[str, bytes] | None) -> None:
+    """A pool process starts: it ignores SIGINT (Ctrl-C reaches the whole process
+    group; the pool is shut down by its parent) and connects to the store process."""
     global _STORE
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _STORE = StoreClient(*where) if where is not None else None
 
 
@@ -140,7 +145,9 @@ class Verifier:
             return lambda: parts
         size = -(-len(items) // self.processes)
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
-        futures = [self._pool.submit(judge_part, chunk, limit, uploader) for chunk in chunks]
+        with sigint_held():  # a submit may start a pool process
+            futures = [self._pool.submit(judge_part, chunk, limit, uploader)
+                       for chunk in chunks]
         return lambda: [future.result() for future in futures]
 
     def close(self) -> None:

@@ -18,6 +18,7 @@ from .model import DISCARD, DRAW, GIN, KNOCK, LAYOFF, PASS, SHOW, STOCK, Deal, M
 from .rules import Rules
 from .scoring import gin_points
 from .table import Problem, Table
+from .words import plural
 
 
 class GinPhase(StrEnum):
@@ -150,7 +151,7 @@ class GinTable(Table):
             return self.take_discard(move)
         if self.at_floor:
             return (R.STOCK_FLOOR, f"{self.name(move.player)} drew from the stock at the "
-                    f"floor of {self.rules.stock_floor} cards")
+                    f"floor of {plural(self.rules.stock_floor, 'card')}")
         return self.take_stock(move)
 
     def _floor_problem(self, move: Move) -> Problem:

@@ -65,6 +65,7 @@ from .model import (
 )
 from .rules import GIN as GIN_FAMILY
 from .rules import PRESETS, RUMMY, Rules, resolve_rules
+from .words import integer_range, plural
 
 __all__ = [
     "ACTION_FIELDS", "FORMAT", "MAX_BYTES", "MAX_DEALS", "MAX_DEPTH", "MAX_ID_LENGTH",
@@ -168,7 +169,7 @@ def load_json(data: bytes | str, max_bytes: int = MAX_BYTES) -> Any:
     """Decode one JSON document of at most ``max_bytes`` bytes nested at most ``MAX_DEPTH``."""
     if isinstance(data, str):
         if len(data) > max_bytes:
-            raise _whole(f"the document is larger than {max_bytes} bytes")
+            raise _whole(f"the document is larger than {plural(max_bytes, 'byte')}")
         try:
             raw = data.encode("utf-8")
         except UnicodeEncodeError:
@@ -178,7 +179,7 @@ def load_json(data: bytes | str, max_bytes: int = MAX_BYTES) -> Any:
     else:
         raise _whole(f"a JSON document is bytes or text, not {type(data).__name__}")
     if len(raw) > max_bytes:
-        raise _whole(f"the document is larger than {max_bytes} bytes")
+        raise _whole(f"the document is larger than {plural(max_bytes, 'byte')}")
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -366,7 +367,7 @@ def _rfc3339(value: str) -> None:
 
 def _between(low: int, high: int) -> Range:
     """A validator: an integer from ``low`` to ``high``, said the same way everywhere."""
-    return Range(min=low, max=high, error="must be an integer from {min} to {max}")
+    return Range(min=low, max=high, error=integer_range(low, high))
 
 
 def _cards(**kwargs: Any) -> _List:

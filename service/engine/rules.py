@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from .limits import MAX_DEALS, MAX_MOVES, MAX_OPTION_POINTS
+from .words import plural
 
 
 class Family(StrEnum):
@@ -282,7 +283,7 @@ def resolve_rules(variant: str, overrides: dict[str, Any] | None,
     seated = 2 if preset.family == GIN else n_players
     if seated * values["hand_size"] + 1 > 52:
         return None, {"hand_size": f"hand_size {values['hand_size']} leaves no stock "
-                                   f"with {seated} players"}
+                                   f"with {plural(seated, 'player')}"}
     return Rules(variant=variant, family=preset.family, **values), {}
 
 

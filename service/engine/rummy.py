@@ -14,6 +14,7 @@ from .melds import candidate_melds, layoff_fits, meld_kind
 from .model import DISCARD, DRAW, END, LAYOFF, MELD, RESHUFFLE, STOCK, Deal, Move, Outcome
 from .rules import Rules, StockPolicy
 from .table import Problem, Table
+from .words import plural
 
 OUT, RUMMY, BLOCKED = Outcome.OUT, Outcome.RUMMY, Outcome.BLOCKED
 KEEP_LAST, KEEP_TOP = StockPolicy.KEEP_LAST_DISCARD, StockPolicy.KEEP_TOP
@@ -286,8 +287,10 @@ class RummyTable(Table):
             return problem
         player = move.player
         if move.meld >= len(self.melds):
+            on_table = len(self.melds)
             return (R.NO_SUCH_MELD, f"{self.name(player)} laid {card_name(card)} off on meld "
-                    f"{move.meld}; {len(self.melds)} melds are on the table")
+                    f"{move.meld}; {plural(on_table, 'meld')} "
+                    f"{'is' if on_table == 1 else 'are'} on the table")
         if self.rules.layoff_requires_own_meld and player not in self.melded:
             return (R.LAYOFF_BEFORE_OWN_MELD, f"{self.name(player)} laid off "
                     f"{card_name(card)} before laying a meld of their own")

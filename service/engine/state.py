@@ -14,6 +14,7 @@ from .model import Game
 from .replay import verify
 from .rummy import RummyTable
 from .table import Table
+from .words import plural
 
 
 class NoSuchPosition(LookupError):
@@ -40,10 +41,10 @@ def table_after(game: Game, deal_index: int,
     if any.  The table is the engine's own: ``legal_moves()`` lists what may be played
     there, and ``play`` plays a move on it."""
     if not 0 <= deal_index < len(game.deals):
-        raise NoSuchPosition(f"the game has {len(game.deals)} deals")
+        raise NoSuchPosition(f"the game has {plural(len(game.deals), 'deal')}")
     deal = game.deals[deal_index]
     if not -1 <= move_index < len(deal.moves):
-        raise NoSuchPosition(f"deal {deal_index} has {len(deal.moves)} moves")
+        raise NoSuchPosition(f"deal {deal_index} has {plural(len(deal.moves), 'move')}")
     names = game.players
     seats = tuple(sorted(deal.players)) if deal.players else tuple(range(len(names)))
     table: Table = (GinTable if game.rules.is_gin else RummyTable)(game.rules, names, deal,

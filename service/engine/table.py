@@ -18,6 +18,7 @@ from .cards import cards_of as _cards
 from .cards import mask_of as _mask
 from .model import DISCARD, DISCARD_PILE, DRAW, STOCK, Deal, Move
 from .rules import Rules
+from .words import plural
 
 Problem = tuple[str, str] | None
 
@@ -139,8 +140,8 @@ class Table:
                 cards = deal.hands[seat]
                 if len(cards) != size:
                     self.hands = {s: _mask(deal.hands[s]) for s in self.order}
-                    return (R.WRONG_HAND_SIZE, f"{self.name(seat)} was dealt {len(cards)} "
-                            f"cards; the hand size is {size}")
+                    return (R.WRONG_HAND_SIZE, f"{self.name(seat)} was dealt "
+                            f"{plural(len(cards), 'card')}; the hand size is {size}")
             given = [c for s in self.order for c in deal.hands[s]]
             if deal.upcard is not None:
                 given.append(deal.upcard)

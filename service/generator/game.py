@@ -14,6 +14,7 @@ from ..engine.parse import FORMAT, MAX_PLAYER_LENGTH, instant, parse_game
 from ..engine.replay import verify
 from ..engine.rules import PRESETS, Rules, resolve_rules
 from ..engine.scoring import Scoreboard
+from ..engine.words import plural
 from .deal import MOVE_CAP, DealTooLong
 from .gin_bot import GinDeal
 from .rummy_bot import RummyDeal
@@ -98,8 +99,8 @@ def _draw_names(pool: Sequence[str], seed: Seed, variant: str, players: int | No
         peek.setstate(rng.getstate())
         players = peek.randint(preset.min_players, preset.max_players)
     if len(distinct) < players:
-        raise ValueError(f"{players} players cannot be drawn from {len(distinct)} distinct "
-                         "names")
+        raise ValueError(f"{plural(players, 'player')} cannot be drawn from "
+                         f"{plural(len(distinct), 'distinct name')}")
     parts = seed if isinstance(seed, tuple) else (seed,)
     drawer = random.Random("names:" + ":".join(str(int(part)) for part in parts))
     return tuple(drawer.sample(distinct, players))
@@ -148,7 +149,7 @@ class GameWriter:
         self.with_deck = with_deck
         self.names = seated if seated is not None else PLAYER_NAMES[:players]
         if len(self.names) != players:
-            raise ValueError(f"{len(self.names)} names for {players} players")
+            raise ValueError(f"{plural(len(self.names), 'name')} for {plural(players, 'player')}")
         self.overrides = dict(overrides or {})
         rules, errors = resolve_rules(variant, self.overrides, players)
         if rules is None:

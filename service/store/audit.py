@@ -35,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from ..engine.words import plural
 from .db import LIVE, RECOMPUTED_LEADER, RESULT_WINNER, StoreReads
 
 ILLEGAL_GAME = "illegal_game"
@@ -297,7 +298,7 @@ def _illegal(game: dict[str, Any], violation: dict[str, Any] | None) -> dict[str
             detail += " at " + ", ".join(at)
         detail += f" ({violation['message']})"
         if violation["n_violations"] > 1:
-            detail += f" and {violation['n_violations'] - 1} more violation(s)"
+            detail += f" and {plural(violation['n_violations'] - 1, 'more violation')}"
     detail += "; it counts for no verified standing"
     return _discrepancy(ILLEGAL_GAME, game["id"], player, detail, variant=game["variant"])
 
@@ -328,10 +329,10 @@ def _standing_discrepancies(tables: list[dict[str, Any]]) -> list[dict[str, Any]
                 continue
             verified = ("no counted game" if row["points"] is None else
                         f"{row['points']} ({_rank_text(row['rank'])}, "
-                        f"{row['games']} counted game(s))")
+                        f"{plural(row['games'], 'counted game')})")
             detail = (f"{row['player']} ({table['variant']}): claimed "
                       f"{row['claimed_points']} ({_rank_text(row['claimed_rank'])}, "
-                      f"{row['claimed_games']} game(s) with a claimed total), "
+                      f"{plural(row['claimed_games'], 'game')} with a claimed total), "
                       f"verified {verified}")
             out.append(_discrepancy(STANDING_DIFFERS, None, row["player"], detail,
                                     row["claimed_points"], row["points"],

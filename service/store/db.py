@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -276,6 +276,8 @@ class Store(StoreReads):
         self._writes: _Writer | None = None
         self.commits = 0  # write transactions committed since start-up
         self.games_committed = 0
+        # The outcome of the last write transaction: (ok, when, why it failed), or None.
+        self.last_write: tuple[bool, datetime, str | None] | None = None
         if not read_only:
             self._migrate()
         self._seq = self._con.execute("SELECT coalesce(max(seq), 0) FROM games").fetchone()[0]
@@ -494,6 +496,15 @@ class Store(StoreReads):
         """Write transactions and games committed since start-up."""
         return {"commits": self.commits, "games_committed": self.games_committed}
 
+    def write_health(self) -> dict[str, Any]:
+        """How writes fare: the last commit's outcome (``ok``, ``failed`` or None before
+        any), its time and its reason, and the writes waiting for the writer."""
+        last = self.last_write
+        return {"last_commit": None if last is None else ("ok" if last[0] else "failed"),
+                "at": None if last is None else last[1],
+                "reason": None if last is None else last[2],
+                "queued": self._queue.qsize()}
+
     def _writer_connection(self) -> _Writer:
         if self._writes is None:
             self._writes = _Writer(self._con.cursor())
@@ -521,10 +532,12 @@ class Store(StoreReads):
                 raise ValueError(f"a row cannot be stored: {error}") from error
             if isinstance(error, duckdb.Error) \
                     and not isinstance(error, duckdb.ConstraintException):
+                self.last_write = (False, datetime.now(UTC), str(error)[:300])
                 raise StoreError(f"database error: {error}") from error
             raise
         fresh = seq - self._seq
         self._seq = seq
+        self.last_write = (True, datetime.now(UTC), None)
         self.commits += 1
         self.games_committed += fresh
 

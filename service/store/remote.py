@@ -13,6 +13,11 @@ authenticated with a random key, answered once done (a write once committed).  T
 store process ends with its parent: when the parent exits, is killed, or closes it.
 Should it end first, ``on_lost`` is called (the gunicorn worker then exits, and its
 replacement starts a new store process).
+
+The socket lives in a private temporary folder, ``rummy-store-<pid>-<random>``, named
+after the process that made it, and removed when the store is closed.  A ``kill -9``
+leaves it behind, so each start removes the folders of this user whose owner process
+is gone (never one whose owner still runs: another server on the same machine).
 """
 
 from __future__ import annotations
@@ -20,8 +25,10 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import re
 import secrets
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -46,6 +53,8 @@ from .db import (
 )
 from .records import GameRecord
 
+DIR_PREFIX = "rummy-store-"
+_DIR_NAME = re.compile(re.escape(DIR_PREFIX) + r"([0-9]+)-[A-Za-z0-9_]+")
 START_TIMEOUT = 120.0  # seconds for the store process to open and migrate the file
 TICKET_LIFETIME = 600.0  # seconds a committed write waits for its ticket to be taken
 _ERRORS: dict[str, type[Exception]] = {"StoreError": StoreError, "ValueError": ValueError,
@@ -56,7 +65,13 @@ _ERRORS: dict[str, type[Exception]] = {"StoreError": StoreError, "ValueError": V
 
 def _serve(path: str, address: str, key: bytes, control: Connection) -> None:
     """The store process: open the store, answer every connection in a thread, and
-    end when the parent closes the control pipe (or dies, which closes it too)."""
+    end when the parent closes the control pipe (or dies, which closes it too).
+
+    It ignores SIGINT: Ctrl-C in a terminal reaches the whole process group, and the
+    store must not end under its parent's feet (a KeyboardInterrupt here left the
+    write-ahead log behind and the worker believing its store lost).  The parent,
+    shutting down on that SIGINT, closes it, which checkpoints the file."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         store = Store(path)
     except StoreLocked as error:
@@ -175,7 +190,62 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.delete_game(*args)
     if op == "counters":
         return store.commits, store.games_committed
+    if op == "health":
+        return store.write_health()
     raise ValueError(f"unknown store operation {op!r}")
+
+
+# --------------------------------------------------------------------------- signals
+
+@contextmanager
+def sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread while it starts processes.  A process started
+    meanwhile inherits the mask, so a terminal's Ctrl-C, which reaches the whole
+    process group, never interrupts it, even while it is still importing; its parent
+    ends it.  (Only this thread's mask: the parent itself still takes the signal.)"""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+# --------------------------------------------------------------------------- the folder
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def remove_stale_folders(root: str | None = None) -> list[str]:
+    """Remove the socket folders under ``root`` (the temporary directory) that this
+    user's store clients left when killed: those whose owner process is gone.  The
+    folders removed, by path."""
+    root = root or tempfile.gettempdir()
+    removed = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _DIR_NAME.fullmatch(entry.name)
+        if match is None or int(match[1]) == os.getpid():
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) \
+                    or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+        except OSError:
+            continue
+        if not _running(int(match[1])):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.path)
+    return removed
 
 
 # --------------------------------------------------------------------------- the client
@@ -259,13 +329,15 @@ class RemoteStore(StoreClient, StoreReads):
 
     def __init__(self, path: str, start_timeout: float = START_TIMEOUT):
         self.path = str(path)
-        self._dir = tempfile.mkdtemp(prefix="rummy-store-")
+        remove_stale_folders()
+        self._dir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-")
         super().__init__(os.path.join(self._dir, "store.sock"), secrets.token_bytes(32))
         context = multiprocessing.get_context("spawn")
         self._control, child_end = context.Pipe()
         self._process = context.Process(target=_serve, name="rummy-store", daemon=True,
                                         args=(self.path, self._address, self._key, child_end))
-        self._process.start()
+        with sigint_held():
+            self._process.start()
         child_end.close()
         if not self._control.poll(start_timeout):
             self._stop(wait=0)
@@ -308,6 +380,10 @@ class RemoteStore(StoreClient, StoreReads):
         """As ``Store.write_counts``, in one call."""
         commits, games = self.call("counters")
         return {"commits": commits, "games_committed": games}
+
+    def write_health(self) -> dict[str, Any]:
+        """As ``Store.write_health``, in one call."""
+        return self.call("health")
 
     @property
     def commits(self) -> int:

@@ -225,7 +225,7 @@ def head_to_head(store: StoreReads, a: str, b: str,
             "ORDER BY f.recency",
          [a, b, *params, b, a, RECENT_GAMES, RECENT_GAMES]),
     ])
-    if len(known.rows) < 2:
+    if len(known.rows) < len({a, b}):
         return None
     rows = faced.rows
     wins = {a: 0, b: 0}

@@ -11,12 +11,11 @@ import io
 import pyarrow.parquet as pq
 import pytest
 
-from service.api.auth import uploader_label
-
 from .helpers import API, assert_problem, post_log, valid
 
 KEY = "write-key-1"
 READ_KEY = "read-key-1"
+DIRECTOR = "director"  # the write key's name: the label a deletion records
 
 
 @pytest.fixture(params=["0", "1"], ids=["store here", "store process"])
@@ -33,10 +32,10 @@ def keyed(request) -> bool:
 def api(make_app, store_mode, keyed):
     config = {"RUMMY_STORE_PROCESS": store_mode}
     if keyed:
-        config |= {"RUMMY_API_KEYS": KEY, "RUMMY_READ_KEYS": READ_KEY}
+        config |= {"RUMMY_API_KEYS": f"{DIRECTOR}:{KEY}", "RUMMY_READ_KEYS": READ_KEY}
     client = make_app(**config).test_client()
     headers = {"Authorization": f"Bearer {KEY}"} if keyed else {}
-    return client, headers, (uploader_label(KEY) if keyed else None)
+    return client, headers, (DIRECTOR if keyed else None)
 
 
 def in_tournament(log, round_, table):

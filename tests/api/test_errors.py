@@ -13,7 +13,7 @@ from service.store import StoreError
 from .helpers import API, assert_problem, ndjson, post_log, store_of, valid
 
 
-@pytest.mark.parametrize("path", ["/", "/nope", f"{API}", f"{API}/gamez", f"{API}/games/",
+@pytest.mark.parametrize("path", ["/nope", f"{API}/", f"{API}/gamez", f"{API}/games/",
                                   f"{API}/docs/assets/index.html",
                                   f"{API}/docs/assets/..%2F..%2Fsetup.py"])
 def test_unknown_routes_are_404(shared_client, path):

@@ -61,7 +61,7 @@ def test_key_order_kept_and_dates_as_flask_writes_them():
     ours, _ = apps(False)
     with ours.app_context():
         data = ours.json.response({"b": 1, "a": date(2026, 1, 2)}).get_data()
-    assert data == b'{"b":1,"a":"Fri, 02 Jan 2026 00:00:00 GMT"}'
+    assert data == b'{"b":1,"a":"Fri, 02 Jan 2026 00:00:00 GMT"}\n'
 
 
 def test_indented_in_debug_as_flask_does():
@@ -70,3 +70,23 @@ def test_indented_in_debug_as_flask_does():
     with ours.app_context():
         assert ours.json.response({"a": 1}).get_data() == b'{\n  "a": 1\n}\n'
     assert isinstance(ours.json, DefaultJSONProvider)
+
+
+def test_every_json_answer_ends_with_one_newline(shared_client):
+    """curl's output of two answers, or an answer and the prompt, never runs together."""
+    from .helpers import API, post_log, valid
+
+    answers = [
+        shared_client.get(f"{API}/variants"),                   # a view's document
+        shared_client.get(f"{API}/openapi.json"),               # flask-smorest's
+        post_log(shared_client, valid(), "?dry_run=true"),      # an upload
+        shared_client.get(f"{API}/games?limit=0"),              # a parameter problem
+        shared_client.get(f"{API}/games/nope"),                 # a view's problem
+        shared_client.get(f"{API}/nowhere"),                    # Flask's 404 as a problem
+        shared_client.delete(f"{API}/variants"),                # Flask's 405 as a problem
+    ]
+    for response in answers:
+        assert response.mimetype in ("application/json", "application/problem+json")
+        body = response.get_data()
+        assert body.endswith(b"\n") and not body.endswith(b"\n\n"), response.request.path
+        json.loads(body)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+import pytest
 
 from service.api.games_schemas import EXAMPLE_ID, EXAMPLE_LOG, EXAMPLE_REPORT
 from service.engine import parse_game, verify
@@ -44,7 +47,42 @@ def test_variants_lists_every_preset_with_its_options(client):
 def test_healthz(client):
     response = client.get(f"{API}/healthz")
     assert response.status_code == 200
-    assert response.get_json() == {"status": "ok", "database": "ok", "schema_version": LATEST}
+    assert response.get_json() == {"status": "ok", "database": "ok", "schema_version": LATEST,
+                                   "writes": {"last_commit": None, "at": None, "reason": None,
+                                              "queued": 0}}
+
+
+@pytest.mark.parametrize("store_process", ["0", "1"])
+def test_healthz_is_degraded_while_writes_fail(make_app, store_process):
+    """Writes made to fail for real: the write-ahead log's path taken by a folder, so
+    DuckDB cannot open it at commit.  Reads go on; healthz says degraded (503) with the
+    failure, and ok again once a commit succeeds."""
+    app = make_app(RUMMY_STORE_PROCESS=store_process)
+    client = app.test_client()
+    assert post_log(client, valid(id="before")).status_code == 201
+    assert client.get(f"{API}/healthz").get_json()["writes"]["last_commit"] == "ok"
+    store = store_of(app)
+    with store.cursor() as cur:
+        cur.execute("CHECKPOINT")  # the log folded into the file, and removed
+    wal = Path(store.path + ".wal")
+    assert not wal.exists()
+    wal.mkdir()
+    try:
+        assert_problem(post_log(client, valid(id="during")), 503, "database-unavailable")
+        health = client.get(f"{API}/healthz")
+        problem = assert_problem(health, 503, "degraded")
+        assert health.headers["Retry-After"] == "5"
+        assert problem["health"] == "degraded" and problem["database"] == "ok"
+        writes = problem["writes"]
+        assert writes["last_commit"] == "failed" and "wal" in writes["reason"]
+        assert writes["at"].endswith("Z") and writes["queued"] == 0
+        assert client.get(f"{API}/games").status_code == 200  # reads go on
+    finally:
+        wal.rmdir()
+    assert post_log(client, valid(id="after")).status_code == 201
+    recovered = client.get(f"{API}/healthz")
+    assert recovered.status_code == 200 and recovered.get_json()["status"] == "ok"
+    assert recovered.get_json()["writes"]["last_commit"] == "ok"
 
 
 def test_healthz_is_503_when_the_database_fails(app, client, monkeypatch):
@@ -97,7 +135,8 @@ def test_openapi_documents_every_path(app, client):
     documented = set(spec["paths"])
     routes = {re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
               for rule in app.url_map.iter_rules()
-              if rule.endpoint.split(".")[0] not in ("docs", "root_docs", "static", "api-docs")}
+              if rule.endpoint.split(".")[0] not in ("docs", "root_docs", "root", "static",
+                                                        "api-docs")}
     assert routes == documented
     assert {"/api/v1/games", "/api/v1/games/batch", "/api/v1/games/{game_id}",
             "/api/v1/games/{game_id}/log",
@@ -110,7 +149,7 @@ def test_openapi_documents_every_path(app, client):
     assert upload["requestBody"]["content"]["application/json"]["example"] == EXAMPLE_LOG
     assert upload["responses"]["201"]["content"]["application/json"]["example"]["report"] \
         == EXAMPLE_REPORT
-    assert upload["security"] == [{"bearerAuth": []}]
+    assert upload["security"] == [{"bearerAuth": []}, {}]  # writes open: no key needed
     problem = spec["components"]["responses"]["NOT_FOUND"]["content"]
     assert "application/problem+json" in problem
     assert "bearerAuth" in spec["components"]["securitySchemes"]
@@ -146,3 +185,82 @@ def test_root_paths_lead_to_the_document_and_the_page(client):
         response = client.get(path)
         assert response.status_code == 308 and response.headers["Location"].endswith(target)
     assert client.get("/openapi.json", follow_redirects=True).get_json()["openapi"]
+
+
+def test_the_api_root_is_an_index_of_links(client):
+    response = client.get(API)
+    assert response.status_code == 200 and response.mimetype == "application/json"
+    index = response.get_json()
+    links = index["links"]
+    spec = client.get(f"{API}/openapi.json").get_json()
+    assert {"games", "players", "variants", "variant_stats", "tournament", "openapi",
+            "docs"} <= set(links)
+    for name, link in links.items():
+        href = link["href"]
+        assert href.startswith(API) and link["title"]
+        assert link["templated"] == ("{" in href)
+        if name in ("openapi", "docs"):
+            assert client.get(href).status_code == 200, name
+        else:  # every other link is a documented path of the API
+            assert href in spec["paths"], name
+            if not link["templated"] and "get" in spec["paths"][href]:
+                assert client.get(href).status_code == 200, name
+    assert API in spec["paths"]  # the index documents itself
+
+
+def test_the_site_root_redirects_to_the_api_for_now(client):
+    response = client.get("/")
+    assert response.status_code == 302  # not permanent: a web app is to own / later
+    assert response.headers["Location"].endswith(API)
+    assert client.get("/", follow_redirects=True).get_json()["links"]["games"]["href"] \
+        == f"{API}/games"
+
+
+def test_the_document_says_what_the_server_takes(make_app):
+    """A client that keeps to the document is not refused: each constraint the server
+    checks is in the schema (regressions of requests the old document allowed)."""
+    open_app = make_app()
+    spec = open_app.test_client().get(f"{API}/openapi.json").get_json()
+    paths = spec["paths"]
+
+    def query(path: str, name: str, method: str = "get") -> dict:
+        return next(p["schema"] for p in paths[path][method]["parameters"] if p["name"] == name)
+
+    def path_parameter(path: str, name: str) -> dict:
+        return next(p["schema"] for p in paths[path]["parameters"] if p["name"] == name)
+
+    games, board = f"{API}/games", f"{API}/players"
+    assert query(games, "cursor")["minLength"] == 1 and query(games, "cursor")["pattern"]
+    assert query(board, "cursor")["minLength"] == 1
+    assert query(games, "limit")["maximum"] == 500 and query(games, "limit")["minimum"] == 1
+    for name in ("since", "until"):
+        bound = query(games, name)
+        assert bound["pattern"].startswith("^(19") and {"format": "date"} in bound["anyOf"]
+    versus = f"{board}/{{a}}/versus/{{b}}"
+    for path, name in ((f"{board}/{{player}}/stats", "player"), (versus, "a"), (versus, "b")):
+        assert path_parameter(path, name) == {"type": "string", "minLength": 1, "maxLength": 64}
+    assert path_parameter(f"{API}/tournaments/{{tournament_id}}", "tournament_id")["minLength"] \
+        == 1
+    state = f"{API}/games/{{game_id}}/deals/{{deal}}/moves/{{move}}/state"
+    assert path_parameter(state, "move")["minimum"] == -1
+    assert path_parameter(state, "deal")["minimum"] == 0
+    log = spec["components"]["schemas"]["Log"]["properties"]
+    assert log["players"]["minItems"] == 2 and log["deals"]["minItems"] == 1
+    # Open writes: no credentials needed, and the document says so; set keys: needed.
+    assert paths[games]["post"]["security"] == [{"bearerAuth": []}, {}]
+    guarded = make_app(RUMMY_API_KEYS="ci:k3y", RUMMY_MAX_PAGE_SIZE="80")
+    guarded_spec = guarded.test_client().get(f"{API}/openapi.json").get_json()
+    assert guarded_spec["paths"][games]["post"]["security"] == [{"bearerAuth": []}]
+    assert guarded_spec["paths"][games]["get"]["security"] == [{"bearerAuth": []}, {}]
+    limit = next(p for p in guarded_spec["paths"][games]["get"]["parameters"]
+                 if p["name"] == "limit")
+    assert limit["schema"]["maximum"] == 80
+
+
+def test_head_to_head_of_a_player_with_themself_is_zero_games(client):
+    """The document cannot say 'two different players'; the server takes it and answers
+    the truth: a player never sits opposite themself."""
+    post_log(client, valid())
+    response = client.get(f"{API}/players/ana/versus/ana")
+    assert response.status_code == 200
+    assert response.get_json()["games"] == 0

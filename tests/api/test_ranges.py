@@ -151,3 +151,23 @@ def test_query_bounds_at_the_edges_answer(shared_client):
         for path in ("/games", "/players/ana/stats", "/players"):
             response = shared_client.get(f"{API}{path}", query_string={"until": bound})
             assert response.status_code in (200, 404), (path, bound, response.data)
+
+
+@pytest.mark.parametrize(("query", "field", "message"), [
+    ("/games?limit=0", "limit", "must be an integer from 1 to 500"),
+    ("/games?limit=501", "limit", "must be an integer from 1 to 500"),
+    ("/players?limit=0", "limit", "must be an integer from 1 to 500"),
+    ("/players?min_games=-1", "min_games", "must be an integer from 0 to 1000000000"),
+])
+def test_every_range_is_said_one_way(shared_client, query, field, message):
+    """As the log parser says it: 'must be an integer from X to Y' (one message, not a
+    second one in another style)."""
+    problem = assert_problem(shared_client.get(API + query), 400, "invalid-parameter")
+    assert problem["errors"][field] == [message]
+
+
+def test_settings_say_ranges_the_same_way():
+    from service.api.config import Settings
+
+    with pytest.raises(ValueError, match="^RUMMY_PAGE_SIZE must be an integer of at least 1$"):
+        Settings.load(environ={"RUMMY_PAGE_SIZE": "0"})

@@ -19,6 +19,8 @@ def test_uploads_and_reads_through_the_store_process(make_app):
     assert client.get(f"{API}/games/{game_id}").get_json()["source_id"] == "one"
     assert client.get(f"{API}/games?limit=5").get_json()["games"][0]["id"] == game_id
     health = client.get(f"{API}/healthz").get_json()
+    assert health["writes"]["last_commit"] == "ok" and health["writes"]["reason"] is None
+    del health["writes"]
     assert health == {"status": "ok", "database": "ok", "schema_version": LATEST}
     metrics = client.get(f"{API}/metrics").get_data(as_text=True)
     assert "rummy_store_games_committed_total 1" in metrics

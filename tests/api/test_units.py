@@ -13,7 +13,8 @@ def test_settings_from_the_environment_and_overrides():
     env = {"RUMMY_DB": "elsewhere/x.duckdb", "RUMMY_API_KEYS": " a, b ,,", "RUMMY_PAGE_SIZE": "10",
            "RUMMY_MAX_GAME_BYTES": "2048"}
     settings = Settings.load({"RUMMY_PAGE_SIZE": 20}, environ=env)
-    assert settings.db_path == "elsewhere/x.duckdb" and settings.api_keys == ("a", "b")
+    assert settings.db_path == "elsewhere/x.duckdb"
+    assert [(k.name, k.key) for k in settings.api_keys] == [(None, "a"), (None, "b")]
     assert settings.page_size == 20 and settings.max_game_bytes == 2048
     assert settings.read_keys == () and settings.max_batch_bytes == 64 << 20
     defaults = Settings.load(environ={})

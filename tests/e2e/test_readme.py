@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -19,9 +20,13 @@ def test_quick_start_curl_examples(tmp_path):
     server = Server(tmp_path / "readme.duckdb").start()
     try:
         script = block.replace("http://localhost:8000", f"http://127.0.0.1:{server.port}")
-        (tmp_path / "sample_logs").symlink_to(ROOT / "sample_logs")
-        result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path,
-                                capture_output=True, timeout=300)
+        work, temp = tmp_path / "work", tmp_path / "temp"
+        work.mkdir()
+        temp.mkdir()
+        (work / "sample_logs").symlink_to(ROOT / "sample_logs")
+        result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=work,
+                                capture_output=True, timeout=300,
+                                env={**os.environ, "TMPDIR": str(temp)})
     finally:
         server.stop()
     out = result.stdout.decode()
@@ -32,4 +37,9 @@ def test_quick_start_curl_examples(tmp_path):
     assert "rummy_http_requests_total" in out
     assert "docs: 200" in out
     assert '"discrepancies"' in out and "section" in out  # the tournament, its CSV
-    assert (tmp_path / "results.parquet").stat().st_size > 0
+    # The downloads land in a temporary folder, never in the working tree.
+    assert [p.name for p in work.iterdir()] == ["sample_logs"]
+    [parquet] = temp.glob("*/results.parquet")
+    assert parquet.stat().st_size > 0
+    assert {p.name for p in parquet.parent.iterdir()} == {"spring-cup.csv", "gin-logs.ndjson",
+                                                          "results.parquet"}
