@@ -263,8 +263,9 @@ def test_statistics_under_concurrent_uploads(make_app, mode):
 
 def test_statements_of_one_read_share_a_transaction(make_app):
     """The rule as the store sees it: of every read endpoint, a cursor that runs more
-    than one statement has begun a transaction first."""
-    app = make_app()
+    than one statement has begun a transaction first.  (In the worker's store: the
+    cursor watched here is that store's; the store process runs the same reads.)"""
+    app = make_app(RUMMY_STORE_PROCESS="0")
     client = app.test_client()
     store = store_of(app)
     assert post_log(client, valid(tournament={"id": TOURNAMENT, "round": 1})).status_code \
