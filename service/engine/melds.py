@@ -327,45 +327,7 @@ def best_arrangement(
         melded = v0[s0] + v1[s1] + v2[s2] + v3[s3]
         groups: list[int] = []
     else:
-        usable = _USABLE[tables.mode]
-        run_cards = (usable[s0] | usable[s1] << 13 | usable[s2] << 26 | usable[s3] << 39)
-        fixed = 0
-        fixed_points = 0
-        choices: list[list[tuple[int, int]]] = []
-        while triples:
-            low = triples & -triples
-            rank = low.bit_length() - 1
-            triples ^= low
-            column = hand_mask & _COLUMN << rank
-            column_points = mask_points(column, points)
-            if not column & run_cards:
-                fixed |= column
-                fixed_points += column_points
-                continue
-            options = [(column, column_points), (0, 0)]
-            if column.bit_count() == 4:
-                flexible = column & run_cards
-                while flexible:
-                    bit = flexible & -flexible
-                    flexible ^= bit
-                    options.append((column ^ bit, column_points - points[bit.bit_length() - 1]))
-            choices.append(options)
-
-        best_melded = -1
-        best_groups = 0
-        for combo in product(*choices):
-            removed = fixed
-            melded = fixed_points
-            for group, group_points in combo:
-                removed |= group
-                melded += group_points
-            rest = hand_mask & ~removed
-            melded += (v0[rest & SUIT_MASK] + v1[rest >> 13 & SUIT_MASK]
-                       + v2[rest >> 26 & SUIT_MASK] + v3[rest >> 39])
-            if melded > best_melded:
-                best_melded = melded
-                best_groups = removed
-        melded = best_melded
+        melded, best_groups = _best_groups(hand_mask, triples, tables, points)
         rest = hand_mask & ~best_groups
         groups = []
         while best_groups:
@@ -425,6 +387,29 @@ def _group_choices(hand_mask: int, triples: int, tables: _Tables, points: Sequen
     return fixed, fixed_points, choices
 
 
+def _best_groups(hand_mask: int, triples: int, tables: _Tables,
+                 points: Sequence[int]) -> tuple[int, int]:
+    """The most points the groups and the runs beside them can meld, and the cards of
+    the groups laid for it (the first such choice, in a fixed order)."""
+    v0, v1, v2, v3 = tables.values
+    fixed, fixed_points, choices = _group_choices(hand_mask, triples, tables, points)
+    best_melded = -1
+    best_groups = 0
+    for combo in product(*choices):
+        removed = fixed
+        melded = fixed_points
+        for group, group_points in combo:
+            removed |= group
+            melded += group_points
+        rest = hand_mask & ~removed
+        melded += (v0[rest & SUIT_MASK] + v1[rest >> 13 & SUIT_MASK]
+                   + v2[rest >> 26 & SUIT_MASK] + v3[rest >> 39])
+        if melded > best_melded:
+            best_melded = melded
+            best_groups = removed
+    return best_melded, best_groups
+
+
 def least_deadwood(hand_mask: int, ace: str, points: Sequence[int]) -> int:
     """``best_arrangement(hand_mask, ace, points)[0]``: the least deadwood of the hand."""
     tables = _tables(ace, points)
@@ -438,20 +423,7 @@ def least_deadwood(hand_mask: int, ace: str, points: Sequence[int]) -> int:
     triples = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
     if not triples:
         return total - (v0[s0] + v1[s1] + v2[s2] + v3[s3])
-    fixed, best, choices = _group_choices(hand_mask, triples, tables, points)
-    most = -1
-    for combo in product(*choices):
-        removed = fixed
-        melded = best
-        for group, group_points in combo:
-            removed |= group
-            melded += group_points
-        rest = hand_mask & ~removed
-        melded += (v0[rest & SUIT_MASK] + v1[rest >> 13 & SUIT_MASK]
-                   + v2[rest >> 26 & SUIT_MASK] + v3[rest >> 39])
-        if melded > most:
-            most = melded
-    return total - most
+    return total - _best_groups(hand_mask, triples, tables, points)[0]
 
 
 def discard_deadwoods(hand_mask: int, ace: str, points: Sequence[int]) -> list[tuple[int, int]]:
