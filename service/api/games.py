@@ -15,6 +15,7 @@ import orjson
 from flask import Response, current_app, g, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import RAISE
+from werkzeug.routing import BaseConverter
 
 from ..engine import LogValidationError, load_json, parse_game
 from ..engine.state import NoSuchPosition, state_after
@@ -56,6 +57,17 @@ blp = Blueprint("games", __name__, url_prefix=f"{PREFIX}/games",
                 description="Upload rummy-log/1 games, read verdicts, logs and positions")
 
 FILTERS = ("player", "variant", "status", "tournament", "since", "until")
+BESIDE = ("batch", "export")  # the routes /games/batch and /games/export
+
+
+class GameIdConverter(BaseConverter):
+    """A game id in a path: one segment, anything but the name of a route beside
+    ``/games/{id}``.  ``/games/batch`` is then served by its own view alone, and its
+    OPTIONS and 405 answers allow its methods only (werkzeug lists the methods of every
+    rule that matches a path, so GET of ``/games/{id}`` was listed too)."""
+
+    regex = rf"(?!(?:{'|'.join(BESIDE)})\Z)[^/]+"
+    part_isolating = True
 
 
 def game_url(game_id: str) -> str:
@@ -135,7 +147,7 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     return body, 201, {"Location": body["links"]["self"]}
 
 
-@blp.route("/<string:game_id>", methods=["GET"])
+@blp.route("/<game_id:game_id>", methods=["GET"])
 @read_access
 @blp.response(200, GameSchema)
 @problem_responses(blp, 401, 403, 404, 410)
@@ -153,7 +165,7 @@ def get_game(game_id: str) -> dict[str, Any]:
             "report": orjson.loads(row["report"]), "links": links(game_id)}
 
 
-@blp.route("/<string:game_id>", methods=["DELETE"])
+@blp.route("/<game_id:game_id>", methods=["DELETE"])
 @write_access
 @blp.arguments(DeleteArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, DeletionSchema, description="Deleted now, or deleted before (the first "
@@ -207,7 +219,7 @@ def _reason_body() -> str | None:
     return reason
 
 
-@blp.route("/<string:game_id>/log", methods=["GET"])
+@blp.route("/<game_id:game_id>/log", methods=["GET"])
 @read_access
 @blp.response(200, LOG_REF, description="The log exactly as it was uploaded")
 @problem_responses(blp, 401, 403, 404, 410)
@@ -219,7 +231,7 @@ def get_log(game_id: str) -> Response:
     return Response(raw, mimetype="application/json")
 
 
-@blp.route("/<string:game_id>/deals/<int:deal>/moves/<int(signed=True):move>/state",
+@blp.route("/<game_id:game_id>/deals/<int:deal>/moves/<int(signed=True):move>/state",
            methods=["GET"], parameters=[
                {"in": "path", "name": "move", "required": True, "description": "-1: as dealt",
                 "schema": {"type": "integer", "minimum": -1}}])
