@@ -30,13 +30,15 @@ NDJSON_SUFFIXES = (".ndjson", ".jsonl")
 
 def read_sources(path: str) -> Iterator[tuple[str, bytes]]:
     """The games of one input as (source, JSON text): a JSON file is one game
-    (source = the path), an NDJSON file one game a line (source = path:line)."""
+    (source = the path), an NDJSON file one game a line (source = path:line).  A file
+    not named .ndjson or .jsonl is one game when it holds one JSON value (whether or not
+    that value is a valid game), or when it is no JSON and not several lines of it."""
     data = sys.stdin.buffer.read() if path == "-" else _read(path)
     label = "<stdin>" if path == "-" else path
     if not path.endswith(NDJSON_SUFFIXES):
         try:
-            load_json(data)
-        except LogValidationError:
+            orjson.loads(data)
+        except orjson.JSONDecodeError:
             if data.count(b"\n") <= 1 or not data.lstrip().startswith(b"{"):
                 yield label, data
                 return

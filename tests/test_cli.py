@@ -127,3 +127,18 @@ def test_text_summary_counts_one_deal_in_the_singular(tmp_path):
     path.write_text(json.dumps(gin_game(KNOCK)))
     text = run("verify", "--text", str(path)).stdout.decode()
     assert "(1 deal;" in text, text
+
+
+def test_a_log_repeating_a_key_is_malformed_and_named(tmp_path):
+    """A pretty-printed file stays one game when it is no valid game (it was read as
+    NDJSON, one malformed game a line)."""
+    text = json.dumps(gin_log(), indent=2).replace('"variant": "gin"',
+                                                   '"variant": "rummy",\n  "variant": "gin"')
+    path = tmp_path / "twice.json"
+    path.write_text(text)
+    result = run("verify", str(path))
+    assert result.returncode == 2
+    (report,) = lines(result.stdout)
+    assert report["source"] == str(path) and report["status"] == "malformed"
+    assert report["errors"] == {"variant": ["this key appears more than once in its object"]}
+    assert f"{path}: variant: this key appears" in result.stderr.decode()

@@ -245,7 +245,8 @@ def get_state(game_id: str, deal: int, move: int) -> dict[str, Any]:
     raw = current_store().get_log(game_id)
     if raw is None:
         raise _not_found(game_id)
-    game = parse_game(load_json(raw, max(len(raw), settings().max_game_bytes)))
+    game = parse_game(load_json(raw, max(len(raw), settings().max_game_bytes),
+                                repeated_keys=True))
     try:
         return state_after(game, deal, move)
     except NoSuchPosition as error:

@@ -167,3 +167,13 @@ def test_the_next_chunk_is_read_and_verified_before_one_is_answered(make_app, st
     assert [r["line"] for r in results] == [1, 2, 3, 4, 5, 6]
     assert all(r["created"] for r in results[:5]) and "error" in results[5]
     assert store_of(app).count("games") == 5
+
+
+def test_a_line_repeating_a_key_is_an_error_line_naming_it(app, client):
+    line = orjson.dumps(valid(id="twice")).replace(b'"id":"twice"', b'"id":"once","id":"twice"')
+    results = lines_of(post_batch(client, ndjson(valid(id="a"), line, valid(id="b"))))
+    assert results[1]["error"]["type"] == "/problems/validation-error"
+    assert results[1]["error"]["errors"] == {
+        "id": ["this key appears more than once in its object"]}
+    assert results[0]["created"] and results[2]["created"]
+    assert counts(app)["games"] == 2
