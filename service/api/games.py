@@ -50,6 +50,7 @@ from .problems import (
     NOT_FOUND,
     VALIDATION_ERROR,
     Problem,
+    validation_problem,
 )
 from .spec import PREFIX, problem_responses
 
@@ -122,8 +123,9 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     try:
         checked = check_log(raw, limit)
     except LogValidationError as error:
-        raise Problem(422, VALIDATION_ERROR, "the document is not a valid rummy-log/1 game",
-                      errors=error.errors) from None
+        detail, errors = validation_problem("the document is not a valid rummy-log/1 game",
+                                            error.errors)
+        raise Problem(422, VALIDATION_ERROR, detail, errors=errors) from None
     body: dict[str, Any] = {"id": checked.id, "status": checked.report.status,
                             "created": False, "dry_run": args["dry_run"],
                             "report": checked.report.to_dict()}

@@ -222,3 +222,15 @@ def test_a_log_stored_before_the_rule_on_repeated_keys_is_still_replayed(app, cl
     state = client.get(f"{API}/games/{gid}/deals/0/moves/1/state")
     assert state.status_code == 200 and state.get_json()["outcome"] == "knock"
     assert client.get(f"{API}/games/{gid}/log").data == raw
+
+
+def test_a_422_lists_few_fields_however_many_are_wrong(client):
+    log = valid()
+    log["deals"][0]["moves"] = [{"p": "ana", "a": "discard", "card": "1X"}] * 2000
+    log["k" * 100_000] = 1
+    response = post_log(client, log)
+    problem = assert_problem(response, 422, "validation-error")
+    assert len(response.data) < 3_000
+    assert len(problem["errors"]) == 10
+    assert problem["detail"] == "the document is not a valid rummy-log/1 game; the first 10 " \
+                                "of 2001 invalid fields are listed"
