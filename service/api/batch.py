@@ -36,11 +36,12 @@ import orjson
 from flask import Response, current_app, g, request, stream_with_context
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
-from werkzeug.exceptions import RequestTimeout
+from werkzeug.exceptions import HTTPException
 
 from ..engine.words import plural
 from ..store import joined
 from .auth import write_access
+from .coding import RATIO_FLOOR, Gunzip, content_coding, request_body
 from .config import Settings, current_store, current_verifier, settings
 from .intake import NDJSON_TYPES, BodyTooLarge, iter_lines, require_media_type
 from .problems import (
@@ -48,7 +49,8 @@ from .problems import (
     DATABASE_UNAVAILABLE,
     INTERNAL_ERROR,
     PAYLOAD_TOO_LARGE,
-    REQUEST_TIMEOUT,
+    Problem,
+    kind_of_status,
     problem_body,
 )
 from .spec import PREFIX, problem_responses
@@ -68,7 +70,9 @@ DESCRIPTION = (
     "last error line of type `/problems/batch-stopped` gives the line after it, and no "
     "line from there on is stored or answered, nor the rest of the body read. A body over "
     "the batch limit is refused before reading when its length is declared; a chunked "
-    "body that grows past it ends with an error line of type `/problems/payload-too-large`."
+    "body that grows past it ends with an error line of type `/problems/payload-too-large`. "
+    "The body may be sent with `Content-Encoding: gzip`: the limit is then that of the "
+    "inflated bytes, which may be at most 200 times the gzip bytes (413 beyond)."
 )
 
 
@@ -243,8 +247,9 @@ class _Cut(Exception):
 def _chunks(lines: Iterable[tuple[int, bytes | None]],
             config: Settings) -> Iterator[list[tuple[int, bytes | None]]]:
     """The non-blank lines in chunks of ``RUMMY_BATCH_CHUNK`` lines or 8 MiB; the last
-    one may be empty.  Should the body end early (over the batch limit, or stalled),
-    the lines read in full before come out as a last chunk, then _Cut."""
+    one may be empty.  Should the body end early (over the batch limit, stalled, or its
+    gzip data broken), the lines read in full before come out as a last chunk, then
+    _Cut."""
     chunk: list[tuple[int, bytes | None]] = []
     size = number = 0
     try:
@@ -263,10 +268,12 @@ def _chunks(lines: Iterable[tuple[int, bytes | None]],
         detail = (f"the batch is larger than {plural(error.limit, 'byte')}; lines from here "
                   "on were not read")
         raise _Cut(number + 1, problem_body(413, PAYLOAD_TOO_LARGE, detail)) from None
-    except RequestTimeout as error:  # the server's read timeout
-        yield chunk
+    except HTTPException as error:  # stalled (408), gzip data broken or too inflated (ours),
+        yield chunk  # or werkzeug's own cap on the bytes received (413)
+        status = error.code or 400
+        kind = error.kind if isinstance(error, Problem) else kind_of_status(status)
         detail = f"{error.description}; lines from here on were not read"
-        raise _Cut(number + 1, problem_body(408, REQUEST_TIMEOUT, detail)) from None
+        raise _Cut(number + 1, problem_body(status, kind, detail)) from None
     yield chunk
 
 
@@ -305,7 +312,7 @@ def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
               description="NDJSON, one result per non-blank input line, in order",
               example={"line": 1, "id": "5d69bdc52cdd76ed28a89e91", "status": "valid",
                        "created": True})
-@problem_responses(blp, 401, 403, 413, 415)
+@problem_responses(blp, 400, 401, 403, 413, 415)
 @blp.doc(summary="Verify and store many logs (NDJSON, one game a line)",
          description=DESCRIPTION, requestBody={
     "required": True, "description": "One rummy-log/1 game per line; blank lines skipped",
@@ -315,10 +322,14 @@ def upload_batch() -> Response:
     declared; a chunked body that grows past it ends with an error line, and so does a
     body that stalls."""
     require_media_type(NDJSON_TYPES)
+    coding = content_coding()
     config = settings()
     if request.content_length is not None and request.content_length > config.max_batch_bytes:
         raise BodyTooLarge(config.max_batch_bytes, "the batch")
     request.max_content_length = config.max_batch_bytes + 1
-    lines = iter_lines(request.stream, config.max_game_bytes, config.max_batch_bytes)
+    stream = request_body(coding)
+    if isinstance(stream, Gunzip) and stream.prime(RATIO_FLOOR + 1) > config.max_batch_bytes:
+        raise BodyTooLarge(config.max_batch_bytes, "the batch")  # a bomb: before any line
+    lines = iter_lines(stream, config.max_game_bytes, config.max_batch_bytes)
     body = stream_with_context(_results(lines, config, g.uploader))
     return Response(body, mimetype=MEDIA_TYPE)

@@ -112,7 +112,9 @@ def _deleted(status: int, deletion: dict[str, Any], what: str) -> Problem:
                   description="The same log was stored before (created false), or a dry run")
 @problem_responses(blp, 400, 401, 403, 408, 409, 413, 415, 422)
 @blp.doc(summary="Verify one log and store it", requestBody={
-    "required": True, "description": "One rummy-log/1 game",
+    "required": True, "description": "One rummy-log/1 game, as sent or with "
+                                       "`Content-Encoding: gzip` (the size limit is that "
+                                       "of the inflated log)",
     "content": {"application/json": {"schema": LOG_REF, "example": EXAMPLE_LOG}}})
 def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Stored games are identified by their canonical content: uploading the same log
