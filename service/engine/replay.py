@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from . import report as R
-from .gin import VOID, GinTable
+from .gin import UPCARD, VOID, GinTable
 from .model import Deal, Game, Outcome
 from .report import DealResult, Report, Violation, Warning
 from .rummy import BLOCKED, RummyTable
 from .scoring import Scoreboard, rummy_blocked_points, rummy_out_points
 from .table import Table
+from .words import plural
 
 
 def verify(game: Game) -> Report:
@@ -45,6 +46,7 @@ class _GameReplay:
         self.played = 0  # deals counted toward the game (GAME_OVER ones are not)
         self.last_pair: tuple[int, ...] | None = None
         self.last_winner: int | None = None
+        self.unfinished = ""  # why the last deal, cut short, is not over
 
     def run(self) -> Report:
         game = self.game
@@ -64,7 +66,31 @@ class _GameReplay:
         has_end = rules.target is not None or rules.deals is not None
         whole_rounds = not game.teams or self.played % 2 == 0
         finished = finished_last and (self.over or (not has_end and whole_rounds))
+        if not finished:
+            self.warnings.append(self._why_unfinished(finished_last, whole_rounds))
         return self._report(finished)
+
+    def _why_unfinished(self, finished_last: bool, whole_rounds: bool) -> Warning:
+        """Where the log stops before the game's end, and why that is not its end."""
+        last = len(self.game.deals) - 1
+        if not finished_last:
+            moves = len(self.game.deals[last].moves)
+            return Warning(last, moves - 1 if moves else None, R.LAST_DEAL_NOT_FINISHED,
+                           self.unfinished)
+        if not whole_rounds:
+            return Warning(last, None, R.GAME_NOT_FINISHED, "the last round is half logged: "
+                           "the deal between the two other partners is missing")
+        rules, board = self.rules, self.board
+        unit = "round" if self.game.teams else "deal"
+        ends = []
+        if rules.deals is not None:
+            ends.append(f"after {plural(rules.deals, unit)}")
+        if rules.target is not None:
+            ends.append(f"when a total reaches {rules.target}")
+        return Warning(last, None, R.GAME_NOT_FINISHED,
+                       f"the game ends {' or '.join(ends)}; the log has "
+                       f"{plural(board.units, unit)}, and the highest total is "
+                       f"{max(board.totals)}")
 
     # -- one deal ---------------------------------------------------------------------
 
@@ -138,6 +164,7 @@ class _GameReplay:
                 self._deal_problem(d, deal, R.DEAL_NOT_FINISHED, f"deal {d} stops before it "
                                    "ends, and another deal follows", seats, table)
                 return True
+            self.unfinished = f"the log ends before the deal does: {_waiting_for(table)}"
             self.results.append(self._unscored(deal, seats, table))
             return False
         values = {s: table.hand_value(s) for s in seats}
@@ -232,6 +259,14 @@ def _finished(table: Table) -> bool:
     if isinstance(table, GinTable):
         return table.ended or table.knocker is not None
     return table.ended
+
+
+def _waiting_for(table: Table) -> str:
+    """The move the log stops before, as the player to make it was asked for it."""
+    name = table.name(table.to_move)
+    if isinstance(table, GinTable) and table.phase == UPCARD:
+        return f"{name} was to take or refuse the upcard"
+    return f"{name} had drawn and not discarded" if table.drew else f"{name} was to draw"
 
 
 def _knocker(table: Table, names: tuple[str, ...]) -> str | None:

@@ -42,6 +42,7 @@ from service.engine.parse import (
     parse_header,
     schema_errors,
 )
+from service.engine.report import WARNING_CODES
 from service.engine.rules import GIN, OPTIONS, PRESETS, RUMMY
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
@@ -1162,6 +1163,11 @@ def test_report_schema_accepts_reports() -> None:
                                  "code": "SCORE_MISMATCH", "message": "claimed 25, not 0"})
     REPORT_VALIDATOR.validate(report)
     assert REPORT_SCHEMA["$defs"]["code"]["enum"] == VIOLATION_CODES
+    warning_codes = REPORT_SCHEMA["$defs"]["warning"]["properties"]["code"]["enum"]
+    assert tuple(warning_codes) == WARNING_CODES
+    report["warnings"] = [{"deal": 0, "move": None, "code": code, "message": "..."}
+                          for code in WARNING_CODES]
+    REPORT_VALIDATOR.validate(report)
 
 
 @pytest.mark.parametrize("change", [
@@ -1177,6 +1183,8 @@ def test_report_schema_accepts_reports() -> None:
     lambda r: r["totals"].pop("margin"),
     lambda r: r["totals"].update(teams=[]),
     lambda r: r["warnings"].append({"deal": 0, "move": None, "code": "X"}),
+    lambda r: r["warnings"].append({"deal": 0, "move": None, "code": "FINE",
+                                    "message": "..."}),
     lambda r: r.update(source=None),
 ])
 def test_report_schema_rejects_bad_reports(change: Callable[[dict[str, Any]], Any]) -> None:
