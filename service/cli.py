@@ -6,7 +6,9 @@
     python -m service load-synthetic --games 5000 --mixed --seed 1 --db data/x.duckdb
 
 ``verify`` exits 0 when every game is valid, 1 when any is illegal, mismatched or
-incomplete, 2 when any input is malformed (its field errors go to stderr).
+incomplete, 2 when any input is malformed (its field errors go to stderr).  Its text
+output numbers deals and moves from 1, as people count, and ends with a count of the
+games by status; the JSON reports keep the engine's indexes from 0.
 ``load-synthetic`` fills a store with generated games (see ``service.loader``); it exits
 0 when they are all stored, 2 when the database file is held by another process (the
 server: load through it with ``--url``), 1 on any other failure.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from collections.abc import Iterator
 
 import orjson
@@ -66,6 +69,14 @@ def verify_one(source: str, text: bytes) -> tuple[dict, int]:
     return report, EXIT_VALID if report["status"] == VALID else EXIT_FAILED
 
 
+def _at(deal: int | None, move: int | None) -> str:
+    """Where a violation or warning is, as people count: deals and moves from 1 (the
+    report's indexes are from 0)."""
+    if deal is None:
+        return "game"
+    return f"deal {deal + 1}" + (f" move {move + 1}" if move is not None else "")
+
+
 def summary(report: dict) -> str:
     """One readable paragraph per game."""
     lines = [f"{report['source']}: {report['status']}"]
@@ -75,33 +86,48 @@ def summary(report: dict) -> str:
         return "\n".join(lines)
     totals = report["totals"]
     scores = ", ".join(f"{p} {v}" for p, v in (totals.get("teams") or totals["points"]).items())
-    deals = plural(len(report['deals']), 'deal')
+    deals = plural(len(report["deals"]), "deal")
     if report["status"] in (VALID, MISMATCH):
-        lines[0] += f"  ({deals}; {scores}; winner {totals['winner']})"
+        winner = "no winner" if totals["winner"] is None else f"winner {totals['winner']}"
+        lines[0] += f"  ({deals}; {scores}; {winner})"
     else:  # an illegal or unfinished game counts for nothing: its leader is no winner
         lines[0] += f"  ({deals}; no result; recomputed points, not a result: {scores})"
     for v in report["violations"]:
-        where = "game" if v["deal"] is None else f"deal {v['deal']}" + (
-            f" move {v['move']}" if v["move"] is not None else "")
-        lines.append(f"  {where}: {v['code']}: {v['message']}")
+        lines.append(f"  {_at(v['deal'], v['move'])}: {v['code']}: {v['message']}")
     for w in report["warnings"]:
-        lines.append(f"  deal {w['deal']} move {w['move']}: warning {w['code']}: {w['message']}")
+        lines.append(f"  {_at(w['deal'], w['move'])}: warning {w['code']}: {w['message']}")
     return "\n".join(lines)
+
+
+STATUSES = ("valid", "illegal", "mismatch", "incomplete", "malformed")
+
+
+def tally(statuses: Counter[str], unread: int) -> str:
+    """The last line of the text output: '19 games: 13 valid, 3 illegal, ...'."""
+    counts = ", ".join(f"{statuses[s]} {s}" for s in STATUSES if statuses[s])
+    line = f"{plural(sum(statuses.values()), 'game')}" + (f": {counts}" if counts else "")
+    if unread:
+        line += f"; {plural(unread, 'file')} could not be read"
+    return line
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     worst = EXIT_VALID
     out = sys.stdout.buffer
+    statuses: Counter[str] = Counter()
+    unread = 0
     for path in args.paths:
         try:
             sources = list(read_sources(path))
         except OSError as error:
             print(f"{path}: cannot read: {error.strerror}", file=sys.stderr)
             worst = EXIT_MALFORMED
+            unread += 1
             continue
         for source, text in sources:
             report, code = verify_one(source, text)
             worst = max(worst, code)
+            statuses[report["status"]] += 1
             if code == EXIT_MALFORMED:
                 for field_path, messages in report["errors"].items():
                     for message in messages:
@@ -111,6 +137,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 out.write(summary(report).encode() + b"\n")
             else:
                 out.write(orjson.dumps(report) + b"\n")
+    if args.text:
+        out.write(tally(statuses, unread).encode() + b"\n")
     out.flush()
     return worst
 

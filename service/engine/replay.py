@@ -3,7 +3,8 @@
 After a deal's first illegal move (or a problem of the deal as a whole) the rest of
 that deal is not judged: it is unscored but counts as played, and the next deals are
 still judged.  Claims are compared only where the deal (or, for the game's claims, the
-game and every deal in it) is legal and finished.
+game and every deal in it) is legal and finished.  A message says what is wrong, not
+where: the deal and move of its violation or warning say that.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class _GameReplay:
         finished_last = True
         for d, deal in enumerate(game.deals):
             if self.over:
-                self._deal_problem(d, deal, R.GAME_OVER, f"deal {d} was logged after the game "
+                self._deal_problem(d, deal, R.GAME_OVER, "the deal was logged after the game "
                                    "ended")
                 continue
             finished_last = self._play_deal(d, deal, is_last=d == last)
@@ -161,7 +162,7 @@ class _GameReplay:
                 return True
         if not _finished(table):
             if not is_last:
-                self._deal_problem(d, deal, R.DEAL_NOT_FINISHED, f"deal {d} stops before it "
+                self._deal_problem(d, deal, R.DEAL_NOT_FINISHED, "the deal stops before it "
                                    "ends, and another deal follows", seats, table)
                 return True
             self.unfinished = f"the log ends before the deal does: {_waiting_for(table)}"
@@ -210,14 +211,14 @@ class _GameReplay:
         for player, value in (claimed.get("points") or {}).items():
             actual = result.points.get(player, 0)
             if value != actual:
-                self._mismatch(d, player, f"deal {d}: {player} is claimed to score {value}, "
+                self._mismatch(d, player, f"{player} is claimed to score {value}, "
                                f"recomputed {actual}")
         if "winner" in claimed and claimed["winner"] != result.winner:
-            self._mismatch(d, None, f"deal {d}: the claimed winner is {claimed['winner']}, "
-                           f"recomputed {result.winner}")
+            self._mismatch(d, None, f"the deal's claimed winner is {_shown(claimed['winner'])}, "
+                           f"recomputed {_shown(result.winner)}")
         if "outcome" in claimed and claimed["outcome"] != result.outcome:
-            self._mismatch(d, None, f"deal {d}: the claimed outcome is {claimed['outcome']}, "
-                           f"recomputed {result.outcome}")
+            self._mismatch(d, None, f"the deal's claimed outcome is "
+                           f"{_shown(claimed['outcome'])}, recomputed {_shown(result.outcome)}")
 
     def _mismatch(self, d: int | None, player: str | None, message: str) -> None:
         self.violations.append(Violation(d, None, player, R.SCORE_MISMATCH, message))
@@ -249,16 +250,21 @@ class _GameReplay:
             actual = by_name.get(key, 0)
             if value != actual:
                 self._mismatch(None, key if key in totals["points"] else None,
-                               f"game: {key}'s claimed total is {value}, recomputed {actual}")
+                               f"{key}'s claimed total is {value}, recomputed {actual}")
         if "winner" in claimed and claimed["winner"] != totals["winner"]:
-            self._mismatch(None, None, f"game: the claimed winner is {claimed['winner']}, "
-                           f"recomputed {totals['winner']}")
+            self._mismatch(None, None, f"the game's claimed winner is "
+                           f"{_shown(claimed['winner'])}, recomputed {_shown(totals['winner'])}")
 
 
 def _finished(table: Table) -> bool:
     if isinstance(table, GinTable):
         return table.ended or table.knocker is not None
     return table.ended
+
+
+def _shown(value: Any) -> str:
+    """A claimed or recomputed winner or outcome in a message: null as none."""
+    return "none" if value is None else str(value)
 
 
 def _waiting_for(table: Table) -> str:

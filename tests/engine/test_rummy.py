@@ -58,6 +58,26 @@ def test_game_claims_are_compared():
     assert codes(report) == [(None, None, "SCORE_MISMATCH")]
 
 
+def test_a_message_says_what_is_wrong_and_leaves_where_to_deal_and_move():
+    """The deal's index is in the violation: messages repeated it (and said None)."""
+    log = basic(claimed={"points": {"ana": 60}, "winner": None, "outcome": "rummy"})
+    log["claimed"] = {"totals": {"ana": 50}, "winner": "ben"}
+    assert [(v["deal"], v["message"]) for v in check(log)["violations"]] == [
+        (0, f"ana is claimed to score 60, recomputed {BEN_LEFT}"),
+        (0, "the deal's claimed winner is none, recomputed ana"),
+        (0, "the deal's claimed outcome is rummy, recomputed out"),
+        (None, f"ana's claimed total is 50, recomputed {BEN_LEFT}"),
+        (None, "the game's claimed winner is ben, recomputed ana")]
+    done = deal("ben", {"ana": ANA, "ben": BEN}, "7D", BASIC)
+    extra = deal("ana", {"ana": ANA, "ben": BEN}, "7D", [])
+    cut = deal("ben", {"ana": ANA, "ben": BEN}, "7D", BASIC[:4])
+    over = check(game("rummy", ["ana", "ben"], [done, extra], rules={"target": 50}))
+    assert over["violations"][0]["message"] == "the deal was logged after the game ended"
+    cut_short = check(game("rummy", ["ana", "ben"], [cut, extra], rules={"target": None}))
+    assert cut_short["violations"][0]["message"] == \
+        "the deal stops before it ends, and another deal follows"
+
+
 @pytest.mark.parametrize(("index", "bad", "code"), [
     (0, "ben ds 4H", "NOT_YOUR_TURN"),
     (0, "ana m AH 2H 3H", "MUST_DRAW_FIRST"),
