@@ -9,9 +9,11 @@
 incomplete, 2 when any input is malformed (its field errors go to stderr).  Its text
 output numbers deals and moves from 1, as people count, and ends with a count of the
 games by status; the JSON reports keep the engine's indexes from 0.
-``load-synthetic`` fills a store with generated games (see ``service.loader``); it exits
-0 when they are all stored, 2 when the database file is held by another process (the
-server: load through it with ``--url``), 1 on any other failure.
+``generate`` exits 2 with a one-line usage error for a variant, player count or option
+set that no game can have.  ``load-synthetic`` fills a store with generated games (see
+``service.loader``); it exits 0 when they are all stored, 2 when the database file is
+held by another process (the server: load through it with ``--url``), 1 on any other
+failure.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ import orjson
 
 from .engine import LogValidationError, load_json, parse_game, verify
 from .engine.report import MISMATCH, VALID
-from .engine.words import plural
+from .engine.rules import PRESETS, resolve_rules
+from .engine.words import integer_range, plural
 
 EXIT_VALID, EXIT_FAILED, EXIT_MALFORMED = 0, 1, 2
 NDJSON_SUFFIXES = (".ndjson", ".jsonl")
@@ -143,14 +146,58 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return worst
 
 
-def cmd_generate(args: argparse.Namespace) -> int:
+def _generated(args: argparse.Namespace) -> Iterator[dict]:
+    """The games ``generate`` writes, its arguments checked first: a usage error (exit 2,
+    one line) for a variant, player count or option set that no game can have.
+    ``mixed`` games are those ``load-synthetic --variant mixed`` loads with the same seed
+    and players."""
+    from . import loader
     from .generator import generate_games
 
+    error = args.parser.error
+    if args.games < 0:
+        error(f"argument --games: {integer_range(0)}")
+    if args.variant == loader.MIXED:
+        if args.rules is not None:
+            error("argument --rules: not with --variant mixed, which draws the options of "
+                  "each game")
+        try:
+            plan = loader.LoadPlan(args.seed, loader.MIXED, args.players)
+        except ValueError as problem:
+            error(f"argument --players: {problem}")
+        return (loader.make_document(plan.job(i), plan.seed, args.deck)
+                for i in range(args.games))
+    preset = PRESETS[args.variant]
+    if args.players is not None and not preset.min_players <= args.players <= preset.max_players:
+        error(f"argument --players: {args.variant} is played by {preset.min_players} to "
+              f"{preset.max_players} players, not {args.players}")
+    rules = None
+    if args.rules is not None:
+        try:
+            rules = orjson.loads(args.rules)
+        except orjson.JSONDecodeError as problem:
+            error(f"argument --rules: not JSON: {problem}")
+        if not isinstance(rules, dict):
+            error("argument --rules: a JSON object of options, such as '{\"target\": 50}'")
+        seated = [args.players] if args.players is not None else range(
+            preset.min_players, preset.max_players + 1)  # a game may seat any of them
+        for players in seated:
+            _, problems = resolve_rules(args.variant, rules, players)
+            if problems:
+                error(f"argument --rules: {'; '.join(problems.values())}")
+    return generate_games(args.variant, args.games, seed=args.seed, players=args.players,
+                          rules=rules, with_deck=args.deck)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
     out = sys.stdout.buffer
-    rules = orjson.loads(args.rules) if args.rules else None
-    for log in generate_games(args.variant, args.games, seed=args.seed, players=args.players,
-                              rules=rules, with_deck=args.deck):
-        out.write(orjson.dumps(log) + b"\n")
+    games = _generated(args)
+    try:
+        for log in games:
+            out.write(orjson.dumps(log) + b"\n")
+    except (ValueError, RuntimeError) as problem:  # options that let no game end
+        out.flush()
+        args.parser.error(str(problem))
     out.flush()
     return 0
 
@@ -168,15 +215,18 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("paths", nargs="+")
     v.add_argument("--text", action="store_true", help="a readable summary instead of JSON")
     v.set_defaults(func=cmd_verify)
+    from .loader import MIXED, add_arguments
+
     g = sub.add_parser("generate", help="write random legal games as NDJSON")
-    g.add_argument("--variant", required=True)
+    g.add_argument("--variant", required=True, choices=(*PRESETS, MIXED),
+                   help=f"a preset, or {MIXED}: each game's preset, players and options "
+                        "drawn as load-synthetic draws them")
     g.add_argument("--games", type=int, default=1)
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--players", type=int, default=None)
     g.add_argument("--rules", default=None, help="option overrides as a JSON object")
     g.add_argument("--deck", action="store_true", help="record each deal's full deck")
-    g.set_defaults(func=cmd_generate)
-    from .loader import add_arguments
+    g.set_defaults(func=cmd_generate, parser=g)
 
     s = sub.add_parser("load-synthetic", help="fill a store with generated, verified games",
                        description="Fill a store with generated, verified games: directly "

@@ -189,3 +189,41 @@ def test_text_summary_counts_malformed_games_and_unread_files(files, tmp_path):
     assert result.returncode == 2
     assert result.stdout.decode().splitlines()[-1] == \
         "2 games: 1 valid, 1 malformed; 1 file could not be read"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--variant", "foo"], "argument --variant: invalid choice: 'foo'"),
+    (["--variant", "gin", "--players", "7"],
+     "argument --players: gin is played by 2 to 4 players, not 7"),
+    (["--variant", "gin", "--rules", '{"targt": 50}'], "argument --rules: unknown option 'targt'"),
+    (["--variant", "gin", "--rules", '{"target": 0}'],
+     "argument --rules: target must be an integer from 1 to 1000000"),
+    (["--variant", "gin", "--rules", "[50]"], "argument --rules: a JSON object of options"),
+    (["--variant", "gin", "--rules", "{target: 50}"], "argument --rules: not JSON"),
+    (["--variant", "rummy", "--rules", '{"hand_size": 9}'],
+     "argument --rules: hand_size 9 leaves no stock with 6 players"),
+    (["--variant", "gin", "--games", "-1"], "argument --games: must be an integer of at least 0"),
+    (["--variant", "mixed", "--players", "9"], "argument --players: no variant"),
+    (["--variant", "mixed", "--rules", "{}"], "argument --rules: not with --variant mixed"),
+])
+def test_generate_usage_errors_are_one_line_and_exit_two(args, message):
+    result = run("generate", *args)
+    assert result.returncode == 2 and result.stdout == b""
+    err = result.stderr.decode()
+    assert "Traceback" not in err
+    assert err.startswith("usage: rummy-audit generate")
+    assert err.splitlines()[-1].startswith(f"rummy-audit generate: error: {message}"), err
+
+
+def test_generate_mixed_writes_the_games_load_synthetic_loads():
+    from service.loader import MIXED, LoadPlan, make_document
+
+    result = run("generate", "--variant", "mixed", "--games", "12", "--seed", "5")
+    assert result.returncode == 0, result.stderr
+    games = lines(result.stdout)
+    plan = LoadPlan(5, MIXED)
+    assert games == [make_document(plan.job(i), 5) for i in range(12)]
+    assert len({game["variant"] for game in games}) >= 3
+    verified = run("verify", "-", stdin=result.stdout)
+    assert verified.returncode == 0 and {r["status"] for r in lines(verified.stdout)} == {
+        "valid"}
