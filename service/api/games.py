@@ -205,14 +205,16 @@ def delete_game(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 def _reason_body() -> str | None:
-    """The ``reason`` of a JSON body, if one was sent; a 400 problem if it is not one."""
+    """The ``reason`` of a JSON body, if one was sent; a 400 problem if it is not one (a
+    body naming its reason twice included: which one would be kept?)."""
     require_media_type(JSON_TYPES)
-    raw = read_body(64 << 10)
+    limit = 64 << 10
+    raw = read_body(limit)
     if not raw.strip():
         return None
     try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        body = load_json(raw, limit)
+    except LogValidationError:
         body = None
     reason = body.get("reason") if isinstance(body, dict) else None
     if not isinstance(body, dict) or set(body) - {"reason"} or ("reason" in body and not (
