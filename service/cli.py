@@ -173,10 +173,12 @@ def _generated(args: argparse.Namespace) -> Iterator[dict]:
               f"{preset.max_players} players, not {args.players}")
     rules = None
     if args.rules is not None:
-        try:
-            rules = orjson.loads(args.rules)
-        except orjson.JSONDecodeError as problem:
-            error(f"argument --rules: not JSON: {problem}")
+        try:  # as a log's JSON is read: an option named twice is an error
+            rules = load_json(args.rules)
+        except LogValidationError as problem:
+            error("argument --rules: " + "; ".join(
+                f"{path + ': ' if path else ''}{' '.join(messages)}"
+                for path, messages in problem.errors.items()))
         if not isinstance(rules, dict):
             error("argument --rules: a JSON object of options, such as '{\"target\": 50}'")
         seated = [args.players] if args.players is not None else range(
