@@ -6,23 +6,29 @@
     python -m service load-synthetic --games 5000 --mixed --seed 1 --db data/x.duckdb
 
 ``verify`` exits 0 when every game is valid, 1 when any is illegal, mismatched or
-incomplete, 2 when any input is malformed (its field errors go to stderr).
-``load-synthetic`` fills a store with generated games (see ``service.loader``); it exits
-0 when they are all stored, 2 when the database file is held by another process (the
-server: load through it with ``--url``), 1 on any other failure.
+incomplete, 2 when any input is malformed (its field errors go to stderr).  Its text
+output numbers deals and moves from 1, as people count, and ends with a count of the
+games by status; the JSON reports keep the engine's indexes from 0.
+``generate`` exits 2 with a one-line usage error for a variant, player count or option
+set that no game can have.  ``load-synthetic`` fills a store with generated games (see
+``service.loader``); it exits 0 when they are all stored, 2 when the database file is
+held by another process (the server: load through it with ``--url``), 1 on any other
+failure.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from collections.abc import Iterator
 
 import orjson
 
 from .engine import LogValidationError, load_json, parse_game, verify
 from .engine.report import MISMATCH, VALID
-from .engine.words import plural
+from .engine.rules import PRESETS, resolve_rules
+from .engine.words import integer_range, plural
 
 EXIT_VALID, EXIT_FAILED, EXIT_MALFORMED = 0, 1, 2
 NDJSON_SUFFIXES = (".ndjson", ".jsonl")
@@ -30,13 +36,15 @@ NDJSON_SUFFIXES = (".ndjson", ".jsonl")
 
 def read_sources(path: str) -> Iterator[tuple[str, bytes]]:
     """The games of one input as (source, JSON text): a JSON file is one game
-    (source = the path), an NDJSON file one game a line (source = path:line)."""
+    (source = the path), an NDJSON file one game a line (source = path:line).  A file
+    not named .ndjson or .jsonl is one game when it holds one JSON value (whether or not
+    that value is a valid game), or when it is no JSON and not several lines of it."""
     data = sys.stdin.buffer.read() if path == "-" else _read(path)
     label = "<stdin>" if path == "-" else path
     if not path.endswith(NDJSON_SUFFIXES):
         try:
-            load_json(data)
-        except LogValidationError:
+            orjson.loads(data)
+        except orjson.JSONDecodeError:
             if data.count(b"\n") <= 1 or not data.lstrip().startswith(b"{"):
                 yield label, data
                 return
@@ -64,6 +72,14 @@ def verify_one(source: str, text: bytes) -> tuple[dict, int]:
     return report, EXIT_VALID if report["status"] == VALID else EXIT_FAILED
 
 
+def _at(deal: int | None, move: int | None) -> str:
+    """Where a violation or warning is, as people count: deals and moves from 1 (the
+    report's indexes are from 0)."""
+    if deal is None:
+        return "game"
+    return f"deal {deal + 1}" + (f" move {move + 1}" if move is not None else "")
+
+
 def summary(report: dict) -> str:
     """One readable paragraph per game."""
     lines = [f"{report['source']}: {report['status']}"]
@@ -73,33 +89,48 @@ def summary(report: dict) -> str:
         return "\n".join(lines)
     totals = report["totals"]
     scores = ", ".join(f"{p} {v}" for p, v in (totals.get("teams") or totals["points"]).items())
-    deals = plural(len(report['deals']), 'deal')
+    deals = plural(len(report["deals"]), "deal")
     if report["status"] in (VALID, MISMATCH):
-        lines[0] += f"  ({deals}; {scores}; winner {totals['winner']})"
+        winner = "no winner" if totals["winner"] is None else f"winner {totals['winner']}"
+        lines[0] += f"  ({deals}; {scores}; {winner})"
     else:  # an illegal or unfinished game counts for nothing: its leader is no winner
         lines[0] += f"  ({deals}; no result; recomputed points, not a result: {scores})"
     for v in report["violations"]:
-        where = "game" if v["deal"] is None else f"deal {v['deal']}" + (
-            f" move {v['move']}" if v["move"] is not None else "")
-        lines.append(f"  {where}: {v['code']}: {v['message']}")
+        lines.append(f"  {_at(v['deal'], v['move'])}: {v['code']}: {v['message']}")
     for w in report["warnings"]:
-        lines.append(f"  deal {w['deal']} move {w['move']}: warning {w['code']}: {w['message']}")
+        lines.append(f"  {_at(w['deal'], w['move'])}: warning {w['code']}: {w['message']}")
     return "\n".join(lines)
+
+
+STATUSES = ("valid", "illegal", "mismatch", "incomplete", "malformed")
+
+
+def tally(statuses: Counter[str], unread: int) -> str:
+    """The last line of the text output: '19 games: 13 valid, 3 illegal, ...'."""
+    counts = ", ".join(f"{statuses[s]} {s}" for s in STATUSES if statuses[s])
+    line = f"{plural(sum(statuses.values()), 'game')}" + (f": {counts}" if counts else "")
+    if unread:
+        line += f"; {plural(unread, 'file')} could not be read"
+    return line
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     worst = EXIT_VALID
     out = sys.stdout.buffer
+    statuses: Counter[str] = Counter()
+    unread = 0
     for path in args.paths:
         try:
             sources = list(read_sources(path))
         except OSError as error:
             print(f"{path}: cannot read: {error.strerror}", file=sys.stderr)
             worst = EXIT_MALFORMED
+            unread += 1
             continue
         for source, text in sources:
             report, code = verify_one(source, text)
             worst = max(worst, code)
+            statuses[report["status"]] += 1
             if code == EXIT_MALFORMED:
                 for field_path, messages in report["errors"].items():
                     for message in messages:
@@ -109,18 +140,66 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 out.write(summary(report).encode() + b"\n")
             else:
                 out.write(orjson.dumps(report) + b"\n")
+    if args.text:
+        out.write(tally(statuses, unread).encode() + b"\n")
     out.flush()
     return worst
 
 
-def cmd_generate(args: argparse.Namespace) -> int:
+def _generated(args: argparse.Namespace) -> Iterator[dict]:
+    """The games ``generate`` writes, its arguments checked first: a usage error (exit 2,
+    one line) for a variant, player count or option set that no game can have.
+    ``mixed`` games are those ``load-synthetic --variant mixed`` loads with the same seed
+    and players."""
+    from . import loader
     from .generator import generate_games
 
+    error = args.parser.error
+    if args.games < 0:
+        error(f"argument --games: {integer_range(0)}")
+    if args.variant == loader.MIXED:
+        if args.rules is not None:
+            error("argument --rules: not with --variant mixed, which draws the options of "
+                  "each game")
+        try:
+            plan = loader.LoadPlan(args.seed, loader.MIXED, args.players)
+        except ValueError as problem:
+            error(f"argument --players: {problem}")
+        return (loader.make_document(plan.job(i), plan.seed, args.deck)
+                for i in range(args.games))
+    preset = PRESETS[args.variant]
+    if args.players is not None and not preset.min_players <= args.players <= preset.max_players:
+        error(f"argument --players: {args.variant} is played by {preset.min_players} to "
+              f"{preset.max_players} players, not {args.players}")
+    rules = None
+    if args.rules is not None:
+        try:  # as a log's JSON is read: an option named twice is an error
+            rules = load_json(args.rules)
+        except LogValidationError as problem:
+            error("argument --rules: " + "; ".join(
+                f"{path + ': ' if path else ''}{' '.join(messages)}"
+                for path, messages in problem.errors.items()))
+        if not isinstance(rules, dict):
+            error("argument --rules: a JSON object of options, such as '{\"target\": 50}'")
+        seated = [args.players] if args.players is not None else range(
+            preset.min_players, preset.max_players + 1)  # a game may seat any of them
+        for players in seated:
+            _, problems = resolve_rules(args.variant, rules, players)
+            if problems:
+                error(f"argument --rules: {'; '.join(problems.values())}")
+    return generate_games(args.variant, args.games, seed=args.seed, players=args.players,
+                          rules=rules, with_deck=args.deck)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
     out = sys.stdout.buffer
-    rules = orjson.loads(args.rules) if args.rules else None
-    for log in generate_games(args.variant, args.games, seed=args.seed, players=args.players,
-                              rules=rules, with_deck=args.deck):
-        out.write(orjson.dumps(log) + b"\n")
+    games = _generated(args)
+    try:
+        for log in games:
+            out.write(orjson.dumps(log) + b"\n")
+    except (ValueError, RuntimeError) as problem:  # options that let no game end
+        out.flush()
+        args.parser.error(str(problem))
     out.flush()
     return 0
 
@@ -138,15 +217,18 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("paths", nargs="+")
     v.add_argument("--text", action="store_true", help="a readable summary instead of JSON")
     v.set_defaults(func=cmd_verify)
+    from .loader import MIXED, add_arguments
+
     g = sub.add_parser("generate", help="write random legal games as NDJSON")
-    g.add_argument("--variant", required=True)
+    g.add_argument("--variant", required=True, choices=(*PRESETS, MIXED),
+                   help=f"a preset, or {MIXED}: each game's preset, players and options "
+                        "drawn as load-synthetic draws them")
     g.add_argument("--games", type=int, default=1)
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--players", type=int, default=None)
     g.add_argument("--rules", default=None, help="option overrides as a JSON object")
     g.add_argument("--deck", action="store_true", help="record each deal's full deck")
-    g.set_defaults(func=cmd_generate)
-    from .loader import add_arguments
+    g.set_defaults(func=cmd_generate, parser=g)
 
     s = sub.add_parser("load-synthetic", help="fill a store with generated, verified games",
                        description="Fill a store with generated, verified games: directly "

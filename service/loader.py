@@ -261,13 +261,14 @@ def realistic_rules(variant: str, players: int, rng: random.Random) -> dict[str,
     return out
 
 
-def make_document(job: GameJob, seed: int) -> dict[str, Any]:
-    """The game of a job (another seed of the game when its options never end it)."""
+def make_document(job: GameJob, seed: int, with_deck: bool = False) -> dict[str, Any]:
+    """The game of a job (another seed of the game when its options never end it);
+    ``with_deck``: each deal records its deck."""
     error: ValueError | None = None
     for attempt in range(RETRIES):
         game_seed = (seed, job.index) if attempt == 0 else (seed, job.index, attempt)
         try:
-            return generate_game(job.variant, game_seed, job.players, job.rules,
+            return generate_game(job.variant, game_seed, job.players, job.rules, with_deck,
                                  names=job.names, tournament=job.tournament,
                                  played_at=job.played_at)
         except ValueError as problem:

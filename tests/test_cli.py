@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,104 @@ def test_text_summary_counts_one_deal_in_the_singular(tmp_path):
     path.write_text(json.dumps(gin_game(KNOCK)))
     text = run("verify", "--text", str(path)).stdout.decode()
     assert "(1 deal;" in text, text
+
+
+def test_a_log_repeating_a_key_is_malformed_and_named(tmp_path):
+    """A pretty-printed file stays one game when it is no valid game (it was read as
+    NDJSON, one malformed game a line)."""
+    text = json.dumps(gin_log(), indent=2).replace('"variant": "gin"',
+                                                   '"variant": "rummy",\n  "variant": "gin"')
+    path = tmp_path / "twice.json"
+    path.write_text(text)
+    result = run("verify", str(path))
+    assert result.returncode == 2
+    (report,) = lines(result.stdout)
+    assert report["source"] == str(path) and report["status"] == "malformed"
+    assert report["errors"] == {"variant": ["this key appears more than once in its object"]}
+    assert f"{path}: variant: this key appears" in result.stderr.decode()
+
+
+def test_text_output_of_the_samples_counts_as_people_do():
+    """Deals and moves from 1 in the text, no repeated location, no Python None, and a
+    last line counting the games by status; the JSON keeps indexes from 0."""
+    samples = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "sample_logs").iterdir())
+    text = run("verify", "--text", *samples)
+    reports = lines(run("verify", *samples).stdout)
+    assert text.returncode == 1
+    out = text.stdout.decode().splitlines()
+    assert "None" not in text.stdout.decode()
+    statuses = Counter(r["status"] for r in reports)
+    assert out[-1] == (f"{len(reports)} games: {statuses['valid']} valid, "
+                       f"{statuses['illegal']} illegal, {statuses['mismatch']} mismatch, "
+                       f"{statuses['incomplete']} incomplete")
+    expected = []
+    for report in reports:
+        for kind, entries in (("", report["violations"]), ("warning ", report["warnings"])):
+            for entry in entries:
+                assert not entry["message"].startswith(("deal", "game"))
+                where = "game" if entry["deal"] is None else f"deal {entry['deal'] + 1}"
+                if entry["move"] is not None:
+                    where += f" move {entry['move'] + 1}"
+                expected.append(f"  {where}: {kind}{entry['code']}: {entry['message']}")
+    assert [line for line in out if line.startswith("  ")] == expected
+    assert "  deal 2 move 6: NOT_YOUR_TURN: ben played discard, but it is ana's turn" in out
+    assert "  deal 1: SCORE_MISMATCH: ana is claimed to score 37, recomputed 27" in out
+    assert "sample_logs/incomplete-rummy-block.json: incomplete  (3 deals; no result; " \
+           "recomputed points, not a result: ana 0, ben 39, cleo 6, dan 0)" in out
+    assert any(r["violations"] and r["violations"][0]["deal"] == 1 for r in reports)
+
+
+def test_a_finished_game_without_a_winner_says_so_in_words():
+    from service.cli import summary
+
+    report = {"source": "tie.json", "status": "valid", "violations": [], "warnings": [],
+              "deals": [{}], "totals": {"points": {"ana": 10, "ben": 10}, "winner": None}}
+    assert summary(report) == "tie.json: valid  (1 deal; ana 10, ben 10; no winner)"
+
+
+def test_text_summary_counts_malformed_games_and_unread_files(files, tmp_path):
+    result = run("verify", "--text", str(files["valid"]), str(files["broken"]),
+                 str(tmp_path / "nope.json"))
+    assert result.returncode == 2
+    assert result.stdout.decode().splitlines()[-1] == \
+        "2 games: 1 valid, 1 malformed; 1 file could not be read"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--variant", "foo"], "argument --variant: invalid choice: 'foo'"),
+    (["--variant", "gin", "--players", "7"],
+     "argument --players: gin is played by 2 to 4 players, not 7"),
+    (["--variant", "gin", "--rules", '{"targt": 50}'], "argument --rules: unknown option 'targt'"),
+    (["--variant", "gin", "--rules", '{"target": 0}'],
+     "argument --rules: target must be an integer from 1 to 1000000"),
+    (["--variant", "gin", "--rules", "[50]"], "argument --rules: a JSON object of options"),
+    (["--variant", "gin", "--rules", "{target: 50}"], "argument --rules: invalid JSON"),
+    (["--variant", "gin", "--rules", '{"target": 50, "target": 100}'],
+     "argument --rules: target: this key appears more than once in its object"),
+    (["--variant", "rummy", "--rules", '{"hand_size": 9}'],
+     "argument --rules: hand_size 9 leaves no stock with 6 players"),
+    (["--variant", "gin", "--games", "-1"], "argument --games: must be an integer of at least 0"),
+    (["--variant", "mixed", "--players", "9"], "argument --players: no variant"),
+    (["--variant", "mixed", "--rules", "{}"], "argument --rules: not with --variant mixed"),
+])
+def test_generate_usage_errors_are_one_line_and_exit_two(args, message):
+    result = run("generate", *args)
+    assert result.returncode == 2 and result.stdout == b""
+    err = result.stderr.decode()
+    assert "Traceback" not in err
+    assert err.startswith("usage: rummy-audit generate")
+    assert err.splitlines()[-1].startswith(f"rummy-audit generate: error: {message}"), err
+
+
+def test_generate_mixed_writes_the_games_load_synthetic_loads():
+    from service.loader import MIXED, LoadPlan, make_document
+
+    result = run("generate", "--variant", "mixed", "--games", "12", "--seed", "5")
+    assert result.returncode == 0, result.stderr
+    games = lines(result.stdout)
+    plan = LoadPlan(5, MIXED)
+    assert games == [make_document(plan.job(i), 5) for i in range(12)]
+    assert len({game["variant"] for game in games}) >= 3
+    verified = run("verify", "-", stdin=result.stdout)
+    assert verified.returncode == 0 and {r["status"] for r in lines(verified.stdout)} == {
+        "valid"}

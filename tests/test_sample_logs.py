@@ -86,3 +86,14 @@ def test_sample_verdict(name, document):
         recomputed = {**report.totals["points"], **report.totals.get("teams", {})}
         claimed = document["claimed"]["totals"]
         assert claimed and {k: recomputed[k] for k in claimed} == claimed
+
+
+def test_the_incomplete_sample_says_where_it_stops_and_why():
+    document = json.loads((SAMPLES / "incomplete-rummy-block.json").read_text())
+    report = verify(parse_game(document)).to_dict()
+    assert report["status"] == "incomplete" and report["totals"]["winner"] is None
+    assert report["deals"][-1]["outcome"] is None
+    assert report["warnings"] == [{
+        "deal": 2, "move": len(document["deals"][2]["moves"]) - 1,
+        "code": "LAST_DEAL_NOT_FINISHED",
+        "message": "the log ends before the deal does: ben was to draw"}]

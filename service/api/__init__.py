@@ -67,6 +67,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions[EXTENSION] = settings
     app.extensions[KEYRING_EXTENSION] = Keyring.of(settings)
 
+    app.url_map.converters["game_id"] = games.GameIdConverter
     problems.install(app)
     metrics.install(app)
     api = make_api(app)

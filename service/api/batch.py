@@ -3,43 +3,77 @@
 The body is read a block at a time and judged in chunks (``RUMMY_BATCH_CHUNK`` games
 or 8 MiB): a chunk is verified, committed, and only then are its result lines sent, so
 every line acknowledged as stored is committed.  The next chunk is read and verified
-meanwhile, and no more: memory stays bounded whatever the batch size.  A bad line gets
-an error line and never stops the others.  A body that ends early, over the batch limit
-(413) or stalled past the read timeout (408), ends the answer with an error line for
-the line it stopped in, after the answers of every line before it.
+meanwhile, and no more: memory stays bounded whatever the batch size.  A body that ends
+early, over the batch limit (413) or stalled past the read timeout (408), ends the
+answer with an error line for the line it stopped in, after the answers of every line
+before it.
+
+A bad line gets an error line and the others go on, up to a point: the batch stops at
+its ``RUMMY_BATCH_MAX_BAD_RUN``-th malformed line in a row (500: the body is not NDJSON
+games) or its ``RUMMY_BATCH_MAX_BAD_LINES``-th in all (1,000), with one last error line;
+no line after that one is stored or answered, and the rest of the body is not read.
+With each error line kept small (at most ten field errors, cut paths and messages: see
+``problems.validation_problem``) the answer stays within about the size of the body
+plus a few megabytes, where a body of tiny bad lines was answered with 130 times its
+size.
+
+Lines are judged ahead of their answers, so a chunk whose lines in flight (its own and
+the chunk before, not answered yet) could reach a stop is judged without letting the
+pool's processes store its games: the request stores those before the stop itself.  The
+rows then travel through the serving process, which cost it 0.37 ms of CPU a
+four-player Rummy game against 0.13 ms (medians of six runs): the default run of 500
+is above the 400 lines of two default chunks, so that the pool stores the games of a
+batch itself until some 100 malformed lines in a row or 600 in all are answered.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from flask import Response, current_app, g, request, stream_with_context
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
-from werkzeug.exceptions import RequestTimeout
+from werkzeug.exceptions import HTTPException
 
 from ..engine.words import plural
 from ..store import joined
 from .auth import write_access
+from .coding import RATIO_FLOOR, Gunzip, content_coding, request_body
 from .config import Settings, current_store, current_verifier, settings
 from .intake import NDJSON_TYPES, BodyTooLarge, iter_lines, require_media_type
 from .problems import (
+    BATCH_STOPPED,
     DATABASE_UNAVAILABLE,
     INTERNAL_ERROR,
     PAYLOAD_TOO_LARGE,
-    REQUEST_TIMEOUT,
+    Problem,
+    kind_of_status,
     problem_body,
 )
 from .spec import PREFIX, problem_responses
-from .verifier import Part
+from .verifier import Entry, Part
 
 blp = Blueprint("batch", __name__, url_prefix=f"{PREFIX}/games",
                 description="Upload many logs at once as NDJSON")
 
 CHUNK_BYTES = 8 << 20  # a chunk is committed once its lines reach this many bytes
 MEDIA_TYPE = NDJSON_TYPES[0]
+DESCRIPTION = (
+    "One result line per non-blank input line, in order, each sent once its game is "
+    "committed: the game's id and verdict, or the line's problem. A malformed line gets an "
+    "error line (at most ten field errors, long paths and messages cut) and the others go "
+    "on, but the batch stops at its 500th malformed line in a row "
+    "(`RUMMY_BATCH_MAX_BAD_RUN`) or its 1,000th in all (`RUMMY_BATCH_MAX_BAD_LINES`): a "
+    "last error line of type `/problems/batch-stopped` gives the line after it, and no "
+    "line from there on is stored or answered, nor the rest of the body read. A body over "
+    "the batch limit is refused before reading when its length is declared; a chunked "
+    "body that grows past it ends with an error line of type `/problems/payload-too-large`. "
+    "The body may be sent with `Content-Encoding: gzip`: the limit is then that of the "
+    "inflated bytes, which may be at most 200 times the gzip bytes (413 beyond)."
+)
 
 
 class LineErrorSchema(Schema):
@@ -60,9 +94,63 @@ class LineResultSchema(Schema):
     error = fields.Nested(LineErrorSchema)
 
 
-def _commit(parts: list[Part]) -> bytes:
+@dataclass(slots=True)
+class _Guard:
+    """The malformed lines of a batch, counted as its lines are answered, and where it
+    stops: at the ``max_run``-th malformed line in a row, or the ``max_total``-th."""
+
+    max_run: int
+    max_total: int
+    run: int = 0  # malformed lines in a row at the end of the lines counted
+    total: int = 0
+    stop: bytes | None = None  # the last result line, once the batch stops
+
+    def safe(self, lines: int) -> bool:
+        """Whether the next ``lines`` lines cannot stop the batch, whatever they hold."""
+        return self.run + lines < self.max_run and self.total + lines < self.max_total
+
+    def count(self, entries: list[Entry]) -> int:
+        """Count the next lines in order: how many of them are answered (all of them,
+        or those up to the one that stops the batch)."""
+        for kept, entry in enumerate(entries, start=1):
+            if not entry.bad:
+                self.run = 0
+                continue
+            self.run += 1
+            self.total += 1
+            if self.run >= self.max_run:
+                why = f"{plural(self.run, 'malformed line')} in a row"
+            elif self.total >= self.max_total:
+                why = f"{plural(self.total, 'malformed line')} in all"
+            else:
+                continue
+            detail = f"the batch stopped at line {entry.line}: {why}; lines from here on " \
+                     "were not stored, and the rest of the body was not read"
+            self.stop = orjson.dumps({"line": entry.line + 1, "error": problem_body(
+                422, BATCH_STOPPED, detail)}) + b"\n"
+            return kept
+        return len(entries)
+
+
+def _before_stop(parts: list[Part], guard: _Guard) -> list[Part]:
+    """The parts, cut after the line that stops the batch: the rows of the games after
+    it are dropped (such parts were judged without being stored: see ``_Guard.safe``)."""
+    for number, part in enumerate(parts):
+        kept = guard.count(part.entries)
+        if guard.stop is None:
+            continue
+        part.entries = part.entries[:kept]
+        if part.rows is not None:
+            part.rows = part.rows.head(sum(entry.id is not None for entry in part.entries))
+        return parts[:number + 1]
+    return parts
+
+
+def _commit(parts: list[Part], guard: _Guard) -> bytes:
     """Store the chunk's good games not stored yet and answer each of its lines, in
-    order: a line is answered as stored only once its game is committed."""
+    order: a line is answered as stored only once its game is committed.  Lines after
+    the one that stops the batch are neither stored nor answered."""
+    parts = _before_stop(parts, guard)
     _store_pending([part for part in parts if part.rows is not None])
     for part in parts:
         if part.ticket is not None:
@@ -82,12 +170,13 @@ def _commit(parts: list[Part]) -> bytes:
                     result = {"line": entry.line, "id": game_id, "status": entry.status,
                               "created": created}
             out.append(orjson.dumps(result))
-    return b"\n".join(out) + b"\n" if out else b""
+    answer = b"\n".join(out) + b"\n" if out else b""
+    return answer + (guard.stop or b"")
 
 
 def _store_pending(pending: list[Part]) -> None:
-    """Commit the rows the pool handed back (no store process to write to), and give
-    each part its answers, or its failure."""
+    """Commit the rows the pool handed back (no store process to write to, or a chunk
+    that could stop the batch), and give each part its answers, or its failure."""
     if not pending:
         return
     try:
@@ -125,14 +214,14 @@ def _unavailable() -> dict[str, Any]:
 
 
 def _sent(items: list[tuple[int, bytes | None]], config: Settings,
-          uploader: str | None) -> Callable[[], list[Part]]:
+          uploader: str | None, direct: bool) -> Callable[[], list[Part]]:
     """The chunk's lines sent to the verifier; the function returned waits for them."""
     if not items:
         return list  # the last chunk of a batch is often empty: nothing to judge or store
-    return current_verifier().submit(items, config.max_game_bytes, uploader)
+    return current_verifier().submit(items, config.max_game_bytes, uploader, direct)
 
 
-def _answered(judging: Callable[[], list[Part]]) -> bytes:
+def _answered(judging: Callable[[], list[Part]], guard: _Guard) -> bytes:
     """The result lines of a chunk sent to the verifier, once its games are committed."""
     parts = judging()
     for part in parts:
@@ -143,7 +232,7 @@ def _answered(judging: Callable[[], list[Part]]) -> bytes:
             if entry.log:
                 current_app.logger.error("batch line %d could not be verified:\n%s",
                                          entry.line, entry.log)
-    return _commit(parts)
+    return _commit(parts, guard)
 
 
 class _Cut(Exception):
@@ -158,8 +247,9 @@ class _Cut(Exception):
 def _chunks(lines: Iterable[tuple[int, bytes | None]],
             config: Settings) -> Iterator[list[tuple[int, bytes | None]]]:
     """The non-blank lines in chunks of ``RUMMY_BATCH_CHUNK`` lines or 8 MiB; the last
-    one may be empty.  Should the body end early (over the batch limit, or stalled),
-    the lines read in full before come out as a last chunk, then _Cut."""
+    one may be empty.  Should the body end early (over the batch limit, stalled, or its
+    gzip data broken), the lines read in full before come out as a last chunk, then
+    _Cut."""
     chunk: list[tuple[int, bytes | None]] = []
     size = number = 0
     try:
@@ -178,10 +268,12 @@ def _chunks(lines: Iterable[tuple[int, bytes | None]],
         detail = (f"the batch is larger than {plural(error.limit, 'byte')}; lines from here "
                   "on were not read")
         raise _Cut(number + 1, problem_body(413, PAYLOAD_TOO_LARGE, detail)) from None
-    except RequestTimeout as error:  # the server's read timeout
-        yield chunk
+    except HTTPException as error:  # stalled (408), gzip data broken or too inflated (ours),
+        yield chunk  # or werkzeug's own cap on the bytes received (413)
+        status = error.code or 400
+        kind = error.kind if isinstance(error, Problem) else kind_of_status(status)
         detail = f"{error.description}; lines from here on were not read"
-        raise _Cut(number + 1, problem_body(408, REQUEST_TIMEOUT, detail)) from None
+        raise _Cut(number + 1, problem_body(status, kind, detail)) from None
     yield chunk
 
 
@@ -190,21 +282,28 @@ def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
     """The result lines, chunk by chunk, in order.  A chunk is answered once the next
     one has been read and sent to the verifier, so the pool verifies that one while
     this one is committed (a lone uploader of a large batch would otherwise leave the
-    pool idle during every commit).  At most two chunks are in flight."""
+    pool idle during every commit).  At most two chunks are in flight; the pool stores
+    a chunk's games itself only when the lines in flight cannot stop the batch."""
+    guard = _Guard(config.batch_max_bad_run, config.batch_max_bad_lines)
     waiting: Callable[[], list[Part]] | None = None
+    in_flight = 0  # lines of the chunk waiting
     try:
         for chunk in _chunks(lines, config):
-            judging = _sent(chunk, config, uploader)
+            judging = _sent(chunk, config, uploader, guard.safe(in_flight + len(chunk)))
             if waiting is not None:
-                yield _answered(waiting)
-            waiting = judging
+                yield _answered(waiting, guard)
+                if guard.stop is not None:
+                    return  # the chunk just sent is dropped: none of its games is stored
+            waiting, in_flight = judging, len(chunk)
     except _Cut as cut:
         if waiting is not None:
-            yield _answered(waiting)
+            yield _answered(waiting, guard)
+            if guard.stop is not None:
+                return
         yield orjson.dumps({"line": cut.line, "error": cut.error}) + b"\n"
         return
     if waiting is not None:
-        yield _answered(waiting)
+        yield _answered(waiting, guard)
 
 
 @blp.route("/batch", methods=["POST"])
@@ -213,8 +312,9 @@ def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
               description="NDJSON, one result per non-blank input line, in order",
               example={"line": 1, "id": "5d69bdc52cdd76ed28a89e91", "status": "valid",
                        "created": True})
-@problem_responses(blp, 401, 403, 413, 415)
-@blp.doc(summary="Verify and store many logs (NDJSON, one game a line)", requestBody={
+@problem_responses(blp, 400, 401, 403, 413, 415)
+@blp.doc(summary="Verify and store many logs (NDJSON, one game a line)",
+         description=DESCRIPTION, requestBody={
     "required": True, "description": "One rummy-log/1 game per line; blank lines skipped",
     "content": {MEDIA_TYPE: {"schema": {"type": "string"}}}})
 def upload_batch() -> Response:
@@ -222,10 +322,14 @@ def upload_batch() -> Response:
     declared; a chunked body that grows past it ends with an error line, and so does a
     body that stalls."""
     require_media_type(NDJSON_TYPES)
+    coding = content_coding()
     config = settings()
     if request.content_length is not None and request.content_length > config.max_batch_bytes:
         raise BodyTooLarge(config.max_batch_bytes, "the batch")
     request.max_content_length = config.max_batch_bytes + 1
-    lines = iter_lines(request.stream, config.max_game_bytes, config.max_batch_bytes)
+    stream = request_body(coding)
+    if isinstance(stream, Gunzip) and stream.prime(RATIO_FLOOR + 1) > config.max_batch_bytes:
+        raise BodyTooLarge(config.max_batch_bytes, "the batch")  # a bomb: before any line
+    lines = iter_lines(stream, config.max_game_bytes, config.max_batch_bytes)
     body = stream_with_context(_results(lines, config, g.uploader))
     return Response(body, mimetype=MEDIA_TYPE)

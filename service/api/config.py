@@ -17,6 +17,8 @@ later.
     RUMMY_PAGE_SIZE        default page size of GET /games     50
     RUMMY_MAX_PAGE_SIZE    largest page size                   500
     RUMMY_BATCH_CHUNK      games verified and committed at once in a batch  200
+    RUMMY_BATCH_MAX_BAD_RUN    malformed lines in a row that stop a batch  500
+    RUMMY_BATCH_MAX_BAD_LINES  malformed lines in all that stop a batch    1000
     RUMMY_VERIFY_PROCESSES processes verifying batch lines (0: none)  cores
     RUMMY_STORE_PROCESS    1: DuckDB in a process of its own; 0: in this one  1
 """
@@ -42,7 +44,8 @@ if TYPE_CHECKING:
 VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_LABEL_SECRET",
              "RUMMY_MAX_GAME_BYTES",
              "RUMMY_MAX_BATCH_BYTES", "RUMMY_PAGE_SIZE", "RUMMY_MAX_PAGE_SIZE",
-             "RUMMY_BATCH_CHUNK", "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS")
+             "RUMMY_BATCH_CHUNK", "RUMMY_BATCH_MAX_BAD_RUN", "RUMMY_BATCH_MAX_BAD_LINES",
+             "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS")
 EXTENSION = "rummy_settings"
 STORE_EXTENSION = "rummy_store"
 VERIFIER_EXTENSION = "rummy_verifier"
@@ -80,6 +83,8 @@ class Settings:
     page_size: int = 50
     max_page_size: int = 500
     batch_chunk: int = 200
+    batch_max_bad_run: int = 500
+    batch_max_bad_lines: int = 1000
     verify_processes: int = field(default_factory=_cores)
     store_process: bool = True
 
@@ -102,6 +107,9 @@ class Settings:
             page_size=_int(source, "RUMMY_PAGE_SIZE", base.page_size),
             max_page_size=_int(source, "RUMMY_MAX_PAGE_SIZE", base.max_page_size),
             batch_chunk=_int(source, "RUMMY_BATCH_CHUNK", base.batch_chunk),
+            batch_max_bad_run=_int(source, "RUMMY_BATCH_MAX_BAD_RUN", base.batch_max_bad_run),
+            batch_max_bad_lines=_int(source, "RUMMY_BATCH_MAX_BAD_LINES",
+                                     base.batch_max_bad_lines),
             verify_processes=_int(source, "RUMMY_VERIFY_PROCESSES", base.verify_processes,
                                   minimum=0),
             store_process=_flag(source, "RUMMY_STORE_PROCESS", base.store_process),

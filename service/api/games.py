@@ -15,6 +15,7 @@ import orjson
 from flask import Response, current_app, g, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import RAISE
+from werkzeug.routing import BaseConverter
 
 from ..engine import LogValidationError, load_json, parse_game
 from ..engine.state import NoSuchPosition, state_after
@@ -49,6 +50,7 @@ from .problems import (
     NOT_FOUND,
     VALIDATION_ERROR,
     Problem,
+    validation_problem,
 )
 from .spec import PREFIX, problem_responses
 
@@ -56,6 +58,17 @@ blp = Blueprint("games", __name__, url_prefix=f"{PREFIX}/games",
                 description="Upload rummy-log/1 games, read verdicts, logs and positions")
 
 FILTERS = ("player", "variant", "status", "tournament", "since", "until")
+BESIDE = ("batch", "export")  # the routes /games/batch and /games/export
+
+
+class GameIdConverter(BaseConverter):
+    """A game id in a path: one segment, anything but the name of a route beside
+    ``/games/{id}``.  ``/games/batch`` is then served by its own view alone, and its
+    OPTIONS and 405 answers allow its methods only (werkzeug lists the methods of every
+    rule that matches a path, so GET of ``/games/{id}`` was listed too)."""
+
+    regex = rf"(?!(?:{'|'.join(BESIDE)})\Z)[^/]+"
+    part_isolating = True
 
 
 def game_url(game_id: str) -> str:
@@ -99,7 +112,9 @@ def _deleted(status: int, deletion: dict[str, Any], what: str) -> Problem:
                   description="The same log was stored before (created false), or a dry run")
 @problem_responses(blp, 400, 401, 403, 408, 409, 413, 415, 422)
 @blp.doc(summary="Verify one log and store it", requestBody={
-    "required": True, "description": "One rummy-log/1 game",
+    "required": True, "description": "One rummy-log/1 game, as sent or with "
+                                       "`Content-Encoding: gzip` (the size limit is that "
+                                       "of the inflated log)",
     "content": {"application/json": {"schema": LOG_REF, "example": EXAMPLE_LOG}}})
 def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Stored games are identified by their canonical content: uploading the same log
@@ -110,8 +125,9 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     try:
         checked = check_log(raw, limit)
     except LogValidationError as error:
-        raise Problem(422, VALIDATION_ERROR, "the document is not a valid rummy-log/1 game",
-                      errors=error.errors) from None
+        detail, errors = validation_problem("the document is not a valid rummy-log/1 game",
+                                            error.errors)
+        raise Problem(422, VALIDATION_ERROR, detail, errors=errors) from None
     body: dict[str, Any] = {"id": checked.id, "status": checked.report.status,
                             "created": False, "dry_run": args["dry_run"],
                             "report": checked.report.to_dict()}
@@ -135,7 +151,7 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     return body, 201, {"Location": body["links"]["self"]}
 
 
-@blp.route("/<string:game_id>", methods=["GET"])
+@blp.route("/<game_id:game_id>", methods=["GET"])
 @read_access
 @blp.response(200, GameSchema)
 @problem_responses(blp, 401, 403, 404, 410)
@@ -153,7 +169,7 @@ def get_game(game_id: str) -> dict[str, Any]:
             "report": orjson.loads(row["report"]), "links": links(game_id)}
 
 
-@blp.route("/<string:game_id>", methods=["DELETE"])
+@blp.route("/<game_id:game_id>", methods=["DELETE"])
 @write_access
 @blp.arguments(DeleteArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, DeletionSchema, description="Deleted now, or deleted before (the first "
@@ -189,14 +205,16 @@ def delete_game(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 def _reason_body() -> str | None:
-    """The ``reason`` of a JSON body, if one was sent; a 400 problem if it is not one."""
+    """The ``reason`` of a JSON body, if one was sent; a 400 problem if it is not one (a
+    body naming its reason twice included: which one would be kept?)."""
     require_media_type(JSON_TYPES)
-    raw = read_body(64 << 10)
+    limit = 64 << 10
+    raw = read_body(limit)
     if not raw.strip():
         return None
     try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        body = load_json(raw, limit)
+    except LogValidationError:
         body = None
     reason = body.get("reason") if isinstance(body, dict) else None
     if not isinstance(body, dict) or set(body) - {"reason"} or ("reason" in body and not (
@@ -207,7 +225,7 @@ def _reason_body() -> str | None:
     return reason
 
 
-@blp.route("/<string:game_id>/log", methods=["GET"])
+@blp.route("/<game_id:game_id>/log", methods=["GET"])
 @read_access
 @blp.response(200, LOG_REF, description="The log exactly as it was uploaded")
 @problem_responses(blp, 401, 403, 404, 410)
@@ -219,7 +237,7 @@ def get_log(game_id: str) -> Response:
     return Response(raw, mimetype="application/json")
 
 
-@blp.route("/<string:game_id>/deals/<int:deal>/moves/<int(signed=True):move>/state",
+@blp.route("/<game_id:game_id>/deals/<int:deal>/moves/<int(signed=True):move>/state",
            methods=["GET"], parameters=[
                {"in": "path", "name": "move", "required": True, "description": "-1: as dealt",
                 "schema": {"type": "integer", "minimum": -1}}])
@@ -233,7 +251,8 @@ def get_state(game_id: str, deal: int, move: int) -> dict[str, Any]:
     raw = current_store().get_log(game_id)
     if raw is None:
         raise _not_found(game_id)
-    game = parse_game(load_json(raw, max(len(raw), settings().max_game_bytes)))
+    game = parse_game(load_json(raw, max(len(raw), settings().max_game_bytes),
+                                repeated_keys=True))
     try:
         return state_after(game, deal, move)
     except NoSuchPosition as error:

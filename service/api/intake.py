@@ -3,7 +3,8 @@
 Shared by the single upload and the NDJSON batch so both judge a log the same way.
 A body is never read past its limit: a declared Content-Length over the limit is refused
 before reading, and a body without one (chunked) is read only up to the limit plus one
-byte.
+byte.  A gzip body (``coding``) is inflated as it is read, and its limit is that of the
+inflated bytes.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..engine.model import Game
 from ..engine.report import Report
 from ..engine.words import plural
 from ..store import GameRecord, build_record, game_id
+from .coding import Gunzip, content_coding, request_body
 from .problems import PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, Problem
 
 JSON_TYPES = ("application/json",)
@@ -43,11 +45,12 @@ def require_media_type(allowed: tuple[str, ...]) -> None:
 
 
 def read_body(limit: int) -> bytes:
-    """The whole request body, at most ``limit`` bytes, else BodyTooLarge."""
+    """The whole request body, at most ``limit`` bytes (inflated), else BodyTooLarge."""
+    coding = content_coding()
     if request.content_length is not None and request.content_length > limit:
         raise BodyTooLarge(limit)
     request.max_content_length = limit + 1
-    stream = request.stream
+    stream = request_body(coding)
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -60,7 +63,7 @@ def read_body(limit: int) -> bytes:
         chunks.append(block)
 
 
-def iter_lines(stream: IO[bytes], line_limit: int,
+def iter_lines(stream: IO[bytes] | Gunzip, line_limit: int,
                total_limit: int) -> Iterator[tuple[int, bytes | None]]:
     """(line number from 1, line without its newline) for each line of ``stream``;
     None for a line over ``line_limit`` (skipped without being kept in memory).

@@ -38,6 +38,7 @@ PAYLOAD_TOO_LARGE = "payload-too-large"  # 413
 URI_TOO_LONG = "uri-too-long"  # 414: by the proxy (deploy/nginx.conf)
 UNSUPPORTED_MEDIA_TYPE = "unsupported-media-type"  # 415
 VALIDATION_ERROR = "validation-error"  # 422: the log does not have the rummy-log/1 shape
+BATCH_STOPPED = "batch-stopped"  # 422: a batch ended early by its malformed lines
 HEADER_FIELDS_TOO_LARGE = "header-fields-too-large"  # 431: by the proxy
 INTERNAL_ERROR = "internal-error"  # 500
 BAD_GATEWAY = "bad-gateway"  # 502: by the proxy, the service not reachable
@@ -54,9 +55,16 @@ _BY_STATUS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUN
 PROBLEM_TYPES: tuple[str, ...] = (
     BAD_REQUEST, INVALID_PARAMETER, INVALID_CURSOR, UNAUTHORIZED, FORBIDDEN, NOT_FOUND,
     NO_SUCH_POSITION, METHOD_NOT_ALLOWED, GAME_DELETED, NOT_ACCEPTABLE, REQUEST_TIMEOUT,
-    PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE, VALIDATION_ERROR,
+    PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE, VALIDATION_ERROR, BATCH_STOPPED,
     HEADER_FIELDS_TOO_LARGE, INTERNAL_ERROR, BAD_GATEWAY, DATABASE_UNAVAILABLE, GATEWAY_TIMEOUT,
     DEGRADED)
+
+# What a validation problem lists of a document's errors: its answer stays small however
+# many fields are wrong and however long the keys the document invented.
+MAX_FIELD_ERRORS = 10  # field paths
+MAX_MESSAGES = 3  # messages of one path
+MAX_PATH = 120  # characters of a path
+MAX_MESSAGE = 200  # characters of a message
 
 
 def type_uri(kind: str) -> str:
@@ -91,6 +99,27 @@ def problem_body(status: int, kind: str, detail: str,
         body["errors"] = errors
     body.update(extra)
     return body
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def validation_problem(detail: str,
+                       errors: dict[str, list[str]]) -> tuple[str, dict[str, list[str]]]:
+    """The detail and the errors a validation problem shows: the first
+    ``MAX_FIELD_ERRORS`` paths (the detail then says how many there were), at most
+    ``MAX_MESSAGES`` messages each, paths and messages cut to ``MAX_PATH`` and
+    ``MAX_MESSAGE`` characters."""
+    shown: dict[str, list[str]] = {}
+    for path, messages in list(errors.items())[:MAX_FIELD_ERRORS]:
+        listed = shown.setdefault(_cut(path, MAX_PATH), [])
+        listed.extend(_cut(message, MAX_MESSAGE) for message in messages)
+        del listed[MAX_MESSAGES:]
+    if len(errors) > MAX_FIELD_ERRORS:
+        detail = f"{detail}; the first {MAX_FIELD_ERRORS} of {len(errors)} invalid fields " \
+                 "are listed"
+    return detail, shown
 
 
 def problem_response(status: int, kind: str, detail: str,

@@ -30,34 +30,45 @@ from ..engine.words import plural
 from ..store import Answer, GameRecord, GameRows, StoreError, game_rows
 from ..store.remote import StoreClient, sigint_held
 from .intake import check_log
-from .problems import INTERNAL_ERROR, PAYLOAD_TOO_LARGE, VALIDATION_ERROR, problem_body
+from .problems import (
+    INTERNAL_ERROR,
+    PAYLOAD_TOO_LARGE,
+    VALIDATION_ERROR,
+    problem_body,
+    validation_problem,
+)
 
 
 @dataclass(slots=True)
 class Entry:
     """One input line, judged: the id and verdict of its game (whose rows travel in the
     chunk's ``GameRows``), or its error (and, for an unexpected failure, the traceback
-    to log on the server)."""
+    to log on the server).  ``bad``: the line is no valid game (malformed, or over the
+    size limit)."""
 
     line: int
     id: str | None = None
     status: str | None = None
     error: dict[str, Any] | None = None
     log: str | None = None
+    bad: bool = False
 
 
 def judge(line: int, text: bytes | None, limit: int,
           uploader: str | None) -> tuple[Entry, GameRecord | None]:
     if text is None:
         return Entry(line, error=problem_body(413, PAYLOAD_TOO_LARGE,
-                                              f"the line is larger than {plural(limit, 'byte')}")), None
+                                              f"the line is larger than {plural(limit, 'byte')}"),
+                     bad=True), None
     try:
         checked = check_log(text, limit)
         record = checked.record(uploader)
         return Entry(line, record.id, checked.report.status), record
     except LogValidationError as error:
-        return Entry(line, error=problem_body(422, VALIDATION_ERROR, "the line is not a valid "
-                                              "rummy-log/1 game", error.errors)), None
+        detail, errors = validation_problem("the line is not a valid rummy-log/1 game",
+                                            error.errors)
+        return Entry(line, error=problem_body(422, VALIDATION_ERROR, detail, errors),
+                     bad=True), None
     except Exception:
         return Entry(line, error=problem_body(500, INTERNAL_ERROR, "an unexpected error "
                                               "occurred on this line; it has been logged"),
@@ -97,11 +108,13 @@ def _connect(where: tuple[str, bytes] | None) -> None:
 
 
 def judge_part(items: list[tuple[int, bytes | None]], limit: int,
-               uploader: str | None) -> Part:
+               uploader: str | None, direct: bool = True) -> Part:
     """In a pool process: judge the lines, and hand their good games straight to the
-    store process when this process can reach it (the rows never travel through the
-    HTTP worker), without waiting for the commit: the process judges the next part
-    meanwhile, and the request takes the answers with the ticket.
+    store process when this process can reach it and ``direct`` allows it (the rows
+    never travel through the HTTP worker), without waiting for the commit: the process
+    judges the next part meanwhile, and the request takes the answers with the ticket.
+    Without ``direct`` the rows come back: the request may store only some of them (a
+    batch that stops at a malformed line stores nothing after it).
 
     The cyclic garbage collector is paused while judging: a chunk allocates hundreds of
     thousands of small objects and no cycles, and the collections it would trigger cost
@@ -112,7 +125,7 @@ def judge_part(items: list[tuple[int, bytes | None]], limit: int,
         entries, rows = judge_all(items, limit, uploader)
     finally:
         gc.enable()
-    if _STORE is None:
+    if _STORE is None or not direct:
         return Part(entries, rows=rows)
     if not len(rows):
         return Part(entries, answers=[])
@@ -136,9 +149,11 @@ class Verifier:
                 initializer=_connect, initargs=(store_at,))
 
     def submit(self, items: list[tuple[int, bytes | None]], limit: int,
-               uploader: str | None) -> Callable[[], list[Part]]:
+               uploader: str | None, direct: bool = True) -> Callable[[], list[Part]]:
         """Send the lines to be judged; the function returned waits for them, in order,
-        as one part per process used.  Without a pool they are judged here, now."""
+        as one part per process used.  Without a pool they are judged here, now.
+        ``direct``: the pool's processes may store the good games themselves (see
+        ``judge_part``)."""
         if self._pool is None or len(items) < 2:
             entries, rows = judge_all(items, limit, uploader)
             parts = [Part(entries, rows=rows)]
@@ -146,7 +161,7 @@ class Verifier:
         size = -(-len(items) // self.processes)
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
         with sigint_held():  # a submit may start a pool process
-            futures = [self._pool.submit(judge_part, chunk, limit, uploader)
+            futures = [self._pool.submit(judge_part, chunk, limit, uploader, direct)
                        for chunk in chunks]
         return lambda: [future.result() for future in futures]
 

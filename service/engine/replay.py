@@ -3,7 +3,8 @@
 After a deal's first illegal move (or a problem of the deal as a whole) the rest of
 that deal is not judged: it is unscored but counts as played, and the next deals are
 still judged.  Claims are compared only where the deal (or, for the game's claims, the
-game and every deal in it) is legal and finished.
+game and every deal in it) is legal and finished.  A message says what is wrong, not
+where: the deal and move of its violation or warning say that.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from . import report as R
-from .gin import VOID, GinTable
+from .gin import UPCARD, VOID, GinTable
 from .model import Deal, Game, Outcome
 from .report import DealResult, Report, Violation, Warning
 from .rummy import BLOCKED, RummyTable
 from .scoring import Scoreboard, rummy_blocked_points, rummy_out_points
 from .table import Table
+from .words import plural
 
 
 def verify(game: Game) -> Report:
@@ -45,6 +47,7 @@ class _GameReplay:
         self.played = 0  # deals counted toward the game (GAME_OVER ones are not)
         self.last_pair: tuple[int, ...] | None = None
         self.last_winner: int | None = None
+        self.unfinished = ""  # why the last deal, cut short, is not over
 
     def run(self) -> Report:
         game = self.game
@@ -52,7 +55,7 @@ class _GameReplay:
         finished_last = True
         for d, deal in enumerate(game.deals):
             if self.over:
-                self._deal_problem(d, deal, R.GAME_OVER, f"deal {d} was logged after the game "
+                self._deal_problem(d, deal, R.GAME_OVER, "the deal was logged after the game "
                                    "ended")
                 continue
             finished_last = self._play_deal(d, deal, is_last=d == last)
@@ -64,7 +67,31 @@ class _GameReplay:
         has_end = rules.target is not None or rules.deals is not None
         whole_rounds = not game.teams or self.played % 2 == 0
         finished = finished_last and (self.over or (not has_end and whole_rounds))
+        if not finished:
+            self.warnings.append(self._why_unfinished(finished_last, whole_rounds))
         return self._report(finished)
+
+    def _why_unfinished(self, finished_last: bool, whole_rounds: bool) -> Warning:
+        """Where the log stops before the game's end, and why that is not its end."""
+        last = len(self.game.deals) - 1
+        if not finished_last:
+            moves = len(self.game.deals[last].moves)
+            return Warning(last, moves - 1 if moves else None, R.LAST_DEAL_NOT_FINISHED,
+                           self.unfinished)
+        if not whole_rounds:
+            return Warning(last, None, R.GAME_NOT_FINISHED, "the last round is half logged: "
+                           "the deal between the two other partners is missing")
+        rules, board = self.rules, self.board
+        unit = "round" if self.game.teams else "deal"
+        ends = []
+        if rules.deals is not None:
+            ends.append(f"after {plural(rules.deals, unit)}")
+        if rules.target is not None:
+            ends.append(f"when a total reaches {rules.target}")
+        return Warning(last, None, R.GAME_NOT_FINISHED,
+                       f"the game ends {' or '.join(ends)}; the log has "
+                       f"{plural(board.units, unit)}, and the highest total is "
+                       f"{max(board.totals)}")
 
     # -- one deal ---------------------------------------------------------------------
 
@@ -135,9 +162,10 @@ class _GameReplay:
                 return True
         if not _finished(table):
             if not is_last:
-                self._deal_problem(d, deal, R.DEAL_NOT_FINISHED, f"deal {d} stops before it "
+                self._deal_problem(d, deal, R.DEAL_NOT_FINISHED, "the deal stops before it "
                                    "ends, and another deal follows", seats, table)
                 return True
+            self.unfinished = f"the log ends before the deal does: {_waiting_for(table)}"
             self.results.append(self._unscored(deal, seats, table))
             return False
         values = {s: table.hand_value(s) for s in seats}
@@ -183,14 +211,14 @@ class _GameReplay:
         for player, value in (claimed.get("points") or {}).items():
             actual = result.points.get(player, 0)
             if value != actual:
-                self._mismatch(d, player, f"deal {d}: {player} is claimed to score {value}, "
+                self._mismatch(d, player, f"{player} is claimed to score {value}, "
                                f"recomputed {actual}")
         if "winner" in claimed and claimed["winner"] != result.winner:
-            self._mismatch(d, None, f"deal {d}: the claimed winner is {claimed['winner']}, "
-                           f"recomputed {result.winner}")
+            self._mismatch(d, None, f"the deal's claimed winner is {_shown(claimed['winner'])}, "
+                           f"recomputed {_shown(result.winner)}")
         if "outcome" in claimed and claimed["outcome"] != result.outcome:
-            self._mismatch(d, None, f"deal {d}: the claimed outcome is {claimed['outcome']}, "
-                           f"recomputed {result.outcome}")
+            self._mismatch(d, None, f"the deal's claimed outcome is "
+                           f"{_shown(claimed['outcome'])}, recomputed {_shown(result.outcome)}")
 
     def _mismatch(self, d: int | None, player: str | None, message: str) -> None:
         self.violations.append(Violation(d, None, player, R.SCORE_MISMATCH, message))
@@ -222,16 +250,29 @@ class _GameReplay:
             actual = by_name.get(key, 0)
             if value != actual:
                 self._mismatch(None, key if key in totals["points"] else None,
-                               f"game: {key}'s claimed total is {value}, recomputed {actual}")
+                               f"{key}'s claimed total is {value}, recomputed {actual}")
         if "winner" in claimed and claimed["winner"] != totals["winner"]:
-            self._mismatch(None, None, f"game: the claimed winner is {claimed['winner']}, "
-                           f"recomputed {totals['winner']}")
+            self._mismatch(None, None, f"the game's claimed winner is "
+                           f"{_shown(claimed['winner'])}, recomputed {_shown(totals['winner'])}")
 
 
 def _finished(table: Table) -> bool:
     if isinstance(table, GinTable):
         return table.ended or table.knocker is not None
     return table.ended
+
+
+def _shown(value: Any) -> str:
+    """A claimed or recomputed winner or outcome in a message: null as none."""
+    return "none" if value is None else str(value)
+
+
+def _waiting_for(table: Table) -> str:
+    """The move the log stops before, as the player to make it was asked for it."""
+    name = table.name(table.to_move)
+    if isinstance(table, GinTable) and table.phase == UPCARD:
+        return f"{name} was to take or refuse the upcard"
+    return f"{name} had drawn and not discarded" if table.drew else f"{name} was to draw"
 
 
 def _knocker(table: Table, names: tuple[str, ...]) -> str | None:

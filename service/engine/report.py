@@ -60,8 +60,12 @@ VIOLATION_CODES: tuple[str, ...] = (
     RESHUFFLE_NOT_ALLOWED, RESHUFFLE_MISMATCH, END_NOT_ALLOWED,
 )
 
+# Warnings: legal, but worth an auditor's eye; and why an unfinished game is not finished.
 SUBOPTIMAL_DECLARATION = "SUBOPTIMAL_DECLARATION"
-WARNING_CODES: tuple[str, ...] = (SUBOPTIMAL_DECLARATION,)
+LAST_DEAL_NOT_FINISHED = "LAST_DEAL_NOT_FINISHED"  # the log ends inside its last deal
+GAME_NOT_FINISHED = "GAME_NOT_FINISHED"  # the deals logged end before the game does
+WARNING_CODES: tuple[str, ...] = (SUBOPTIMAL_DECLARATION, LAST_DEAL_NOT_FINISHED,
+                                  GAME_NOT_FINISHED)
 
 OUTCOMES = tuple(Outcome)
 
@@ -83,7 +87,9 @@ class Violation:
 
 @dataclass(slots=True)
 class Warning:
-    """Legal, but worth an auditor's eye."""
+    """Legal, but worth an auditor's eye, or why the game is not finished: where (deal
+    and move index, 0-based; move None for the deal or game as a whole), a code of
+    ``WARNING_CODES``, why."""
 
     deal: int
     move: int | None

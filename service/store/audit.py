@@ -313,7 +313,8 @@ def _mismatch(game: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
         value = claims.get(player) if isinstance(claims, dict) else None
         claimed = value if isinstance(value, int) and not isinstance(value, bool) else None
         verified = row["deal_points"] if row["deal_points"] is not None else 0
-    detail = f"game {game['id']}{_where(game)}: {row['message']}"
+    deal = f"deal {row['deal_no']}: " if row["deal_no"] is not None else ""
+    detail = f"game {game['id']}{_where(game)}: {deal}{row['message']}"
     return _discrepancy(SCORE_MISMATCH, game["id"], player, detail, claimed, verified,
                         variant=game["variant"])
 

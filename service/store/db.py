@@ -83,6 +83,15 @@ class GameRows:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def head(self, n: int) -> GameRows:
+        """The first ``n`` games, with their rows."""
+        if n >= len(self.ids):
+            return self
+        return GameRows(self.ids[:n],
+                        {name: table.slice(0, sum(self.counts[name][:n]))
+                         for name, table in self.tables.items()},
+                        {name: counts[:n] for name, counts in self.counts.items()})
+
 
 def game_rows(records: Sequence[GameRecord]) -> GameRows:
     """The rows of ``records``; a row of the wrong shape raises ValueError."""

@@ -58,11 +58,12 @@ def post_log(client: FlaskClient, log: Any, query: str = "", **kwargs: Any) -> T
                        headers=headers, **kwargs)
 
 
-def post_chunked(client: FlaskClient, path: str, stream: Any,
-                 content_type: str, buffered: bool = True) -> TestResponse:
+def post_chunked(client: FlaskClient, path: str, stream: Any, content_type: str,
+                 buffered: bool = True, headers: dict[str, str] | None = None) -> TestResponse:
     """POST a body without Content-Length, as a chunked upload arrives; unbuffered,
     the answer is produced as its body is iterated."""
-    environ = EnvironBuilder(path=path, method="POST", content_type=content_type).get_environ()
+    environ = EnvironBuilder(path=path, method="POST", content_type=content_type,
+                             headers=headers).get_environ()
     environ.pop("CONTENT_LENGTH", None)
     environ["wsgi.input"] = stream
     environ["wsgi.input_terminated"] = True

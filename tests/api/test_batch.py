@@ -167,3 +167,104 @@ def test_the_next_chunk_is_read_and_verified_before_one_is_answered(make_app, st
     assert [r["line"] for r in results] == [1, 2, 3, 4, 5, 6]
     assert all(r["created"] for r in results[:5]) and "error" in results[5]
     assert store_of(app).count("games") == 5
+
+
+def test_a_line_repeating_a_key_is_an_error_line_naming_it(app, client):
+    line = orjson.dumps(valid(id="twice")).replace(b'"id":"twice"', b'"id":"once","id":"twice"')
+    results = lines_of(post_batch(client, ndjson(valid(id="a"), line, valid(id="b"))))
+    assert results[1]["error"]["type"] == "/problems/validation-error"
+    assert results[1]["error"]["errors"] == {
+        "id": ["this key appears more than once in its object"]}
+    assert results[0]["created"] and results[2]["created"]
+    assert counts(app)["games"] == 2
+
+
+class EndlessGarbage(io.RawIOBase):
+    """A chunked body of ``x`` lines that never ends, counting the bytes read."""
+
+    def __init__(self) -> None:
+        self.read_bytes = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        size = len(buffer) - len(buffer) % 2
+        buffer[:size] = b"x\n" * (size // 2)
+        self.read_bytes += size
+        return size
+
+
+def test_a_garbage_body_gets_a_bounded_answer_and_the_good_lines_before_it(app, client):
+    """400 KB of `x` lines were answered with 52 MB of error lines; the batch now stops at
+    its 500th malformed line in a row, whatever the size of the body."""
+    body = ndjson(valid(id="a"), valid(id="b")) + b"x\n" * 200_000
+    response = post_batch(client, body)
+    results = lines_of(response)
+    assert len(response.data) < 150_000
+    assert [r["line"] for r in results] == list(range(1, 504))
+    assert results[0]["created"] and results[1]["created"]
+    assert all(r["error"]["type"] == "/problems/validation-error" for r in results[2:502])
+    stop = results[-1]
+    assert stop["line"] == 503 and stop["error"]["type"] == "/problems/batch-stopped"
+    assert stop["error"]["status"] == 422
+    assert "line 502: 500 malformed lines in a row" in stop["error"]["detail"]
+    assert counts(app)["games"] == 2
+    endless = EndlessGarbage()
+    response = post_chunked(client, BATCH, endless, "application/x-ndjson")
+    assert lines_of(response)[-1]["error"]["type"] == "/problems/batch-stopped"
+    assert len(response.data) < 150_000 and endless.read_bytes < 1 << 20
+
+
+def test_a_batch_stops_at_its_last_malformed_line_allowed_in_all(make_app):
+    """Malformed lines between good ones, never 500 in a row, still end the batch."""
+    app = make_app(RUMMY_BATCH_MAX_BAD_LINES=30)
+    client = app.test_client()
+    body = b"".join(ndjson(b"{}", b"{}", b"x", valid(id=f"g{i}")) for i in range(20))
+    results = lines_of(post_batch(client, body))
+    assert [r["line"] for r in results] == list(range(1, 41))  # the 30th bad one is 39
+    assert "line 39: 30 malformed lines in all" in results[-1]["error"]["detail"]
+    assert counts(app)["games"] == 9
+    assert sum("created" in r for r in results) == 9
+
+
+@pytest.mark.parametrize("store_process", ["0", "1"])
+def test_no_game_after_the_stop_is_stored_when_the_pool_verifies(make_app, store_process):
+    """Lines are verified two chunks at a time by two processes, which store good games
+    themselves only while the lines in flight cannot stop the batch: the games after
+    the stop were verified but are not stored."""
+    app = make_app(RUMMY_VERIFY_PROCESSES="2", RUMMY_BATCH_CHUNK="2",
+                   RUMMY_STORE_PROCESS=store_process, RUMMY_BATCH_MAX_BAD_RUN="7")
+    good = [valid(id=f"g{i}") for i in range(8)]
+    body = ndjson(*good[:4], *[b"x"] * 6, b"{}", good[4], good[5], good[6], b"", good[7])
+    results = lines_of(post_batch(app.test_client(), body))
+    assert [r["line"] for r in results] == list(range(1, 13))
+    assert all(r["created"] for r in results[:4])
+    assert results[-1]["error"]["type"] == "/problems/batch-stopped"
+    assert "line 11: 7 malformed lines in a row" in results[-1]["error"]["detail"]
+    # A pool process's writes are committed in order with the next ones: once a later
+    # game is committed, any game of the batch the pool had handed over would be too.
+    assert post_batch(app.test_client(), ndjson(valid(id="later"))).status_code == 200
+    assert store_of(app).count("games") == 5
+
+
+def test_an_error_line_lists_few_fields_and_cuts_what_the_line_invented(make_app):
+    app = make_app()
+    client = app.test_client()
+    many = valid(id="many")
+    many["deals"][0]["moves"] = [{"p": "ana", "a": "discard", "card": "1X"}] * 2000
+    invented = valid(id="invented")
+    invented["deals"][0]["k" * 100_000] = 1
+    response = post_batch(client, ndjson(many, invented, valid(id="fine")))
+    (bad, long, fine) = lines_of(response)
+    assert len(response.data) < 4_000 and fine["created"]
+    assert len(bad["error"]["errors"]) == 10
+    assert "the first 10 of 2000 invalid fields are listed" in bad["error"]["detail"]
+    assert long["error"]["errors"] == {"deals.0." + "k" * 112 + "...": ["Unknown field."]}
+
+
+def test_the_openapi_document_states_when_a_batch_stops(shared_client):
+    spec = shared_client.get(f"{API}/openapi.json").get_json()
+    description = spec["paths"][f"{API}/games/batch"]["post"]["description"]
+    assert "500th malformed line in a row" in description
+    assert "1,000th in all" in description and "/problems/batch-stopped" in description

@@ -122,6 +122,9 @@ def test_a_reason_that_is_not_one_is_refused(api):
                    400, "invalid-parameter")
     assert_problem(client.delete(f"{API}/games/{gid}?reason=", headers=headers), 400,
                    "invalid-parameter")
+    twice = b'{"reason": "typo", "reason": "uploaded twice"}'
+    assert_problem(client.delete(f"{API}/games/{gid}", headers=headers, data=twice,
+                                 content_type="application/json"), 400, "invalid-parameter")
     assert client.get(f"{API}/games/{gid}", headers=headers).status_code == 200
 
 

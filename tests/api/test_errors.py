@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import orjson
 import pytest
@@ -28,6 +29,49 @@ def test_wrong_methods_are_405_with_allow(shared_client, method, path):
     response = getattr(shared_client, method)(API + path)
     assert_problem(response, 405, "method-not-allowed")
     assert set(response.headers["Allow"].split(", ")) & {"GET", "POST"}
+
+
+def _sample_path(rule: str) -> str:
+    """A path the rule matches: each variable part filled with a value of its kind."""
+    return re.sub(r"<(?:(\w+)(?:\([^)]*\))?:)?\w+>",
+                  lambda m: "0" if m.group(1) == "int" else "abc", rule)
+
+
+def test_options_allows_exactly_the_methods_of_the_path(shared_app):
+    """Every route: OPTIONS lists the methods of the rules written for that path, and
+    no other (GET of /games/{id} was listed for /games/batch)."""
+    client = shared_app.test_client()
+    by_rule: dict[str, set[str]] = {}
+    for rule in shared_app.url_map.iter_rules():
+        by_rule.setdefault(rule.rule, set()).update(rule.methods or ())
+    for rule, methods in by_rule.items():
+        path = _sample_path(rule)
+        response = client.options(path)
+        assert response.status_code == 200, path
+        assert set(response.headers["Allow"].split(", ")) == methods, path
+    assert set(client.options(f"{API}/games/batch").headers["Allow"].split(", ")) == {
+        "POST", "OPTIONS"}
+
+
+@pytest.mark.parametrize(("method", "path", "allowed"), [
+    ("get", "/games/batch", {"POST", "OPTIONS"}),
+    ("put", "/games/batch", {"POST", "OPTIONS"}),
+    ("post", "/games/export", {"GET", "HEAD", "OPTIONS"}),
+    ("post", "/games/abc", {"GET", "HEAD", "DELETE", "OPTIONS"}),
+])
+def test_405_allows_exactly_the_methods_of_the_path(shared_client, method, path, allowed):
+    response = getattr(shared_client, method)(API + path)
+    assert_problem(response, 405, "method-not-allowed")
+    assert set(response.headers["Allow"].split(", ")) == allowed
+
+
+def test_only_the_names_of_the_routes_beside_a_game_are_no_game_ids(shared_app):
+    adapter = shared_app.url_map.bind("localhost")
+    for game in ("abc", "batchx", "xbatch", "exports", "0123456789abcdef01234567"):
+        assert adapter.match(f"{API}/games/{game}", method="GET") == (
+            "games.get_game", {"game_id": game})
+    assert adapter.match(f"{API}/games/batch", method="POST")[0] == "batch.upload_batch"
+    assert adapter.match(f"{API}/games/export", method="GET")[0] == "export.export_games"
 
 
 def test_unexpected_exception_is_500_logged_not_shown(app, client, monkeypatch, caplog):

@@ -22,12 +22,17 @@ def test_settings_from_the_environment_and_overrides():
     assert (defaults.page_size, defaults.max_page_size) == (50, 500)
     assert defaults.max_game_bytes == 1 << 20
     assert defaults.store_process is True
+    assert (defaults.batch_max_bad_run, defaults.batch_max_bad_lines) == (500, 1000)
+    # Above the lines of two chunks in flight: the pool stores a clean batch itself.
+    assert defaults.batch_max_bad_run > 2 * defaults.batch_chunk
+    assert Settings.load(environ={"RUMMY_BATCH_MAX_BAD_RUN": "5"}).batch_max_bad_run == 5
     assert Settings.load(environ={"RUMMY_STORE_PROCESS": "0"}).store_process is False
 
 
 @pytest.mark.parametrize("env", [{"RUMMY_PAGE_SIZE": "ten"}, {"RUMMY_MAX_GAME_BYTES": "0"},
                                  {"RUMMY_PAGE_SIZE": "600"}, {"RUMMY_API_KEYS": "a b"},
-                                 {"RUMMY_STORE_PROCESS": "maybe"}])
+                                 {"RUMMY_STORE_PROCESS": "maybe"},
+                                 {"RUMMY_BATCH_MAX_BAD_LINES": "0"}])
 def test_bad_settings_stop_the_start(env):
     with pytest.raises(ValueError, match="RUMMY_"):
         Settings.load(environ=env)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import io
 import json
 
+import orjson
 import pytest
 
 from service.api.games_schemas import StateSchema
-from service.engine import parse_game
+from service.engine import load_json, parse_game, verify
 from service.engine.state import state_after
+from service.store import build_record
 from tests.engine.test_gin import ANA
 
 from .helpers import (
@@ -22,6 +24,7 @@ from .helpers import (
     mismatch,
     post_chunked,
     post_log,
+    store_of,
     valid,
     valid_rummy,
 )
@@ -194,3 +197,40 @@ def test_state_of_an_illegal_game_names_the_violation(client):
     gid = post_log(client, illegal()).get_json()["id"]
     state = client.get(f"{API}/games/{gid}/deals/0/moves/1/state").get_json()
     assert state["stopped_by"]["code"] == "CARD_NOT_IN_HAND"
+
+
+def with_repeated_keys() -> bytes:
+    """A valid log whose first move names its card twice, and whose header its variant
+    twice: orjson alone would read the last of each."""
+    text = orjson.dumps(valid(meta={"room": "blue"}))
+    text = text.replace(b'"variant":"gin"', b'"variant":"rummy","variant":"gin"', 1)
+    return text.replace(b'"room":"blue"', b'"room":"red","room":"blue"', 1)
+
+
+def test_a_log_repeating_a_key_is_422_naming_it(app, client):
+    problem = assert_problem(post_log(client, with_repeated_keys()), 422, "validation-error")
+    assert set(problem["errors"]) == {"variant", "meta.room"}
+    assert counts(app)["games"] == 0
+
+
+def test_a_log_stored_before_the_rule_on_repeated_keys_is_still_replayed(app, client):
+    raw = with_repeated_keys()
+    document = load_json(raw, repeated_keys=True)
+    game = parse_game(document)
+    [(gid, created)] = store_of(app).submit([build_record(document, raw, game, verify(game))])
+    assert created
+    state = client.get(f"{API}/games/{gid}/deals/0/moves/1/state")
+    assert state.status_code == 200 and state.get_json()["outcome"] == "knock"
+    assert client.get(f"{API}/games/{gid}/log").data == raw
+
+
+def test_a_422_lists_few_fields_however_many_are_wrong(client):
+    log = valid()
+    log["deals"][0]["moves"] = [{"p": "ana", "a": "discard", "card": "1X"}] * 2000
+    log["k" * 100_000] = 1
+    response = post_log(client, log)
+    problem = assert_problem(response, 422, "validation-error")
+    assert len(response.data) < 3_000
+    assert len(problem["errors"]) == 10
+    assert problem["detail"] == "the document is not a valid rummy-log/1 game; the first 10 " \
+                                "of 2001 invalid fields are listed"

@@ -459,6 +459,16 @@ def test_a_truncated_log_is_never_illegal_nor_valid_unless_equivalent(
     kept = len(deals)
     # A prefix of a legal log is legal: never illegal, whatever the cut.
     assert report.status in (R.VALID, R.MISMATCH, R.INCOMPLETE), report.status
+    # An unfinished game says where it stops: in its last deal when that is cut short.
+    why = [(w.code, w.deal, w.move) for w in report.warnings
+           if w.code in (R.LAST_DEAL_NOT_FINISHED, R.GAME_NOT_FINISHED)]
+    if report.status == R.VALID:
+        assert why == []
+    elif report.status == R.INCOMPLETE:
+        moves = len(deals[-1]["moves"])
+        assert why == ([(R.LAST_DEAL_NOT_FINISHED, kept - 1, moves - 1 if moves else None)]
+                       if report.deals[-1].outcome is None
+                       else [(R.GAME_NOT_FINISHED, kept - 1, None)])
     if report.status == R.MISMATCH:
         # The claims of the missing deals are gone, but the game's claimed totals (or a
         # gin deal cut among the defender's layoffs) no longer match.

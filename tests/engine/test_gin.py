@@ -291,6 +291,14 @@ def test_upcard_pass(moves, result):
         assert codes(report) == [(0, len(moves) - 1, result)]
 
 
+def test_a_log_cut_at_the_upcard_says_who_was_to_take_it():
+    report = check(gin_game(["ana pass"], rules={"upcard_pass": True}))
+    assert report["status"] == "incomplete"
+    assert report["warnings"] == [{
+        "deal": 0, "move": 0, "code": "LAST_DEAL_NOT_FINISHED",
+        "message": "the log ends before the deal does: ben was to take or refuse the upcard"}]
+
+
 def test_without_upcard_pass_the_first_draw_is_free():
     assert check(gin_game(KNOCK))["status"] == "valid"
     assert codes(check(gin_game(["ana pass"]))) == [(0, 0, "ACTION_NOT_ALLOWED")]
@@ -348,6 +356,10 @@ def test_partnership_rounds_and_team_totals():
 def test_partnership_round_half_logged_is_incomplete():
     report = check(four([("a", "c")]))
     assert report["status"] == "incomplete"
+    assert report["warnings"] == [{
+        "deal": 0, "move": None, "code": "GAME_NOT_FINISHED",
+        "message": "the last round is half logged: the deal between the two other "
+                   "partners is missing"}]
 
 
 def test_no_layoff_is_ever_inferred():

@@ -42,6 +42,7 @@ from service.engine.parse import (
     parse_header,
     schema_errors,
 )
+from service.engine.report import WARNING_CODES
 from service.engine.rules import GIN, OPTIONS, PRESETS, RUMMY
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
@@ -600,6 +601,93 @@ def test_size_limit() -> None:
         load_json('"' + "é" * 10 + '"', max_bytes=15)
 
 
+REPEATED = ["this key appears more than once in its object"]
+
+
+def test_a_repeated_key_anywhere_is_an_error_at_its_path() -> None:
+    text = orjson.dumps(GIN_LOG)
+    assert load_json(text) == GIN_LOG
+    top = text.replace(b'"variant":', b'"variant":"rummy","variant":', 1)
+    assert orjson.loads(top)["variant"] == GIN_LOG["variant"]  # orjson keeps the last
+    with pytest.raises(LogValidationError) as caught:
+        load_json(top)
+    assert caught.value.errors == {"variant": REPEATED}
+    doc = copy.deepcopy(GIN_LOG)
+    doc["deals"][0]["moves"][1] = {"p": "ana", "a": "discard", "card": "KS"}
+    doc["meta"] = {"room": {"table": 3}}
+    text = orjson.dumps(doc).replace(b'"card":"KS"', b'"card":"QS","card":"KS"')
+    text = text.replace(b'"table":3', b'"table":3,"table":3')
+    with pytest.raises(LogValidationError) as caught:
+        game_from_json(text)
+    assert caught.value.errors == {"deals.0.moves.1.card": REPEATED,
+                                   "meta.room.table": REPEATED}
+    assert load_json(text, repeated_keys=True)["meta"] == doc["meta"]  # stored logs
+
+
+def test_colons_in_strings_and_escaped_colons_are_no_repeated_keys() -> None:
+    doc = copy.deepcopy(GIN_LOG) | {"played_at": "2024-05-01T21:30:00+02:00",
+                                    "meta": {"a:b": "::", ":": ":x", "x": "\":"}}
+    for text in (orjson.dumps(doc), json.dumps(doc, indent=1).encode(),
+                 json.dumps(doc).replace(":", "\\u003a").replace('"\\u003a ', '": ')
+                 .encode()):
+        assert load_json(text) == doc, text
+    # An escaped colon in the text hides no repeated key: one colon fewer in the text
+    # than in the value would otherwise make up for the repeated pair's colon.
+    text = b'{"x\\u003a":1,"a":1,"a":2}'
+    with pytest.raises(LogValidationError) as caught:
+        load_json(text)
+    assert caught.value.errors == {"a": REPEATED}
+
+
+def _json_text(value: Any, rng: random.Random) -> str:
+    """``value`` as JSON text, pairs given as lists of (key, value) so that a key may
+    repeat, with random spacing and random escapes."""
+    space = rng.choice(["", " ", "\n  "])
+    if isinstance(value, tuple):  # an object: its pairs
+        pairs = [f"{_json_text(key, rng)}{space}:{space}{_json_text(item, rng)}"
+                 for key, item in value]
+        return "{" + ",".join(pairs) + "}"
+    if isinstance(value, list):
+        return "[" + f",{space}".join(_json_text(item, rng) for item in value) + "]"
+    return json.dumps(value, ensure_ascii=rng.random() < 0.5)
+
+
+def _repeats(value: Any, path: str = "") -> set[str]:
+    found: set[str] = set()
+    if isinstance(value, tuple):
+        keys = [key for key, _ in value]
+        found |= {f"{path}.{key}" if path else key for key in keys if keys.count(key) > 1}
+        for key, item in dict(value).items():  # inside the last value of a key only
+            found |= _repeats(item, f"{path}.{key}" if path else key)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found |= _repeats(item, f"{path}.{i}" if path else str(i))
+    return found
+
+
+_KEYS = st.sampled_from(["a", "b", ":", "a:b", "\u003a", "é", "x\"y"])
+_PAIRED = st.recursive(
+    st.none() | st.integers(-5, 5) | st.sampled_from(["", ":", "12:30", "a\\:b", "é:"]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.lists(st.tuples(_KEYS, inner), max_size=4).map(tuple),
+    max_leaves=12)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.lists(st.tuples(_KEYS, _PAIRED), max_size=4).map(tuple), st.randoms())
+def test_repeated_keys_are_found_exactly(pairs: tuple, rng: random.Random) -> None:
+    """Whatever the spacing, escapes and colons in strings: an error exactly when some
+    object repeats a key, at the path of each repeated key, else the value decoded."""
+    text = _json_text(pairs, rng).encode()
+    expected = _repeats(pairs)
+    if expected:
+        with pytest.raises(LogValidationError) as caught:
+            load_json(text)
+        assert set(caught.value.errors) == expected
+    else:
+        assert load_json(text) == orjson.loads(text)
+
+
 @pytest.mark.parametrize("top", [[], "gin", 1, 1.5, None, True, [GIN_LOG]])
 def test_top_level_must_be_an_object(top: Any) -> None:
     with pytest.raises(LogValidationError) as caught:
@@ -1075,6 +1163,11 @@ def test_report_schema_accepts_reports() -> None:
                                  "code": "SCORE_MISMATCH", "message": "claimed 25, not 0"})
     REPORT_VALIDATOR.validate(report)
     assert REPORT_SCHEMA["$defs"]["code"]["enum"] == VIOLATION_CODES
+    warning_codes = REPORT_SCHEMA["$defs"]["warning"]["properties"]["code"]["enum"]
+    assert tuple(warning_codes) == WARNING_CODES
+    report["warnings"] = [{"deal": 0, "move": None, "code": code, "message": "..."}
+                          for code in WARNING_CODES]
+    REPORT_VALIDATOR.validate(report)
 
 
 @pytest.mark.parametrize("change", [
@@ -1090,6 +1183,8 @@ def test_report_schema_accepts_reports() -> None:
     lambda r: r["totals"].pop("margin"),
     lambda r: r["totals"].update(teams=[]),
     lambda r: r["warnings"].append({"deal": 0, "move": None, "code": "X"}),
+    lambda r: r["warnings"].append({"deal": 0, "move": None, "code": "FINE",
+                                    "message": "..."}),
     lambda r: r.update(source=None),
 ])
 def test_report_schema_rejects_bad_reports(change: Callable[[dict[str, Any]], Any]) -> None:

@@ -58,6 +58,26 @@ def test_game_claims_are_compared():
     assert codes(report) == [(None, None, "SCORE_MISMATCH")]
 
 
+def test_a_message_says_what_is_wrong_and_leaves_where_to_deal_and_move():
+    """The deal's index is in the violation: messages repeated it (and said None)."""
+    log = basic(claimed={"points": {"ana": 60}, "winner": None, "outcome": "rummy"})
+    log["claimed"] = {"totals": {"ana": 50}, "winner": "ben"}
+    assert [(v["deal"], v["message"]) for v in check(log)["violations"]] == [
+        (0, f"ana is claimed to score 60, recomputed {BEN_LEFT}"),
+        (0, "the deal's claimed winner is none, recomputed ana"),
+        (0, "the deal's claimed outcome is rummy, recomputed out"),
+        (None, f"ana's claimed total is 50, recomputed {BEN_LEFT}"),
+        (None, "the game's claimed winner is ben, recomputed ana")]
+    done = deal("ben", {"ana": ANA, "ben": BEN}, "7D", BASIC)
+    extra = deal("ana", {"ana": ANA, "ben": BEN}, "7D", [])
+    cut = deal("ben", {"ana": ANA, "ben": BEN}, "7D", BASIC[:4])
+    over = check(game("rummy", ["ana", "ben"], [done, extra], rules={"target": 50}))
+    assert over["violations"][0]["message"] == "the deal was logged after the game ended"
+    cut_short = check(game("rummy", ["ana", "ben"], [cut, extra], rules={"target": None}))
+    assert cut_short["violations"][0]["message"] == \
+        "the deal stops before it ends, and another deal follows"
+
+
 @pytest.mark.parametrize(("index", "bad", "code"), [
     (0, "ben ds 4H", "NOT_YOUR_TURN"),
     (0, "ana m AH 2H 3H", "MUST_DRAW_FIRST"),
@@ -225,6 +245,14 @@ def test_unfinished_last_deal_is_incomplete():
     report = check(basic(BASIC[:4]))
     assert report["status"] == "incomplete"
     assert report["totals"]["winner"] is None
+    assert report["warnings"] == [{
+        "deal": 0, "move": 3, "code": "LAST_DEAL_NOT_FINISHED",
+        "message": "the log ends before the deal does: ben was to draw"}]
+    assert check(basic(BASIC[:3]))["warnings"][0]["message"] == \
+        "the log ends before the deal does: ana had drawn and not discarded"
+    assert check(basic([]))["warnings"] == [{
+        "deal": 0, "move": None, "code": "LAST_DEAL_NOT_FINISHED",
+        "message": "the log ends before the deal does: ana was to draw"}]
 
 
 def test_game_over_then_another_deal():
@@ -239,14 +267,30 @@ def test_target_not_reached_is_incomplete():
     report = check(basic(rules={"target": 150}))
     assert report["status"] == "incomplete"
     assert report["deals"][0]["outcome"] == "out"
+    assert report["warnings"] == [{
+        "deal": 0, "move": None, "code": "GAME_NOT_FINISHED",
+        "message": f"the game ends when a total reaches 150; the log has 1 deal, and the "
+                   f"highest total is {BEN_LEFT}"}]
 
 
 def test_fixed_number_of_deals():
     done = deal("ben", {"ana": ANA, "ben": BEN}, "7D", BASIC)
     report = check(game("rummy", ["ana", "ben"], [done], rules={"target": None, "deals": 1}))
     assert report["status"] == "valid"
-    report = check(game("rummy", ["ana", "ben"], [done], rules={"target": None, "deals": 2}))
+    assert report["warnings"] == []
+    report = check(game("rummy", ["ana", "ben"], [done], rules={"target": 500, "deals": 2}))
     assert report["status"] == "incomplete"
+    assert report["warnings"][0]["message"] == (
+        f"the game ends after 2 deals or when a total reaches 500; the log has 1 deal, and "
+        f"the highest total is {BEN_LEFT}")
+
+
+def test_an_illegal_game_cut_short_says_so_too():
+    """The warning explains a missing winner whatever the verdict."""
+    report = check(basic(BASIC[:1] + ["ben x QS"], rules={"target": 150}))
+    assert report["status"] == "illegal" and report["totals"]["winner"] is None
+    assert [w["code"] for w in report["warnings"]] == ["GAME_NOT_FINISHED"]
+    assert check(basic(BASIC[:1] + ["ben x QS"]))["warnings"] == []  # no end: it ended
 
 
 def test_deck_fixes_hands_and_stock_order():
