@@ -43,12 +43,15 @@ from ..store import joined
 from .auth import write_access
 from .coding import RATIO_FLOOR, Gunzip, content_coding, request_body
 from .config import Settings, current_store, current_verifier, settings
+from .games import REUPLOADED, deletion_fields
 from .intake import NDJSON_TYPES, BodyTooLarge, iter_lines, require_media_type
 from .problems import (
     BATCH_STOPPED,
     DATABASE_UNAVAILABLE,
+    GAME_DELETED,
     INTERNAL_ERROR,
     PAYLOAD_TOO_LARGE,
+    VALIDATION_ERROR,
     Problem,
     kind_of_status,
     problem_body,
@@ -59,6 +62,7 @@ from .verifier import Entry, Part
 blp = Blueprint("batch", __name__, url_prefix=f"{PREFIX}/games",
                 description="Upload many logs at once as NDJSON")
 
+EMPTY_BATCH = "the batch holds no game: its body is empty or only blank lines"
 CHUNK_BYTES = 8 << 20  # a chunk is committed once its lines reach this many bytes
 MEDIA_TYPE = NDJSON_TYPES[0]
 DESCRIPTION = (
@@ -155,6 +159,7 @@ def _commit(parts: list[Part], guard: _Guard) -> bytes:
     for part in parts:
         if part.ticket is not None:
             _take(part)
+    deleted = _deleted_among(parts)
     out = []
     for part in parts:
         answers = iter(part.answers or ())
@@ -166,12 +171,27 @@ def _commit(parts: list[Part], guard: _Guard) -> bytes:
                 game_id, created = next(answers)
                 if created is None:
                     result = {"line": entry.line, "error": _not_stored()}
+                elif not created and game_id in deleted:
+                    result = {"line": entry.line, "error": deleted[game_id]}
                 else:
                     result = {"line": entry.line, "id": game_id, "status": entry.status,
                               "created": created}
             out.append(orjson.dumps(result))
     answer = b"\n".join(out) + b"\n" if out else b""
     return answer + (guard.stop or b"")
+
+
+def _deleted_among(parts: list[Part]) -> dict[str, dict[str, Any]]:
+    """The 409 problems of the lines whose log is that of a deleted game (stored
+    before, so answered as not new): as for a single upload, it stays deleted."""
+    again = [gid for part in parts for gid, created in (part.answers or ()) if created is False]
+    if not again:
+        return {}
+    out = {}
+    for gid, deletion in current_store().deletions_of(again).items():
+        detail, extra = deletion_fields(deletion, REUPLOADED)
+        out[gid] = problem_body(409, GAME_DELETED, detail, **extra)
+    return out
 
 
 def _store_pending(pending: list[Part]) -> None:
@@ -287,8 +307,18 @@ def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
     guard = _Guard(config.batch_max_bad_run, config.batch_max_bad_lines)
     waiting: Callable[[], list[Part]] | None = None
     in_flight = 0  # lines of the chunk waiting
+    answered = False  # any line at all: a batch of blank lines is said to hold no game
+    read = 0
+
+    def counted(items: Iterable[tuple[int, bytes | None]]) -> Iterator[tuple[int, bytes | None]]:
+        nonlocal read
+        for item in items:
+            read = item[0]
+            yield item
+
     try:
-        for chunk in _chunks(lines, config):
+        for chunk in _chunks(counted(lines), config):
+            answered = answered or bool(chunk)
             judging = _sent(chunk, config, uploader, guard.safe(in_flight + len(chunk)))
             if waiting is not None:
                 yield _answered(waiting, guard)
@@ -304,6 +334,9 @@ def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
         return
     if waiting is not None:
         yield _answered(waiting, guard)
+    if not answered:
+        yield orjson.dumps({"line": max(read, 1), "error": problem_body(
+            422, VALIDATION_ERROR, EMPTY_BATCH)}) + b"\n"
 
 
 @blp.route("/batch", methods=["POST"])

@@ -90,15 +90,25 @@ def _not_found(game_id: str) -> Problem:
     return Problem(404, NOT_FOUND, f"there is no game {game_id[:64]!r}")
 
 
-def _deleted(status: int, deletion: dict[str, Any], what: str) -> Problem:
+def deletion_fields(deletion: dict[str, Any], what: str) -> tuple[str, dict[str, Any]]:
+    """The detail and the members of a game-deleted problem: who deleted the game,
+    when and why."""
     when = utc_text(deletion["deleted_at"])
     by = deletion["deleted_by"] or "an open write (no key)"
     detail = f"{what}: game {deletion['id']} was deleted at {when} by {by}"
     if deletion["reason"]:
         detail += f" ({deletion['reason']})"
-    return Problem(status, GAME_DELETED, detail, deleted_at=when,
-                   deleted_by=deletion["deleted_by"], reason=deletion["reason"],
-                   links={"self": game_url(deletion["id"])})
+    return detail, {"deleted_at": when, "deleted_by": deletion["deleted_by"],
+                    "reason": deletion["reason"], "links": {"self": game_url(deletion["id"])}}
+
+
+REUPLOADED = ("this log is the one of a deleted game; it stays deleted (upload a "
+              "corrected log: it is another game)")
+
+
+def _deleted(status: int, deletion: dict[str, Any], what: str) -> Problem:
+    detail, extra = deletion_fields(deletion, what)
+    return Problem(status, GAME_DELETED, detail, **extra)
 
 
 @blp.route("", methods=["POST"])
@@ -143,8 +153,7 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     if not created:
         deletion = current_store().deletion(game_id)  # a re-upload: rare, one more read
         if deletion is not None:
-            raise _deleted(409, deletion, "this log is the one of a deleted game; it stays "
-                           "deleted (upload a corrected log: it is another game)")
+            raise _deleted(409, deletion, REUPLOADED)
     body.update(id=game_id, created=created, links=links(game_id))
     if not created:
         return body, 200, {}

@@ -238,6 +238,15 @@ class StoreReads:
                               "WHERE game_id = ?", [gid]).fetchone()
         return None if row is None else dict(zip(_DELETION, row, strict=True))
 
+    def deletions_of(self, gids: list[str]) -> dict[str, dict[str, Any]]:
+        """The deletions of those of ``gids`` that were deleted, by game id."""
+        if not gids:
+            return {}
+        with self.cursor() as cur:
+            rows = cur.execute("SELECT game_id, deleted_at, deleted_by, reason FROM deletions "
+                               "WHERE game_id IN (SELECT unnest(?))", [gids]).fetchall()
+        return {row[0]: dict(zip(_DELETION, row, strict=True)) for row in rows}
+
     def list_games(self, where: GameFilter, limit: int,
                    before_seq: int | None = None) -> list[dict[str, Any]]:
         """Newest first; ``before_seq`` continues after the last game of a page."""

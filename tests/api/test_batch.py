@@ -17,6 +17,7 @@ from .helpers import (
     mismatch,
     ndjson,
     post_chunked,
+    post_log,
     store_of,
     valid,
     valid_rummy,
@@ -108,11 +109,6 @@ def test_chunked_batch_growing_past_the_limit_ends_with_an_error_line(make_app):
     acknowledged = [r for r in results if "id" in r]
     assert acknowledged[:3] == [r for r in results[:3]] and all(r["created"] for r in results[:3])
     assert store_of(app).count("games") == len({r["id"] for r in acknowledged})
-
-
-def test_empty_batch_answers_nothing(client):
-    response = post_batch(client, b"")
-    assert response.status_code == 200 and response.data == b""
 
 
 def test_lines_verified_in_a_pool_of_processes(make_app, caplog):
@@ -268,3 +264,33 @@ def test_the_openapi_document_states_when_a_batch_stops(shared_client):
     description = spec["paths"][f"{API}/games/batch"]["post"]["description"]
     assert "500th malformed line in a row" in description
     assert "1,000th in all" in description and "/problems/batch-stopped" in description
+
+
+def test_an_empty_batch_says_it_holds_no_game(app, client):
+    """An empty body, or one of blank lines, answers one error line saying so (at line
+    1, or the last line read).  Nothing is stored."""
+    empty = client.post(f"{API}/games/batch", data=b"", content_type="application/x-ndjson")
+    assert empty.status_code == 200
+    [line] = lines_of(empty)
+    assert line["line"] == 1 and line["error"]["status"] == 422
+    assert "no game" in line["error"]["detail"]
+    blank = client.post(f"{API}/games/batch", data=b"\n \n\r\n",
+                        content_type="application/x-ndjson")
+    assert blank.status_code == 200
+    [line] = lines_of(blank)
+    assert line["line"] == 3 and line["error"]["status"] == 422
+    assert "no game" in line["error"]["detail"]
+    assert counts(app)["games"] == 0
+
+
+def test_a_batch_line_of_a_deleted_game_is_refused_like_a_single_upload(app, client):
+    log = valid(id="withdrawn")
+    game_id = post_log(client, log).get_json()["id"]
+    assert client.delete(f"{API}/games/{game_id}?reason=entered+twice").status_code == 200
+    answer = lines_of(client.post(f"{API}/games/batch", data=ndjson(valid(id="fresh"), log),
+                                  content_type="application/x-ndjson"))
+    assert answer[0]["created"] is True
+    assert answer[1]["error"]["status"] == 409
+    assert answer[1]["error"]["type"] == "/problems/game-deleted"
+    assert answer[1]["error"]["reason"] == "entered twice"
+    assert client.get(f"{API}/games/{game_id}").status_code == 410
