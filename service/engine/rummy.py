@@ -110,8 +110,10 @@ class RummyTable(Table):
         if self.reuse_due():  # recorded by any seated player, the one to move first
             turn = self.turn
             moves = [Move(seat, RESHUFFLE) for seat in self.order[turn:] + self.order[:turn]]
-        settled = self.copy()  # as a draw or an end finds it: a pending reuse done
-        settled.settle_pending()
+        settled = self  # as a draw or an end finds it: a pending reuse done
+        if self.reuse_pending or not self.stock_count:  # only then may it change
+            settled = self.copy()
+            settled.settle_pending()
         moves.extend(settled.discard_draws(player))
         if not settled.stock_count and not settled.reusable():
             moves.append(Move(player, END))
