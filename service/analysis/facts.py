@@ -178,6 +178,7 @@ def analyse(game: Game, report: Report | None = None) -> Analysis:
     for d in range(len(game.deals)):
         result = report.deals[d] if d < len(report.deals) else None
         _DealAnalysis(game, d, result, facts, tallies, stopped).run()
+    facts.sort(key=lambda f: (f.deal, f.move, KINDS.index(f.kind)))
     return Analysis(facts, tallies, stopped)
 
 
