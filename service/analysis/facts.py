@@ -44,7 +44,8 @@ from ..engine.melds import (
     candidate_melds,
     deadwood,
     discard_deadwoods,
-    layoff_fits,
+    joins_meld,
+    layoff_mask,
     least_deadwood,
     meld_kind,
 )
@@ -481,12 +482,13 @@ class _DealAnalysis:
         kept = table.hands[p] & ~(1 << discard)
         base = least_deadwood(kept, self.ace, self.points)
         best: tuple[Move, int] | None = None
-        for lay in table._layoffs_now(p):
-            if lay.card == discard:
-                continue
-            gain = base - least_deadwood(kept & ~(1 << lay.card), self.ace, self.points)
-            if gain > 0 and (best is None or gain > best[1]):
-                best = (lay, gain)
+        if self.rules.layoff_requires_own_meld and p not in table.melded:
+            return None
+        for i, (mask, kind) in enumerate(table.melds):
+            for card in cards_of(kept & layoff_mask(mask, kind, self.ace)):
+                gain = base - least_deadwood(kept & ~(1 << card), self.ace, self.points)
+                if gain > 0 and (best is None or gain > best[1]):
+                    best = (Move(p, LAYOFF, card=card, meld=i), gain)
         return best
 
     def out_worth(self, table: RummyTable, p: int, rummy: bool) -> int:
@@ -550,8 +552,7 @@ class _DealAnalysis:
         for card, dw in disc.deadwoods:
             if card == disc.card:
                 continue
-            if any(meld >> card & 1 for meld in candidate_melds(receiver_hand | 1 << card,
-                                                                 self.ace)):
+            if joins_meld(receiver_hand, card, self.ace):
                 continue
             if best is None or (dw, card) < best:
                 best = (dw, card)
@@ -593,19 +594,17 @@ def best_defence(table: GinTable) -> tuple[int, list[Move]]:
             return seen[key]
         best = (value(laid), [])
         free = hand & ~laid & ~shown_mask
-        for card in cards_of(free):
-            for i, (mask, kind) in enumerate(melds):
-                if layoff_fits(mask, kind, card, ace):
-                    grown = melds[:i] + ((mask | 1 << card, kind),) + melds[i + 1:]
-                    dw, line = search(laid | 1 << card, grown)
-                    if dw < best[0]:
-                        best = (dw, [(card, i), *line])
+        for i, (mask, kind) in enumerate(melds):
+            for card in cards_of(free & layoff_mask(mask, kind, ace)):
+                grown = melds[:i] + ((mask | 1 << card, kind),) + melds[i + 1:]
+                dw, line = search(laid | 1 << card, grown)
+                if dw < best[0]:
+                    best = (dw, [(card, i), *line])
         seen[key] = best
         return best
 
-    if not any(layoff_fits(mask, kind, card, ace) for card in cards_of(hand & ~laid0
-                                                                        & ~shown_mask)
-               for mask, kind in melds0):
+    free0 = hand & ~laid0 & ~shown_mask
+    if not any(free0 & layoff_mask(mask, kind, ace) for mask, kind in melds0):
         return start, []
     dw, line = search(laid0, melds0)
     return dw, [Move(defender, LAYOFF, card=c, meld=i) for c, i in line]
@@ -663,15 +662,14 @@ def going_out(table: RummyTable, p: int) -> list[Move] | None:
         key = (rest, melds)
         if key in failed:
             return None
-        for card in cards_of(rest):
-            if to_discard and rest == 1 << card:
-                continue
-            for i, (mask, kind) in enumerate(melds):
-                if layoff_fits(mask, kind, card, ace):
-                    grown = melds[:i] + ((mask | 1 << card, kind),) + melds[i + 1:]
-                    line = layoffs(rest & ~(1 << card), grown, own_now)
-                    if line is not None:
-                        return [Move(p, LAYOFF, card=card, meld=i), *line]
+        for i, (mask, kind) in enumerate(melds):
+            for card in cards_of(rest & layoff_mask(mask, kind, ace)):
+                if to_discard and rest == 1 << card:
+                    continue
+                grown = melds[:i] + ((mask | 1 << card, kind),) + melds[i + 1:]
+                line = layoffs(rest & ~(1 << card), grown, own_now)
+                if line is not None:
+                    return [Move(p, LAYOFF, card=card, meld=i), *line]
         failed.add(key)
         return None
 

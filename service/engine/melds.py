@@ -156,6 +156,49 @@ def layoff_fits(meld_mask: int, kind: str, card: int, ace: str) -> bool:
     return meld_kind(meld_mask | bit, ace) == kind
 
 
+_LAYOFFS: dict[tuple[int, str, str], int] = {}
+
+
+def layoff_mask(meld_mask: int, kind: str, ace: str) -> int:
+    """The cards that ``layoff_fits`` the meld, as a mask.  Only a missing suit of a
+    group's rank, or a card of a run's suit next to one of its ends (the ace next to the
+    king), can fit, so only those few are asked; answers are remembered."""
+    key = (meld_mask, kind, ace)
+    found = _LAYOFFS.get(key)
+    if found is not None:
+        return found
+    out = 0
+    if meld_mask > 0:
+        low = (meld_mask & -meld_mask).bit_length() - 1
+        if kind == GROUP:
+            candidates = _COLUMN << low % 13 & ~meld_mask
+        else:
+            shift = low - low % 13
+            ranks = meld_mask >> shift & SUIT_MASK
+            near = (ranks << 1 | ranks >> 1 | ranks >> 12 | (ranks & 1) << 12) & SUIT_MASK
+            candidates = (near & ~ranks) << shift & FULL_DECK
+        while candidates:
+            bit = candidates & -candidates
+            candidates ^= bit
+            if layoff_fits(meld_mask, kind, bit.bit_length() - 1, ace):
+                out |= bit
+    if len(_LAYOFFS) >= 1 << 16:
+        _LAYOFFS.clear()
+    _LAYOFFS[key] = out
+    return out
+
+
+def joins_meld(hand_mask: int, card: int, ace: str) -> bool:
+    """Whether ``card`` added to the hand lies in some meld of it (a group of its rank or
+    a run of its suit under the ace mode): the test behind ``candidate_melds`` for one
+    card."""
+    rank, shift = card % 13, card - card % 13
+    hand = hand_mask | 1 << card
+    if (hand & _COLUMN << rank).bit_count() >= 3:
+        return True
+    return bool(_USABLE[_mode(ace)][hand >> shift & SUIT_MASK] >> rank & 1)
+
+
 @cache
 def _slice_windows(mode: int, usable: int) -> tuple[int, ...]:
     return tuple(w for w in _WINDOWS[mode] if w & usable == w)
