@@ -35,9 +35,10 @@ import pyarrow as pa
 
 from .migrations import BOOKKEEPING, MIGRATIONS
 from .records import GameRecord
-from .rows import CHILD_TABLES, ROWS, columns
+from .rows import ANALYSIS_ROWS, CHILD_TABLES, ROWS, columns
 
 _COLUMNS = {table: columns(table) for table in ROWS}
+_ANALYSIS = {table: pa.struct(columns(table)) for table in ANALYSIS_ROWS}
 _SCHEMAS = {table: pa.schema(cols) for table, cols in _COLUMNS.items()}
 _STRUCTS = {table: pa.struct(cols) for table, cols in _COLUMNS.items()}
 _CHILD_TABLES = CHILD_TABLES
@@ -509,6 +510,37 @@ class Store(StoreReads):
         if before is not None:
             return dict(zip(_DELETION, before, strict=True)), False
         return dict(zip(_DELETION, (gid, at, by, reason), strict=True)), True
+
+    def add_analyses(self, records: Sequence[Any]) -> int:
+        """Store the analysis rows of games (``analysis.AnalysisRecord``), replacing any
+        analysis stored for them before, in one transaction under the write lock; the
+        number of games.  A game deleted meanwhile keeps its rows, as its other rows."""
+        if not records:
+            return 0
+        ids = [r.id for r in records]
+        with self._write_lock:
+            cur = self._writer_connection().cursor
+            try:
+                cur.execute("BEGIN TRANSACTION")
+                try:
+                    for name in ANALYSIS_ROWS:
+                        cur.execute(f"DELETE FROM {name} WHERE game_id IN "
+                                    "(SELECT unnest(?))", [ids])
+                        rows = [r.analysis_games for r in records] \
+                            if name == "analysis_games" else \
+                            [row for r in records for row in getattr(r, name)]
+                        if rows:
+                            table = pa.Table.from_struct_array(
+                                pa.array(rows, type=_ANALYSIS[name]))
+                            cur.from_arrow(table).insert_into(name)
+                    cur.execute("COMMIT")
+                except BaseException:
+                    with suppress(duckdb.Error):
+                        cur.execute("ROLLBACK")
+                    raise
+            except duckdb.Error as error:
+                raise StoreError(f"database error: {error}") from error
+        return len(records)
 
     def write_counts(self) -> dict[str, int]:
         """Write transactions and games committed since start-up."""

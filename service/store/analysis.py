@@ -1,0 +1,363 @@
+"""The move analysis of stored games: its rows, the catch-up that fills them, its reads.
+
+Analysing a game costs several times what verifying it does (benchmarks/analysis.py
+against benchmarks/engine.py), so it is not done while a game is stored: a catch-up
+step of the process that owns the store analyses the stored games that have no analysis
+yet, oldest first, in a process of its own at the lowest priority (so that it neither
+holds the store's interpreter lock nor takes a core from verification), and writes
+their rows.  Its backlog is in ``/healthz`` and ``/metrics``.  A game's analysis asked
+for before the catch-up reached it is computed then and stored (``GET
+/games/{id}/analysis``).  docs/ANALYSIS.md defines every figure.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from multiprocessing import get_context
+from typing import Any
+
+import orjson
+
+from ..analysis.facts import KINDS, SOFT, Analysis, Tally, analyse, summarise
+from ..engine import load_json, parse_game, verify
+from ..engine.model import Game
+from ..engine.report import Report
+from .db import StoreReads, live
+
+VERSION = 1  # of the definitions: a stored analysis of another version is redone
+BATCH = 32  # games analysed and written together by the catch-up
+IDLE = 1.0  # seconds the catch-up waits when nothing is left
+_log = logging.getLogger(__name__)
+
+
+@dataclass
+class AnalysisRecord:
+    """One game's analysis rows, for the tables of the same names."""
+
+    id: str
+    analysis_games: tuple
+    analysis_facts: list[tuple] = field(default_factory=list)
+    analysis_players: list[tuple] = field(default_factory=list)
+
+
+def analysis_record(gid: str, game: Game, report: Report, tournament: str | None,
+                    at: datetime, analysis: Analysis | None = None) -> AnalysisRecord:
+    """The rows of one game's analysis (computed here unless given)."""
+    analysis = analysis if analysis is not None else analyse(game, report)
+    variant, status = game.rules.variant, report.status
+    record = AnalysisRecord(gid, (gid, datetime.now(UTC), VERSION, len(analysis.facts)))
+    for f in analysis.facts:
+        detail = dict(f.detail)
+        receiver = detail.get("receiver")
+        record.analysis_facts.append((
+            gid, f.deal, f.move, f.player, f.kind, f.cost, f.position, receiver,
+            None if f.alternative is None else orjson.dumps(f.alternative).decode(),
+            orjson.dumps(detail).decode() if detail else None, variant, status, tournament,
+            at))
+    for (player, opponent), t in analysis.tallies.items():
+        record.analysis_players.append((
+            gid, player, opponent, variant, status, tournament, at, t.deals, t.decisions,
+            t.accurate, *(t.kinds.get(kind, 0) for kind in KINDS[:-1]), t.fed_given,
+            t.fed_received, t.soft, t.discard_error_points, t.points, t.opponent_points))
+    return record
+
+
+def analyse_stored(item: tuple[str, bytes, str | None, datetime]) -> AnalysisRecord:
+    """The analysis rows of a stored game from its log (``id``, ``log``, tournament,
+    game time); runs in the catch-up's process."""
+    gid, log, tournament, at = item
+    game = parse_game(load_json(log))
+    return analysis_record(gid, game, verify(game), tournament, at)
+
+
+# --- the catch-up ----------------------------------------------------------------------
+
+def pending(store: StoreReads, limit: int) -> list[tuple[str, bytes, str | None, datetime]]:
+    """The oldest stored games without an analysis of this version."""
+    with store.cursor() as cur:
+        rows = cur.execute(
+            "SELECT id, log, tournament_id, game_time FROM games g WHERE "
+            f"{live('g.id')} AND NOT EXISTS (SELECT 1 FROM analysis_games a WHERE "
+            "a.game_id = g.id AND a.version = ?) ORDER BY seq LIMIT ?",
+            [VERSION, limit]).fetchall()
+    return [(gid, bytes(log), tid, at) for gid, log, tid, at in rows]
+
+
+def backlog(store: StoreReads) -> int:
+    """Stored games (not deleted) that have no analysis yet."""
+    with store.cursor() as cur:
+        return cur.execute(
+            f"SELECT count(*) FROM games g WHERE {live('g.id')} AND NOT EXISTS "
+            "(SELECT 1 FROM analysis_games a WHERE a.game_id = g.id AND a.version = ?)",
+            [VERSION]).fetchone()[0]
+
+
+def _lowest_priority() -> None:
+    os.nice(19)
+
+
+class CatchUp:
+    """The background step: analyse what is stored and not analysed, write its rows,
+    again until nothing is left; then wait ``IDLE`` and look again.  ``store`` is the
+    ``Store`` of this process (it writes the rows under its write lock)."""
+
+    def __init__(self, store: Any, processes: int = 1):
+        self.store = store
+        self.processes = processes
+        self.analysed = 0  # games analysed since start-up
+        self.failed = 0  # games whose analysis failed (logged; retried at start-up)
+        self.last_error: str | None = None
+        self._skip: set[str] = set()
+        self._stop = threading.Event()
+        self._pool: ProcessPoolExecutor | None = None
+        self._thread = threading.Thread(target=self._run, name="store-analysis",
+                                        daemon=True)
+
+    def start(self) -> CatchUp:
+        self._thread.start()
+        return self
+
+    def counts(self) -> dict[str, Any]:
+        return {"analysed": self.analysed, "failed": self.failed,
+                "last_error": self.last_error}
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(30)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def step(self) -> int:
+        """Analyse and store one batch; the number of games analysed."""
+        items = [i for i in pending(self.store, BATCH + len(self._skip))
+                 if i[0] not in self._skip][:BATCH]
+        if not items:
+            return 0
+        records = []
+        for item, result in zip(items, self._map(items), strict=True):
+            if isinstance(result, AnalysisRecord):
+                records.append(result)
+            else:
+                self.failed += 1
+                self.last_error = f"{item[0]}: {result}"
+                self._skip.add(item[0])
+                _log.error("the analysis of game %s failed: %s", item[0], result)
+        if records:
+            self.store.add_analyses(records)
+            self.analysed += len(records)
+        return len(items)
+
+    def _map(self, items: Sequence[tuple]) -> list[AnalysisRecord | str]:
+        if self.processes <= 0:
+            return [_guarded(item) for item in items]
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.processes, mp_context=get_context("spawn"),
+                                             initializer=_lowest_priority)
+        try:
+            return list(self._pool.map(_guarded, items, chunksize=4))
+        except BrokenProcessPool:  # a worker died (memory?): a new pool next time
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+            raise
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                done = self.step()
+            except Exception as error:  # noqa: BLE001 - the step is retried after a pause
+                self.last_error = f"{type(error).__name__}: {error}"
+                _log.error("analysis catch-up: %s", self.last_error)
+                done = 0
+            if not done:
+                self._stop.wait(IDLE)
+
+
+def _guarded(item: tuple) -> AnalysisRecord | str:
+    try:
+        return analyse_stored(item)
+    except Exception as error:  # noqa: BLE001 - reported by the catch-up, game skipped
+        return f"{type(error).__name__}: {error}"
+
+
+def wait_for(store: StoreReads, timeout: float = 60.0) -> int:
+    """Wait until the backlog is empty (tests, tools); the backlog left."""
+    deadline = time.monotonic() + timeout
+    left = backlog(store)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = backlog(store)
+    return left
+
+
+# --- reads -------------------------------------------------------------------------------
+
+def game_facts(store: StoreReads, gid: str) -> list[dict[str, Any]] | None:
+    """The stored facts of one game in order, or None when it has no analysis yet."""
+    done, facts = store.read_many([
+        ("SELECT count(*) FROM analysis_games WHERE game_id = ? AND version = ?",
+         [gid, VERSION]),
+        ("SELECT deal_no, move_no, player, kind, alternative, cost, position, detail "
+         "FROM analysis_facts WHERE game_id = ? ORDER BY deal_no, move_no, "
+         "list_position(?, kind)", [gid, list(KINDS)]),
+    ])
+    if not done.rows[0][0]:
+        return None
+    out = []
+    for deal, move, player, kind, alternative, cost, position, detail in facts.rows:
+        fact = {"deal": deal, "move": move, "player": player, "kind": kind,
+                "alternative": None if alternative is None else orjson.loads(alternative),
+                "cost": cost, "position": position}
+        if detail is not None:
+            fact["detail"] = orjson.loads(detail)
+        out.append(fact)
+    return out
+
+
+def game_summary(store: StoreReads, gid: str) -> dict[str, dict[str, Any]]:
+    """Per player of one stored game, the figures of its analysis."""
+    with store.cursor() as cur:
+        rows = cur.execute(f"SELECT player, {_SUMS} FROM analysis_players WHERE game_id = ? "
+                           "GROUP BY player ORDER BY player", [gid]).fetchall()
+    return {row[0]: summarise(_tally(row[1:])) for row in rows}
+
+
+_COUNTED = ("deals", "decisions", "accurate", *KINDS[:-1], "fed_given", "fed_received",
+            "soft", "discard_error_points", "points", "opponent_points")
+_SUMS = ", ".join(f"CAST(coalesce(sum({c}), 0) AS BIGINT)" for c in _COUNTED)
+
+
+def _tally(values: Sequence[int]) -> Tally:
+    got = dict(zip(_COUNTED, values, strict=True))
+    kinds = {kind: got[kind] for kind in KINDS[:-1]}
+    kinds["fed_card"] = got["fed_given"]
+    return Tally(decisions=got["decisions"], accurate=got["accurate"], kinds=kinds,
+                 discard_error_points=got["discard_error_points"],
+                 fed_given=got["fed_given"], fed_received=got["fed_received"],
+                 soft=got["soft"], points=got["points"],
+                 opponent_points=got["opponent_points"], deals=got["deals"])
+
+
+def player_analysis(store: StoreReads, player: str, where: str,
+                    params: list[Any]) -> dict[str, dict[str, Any]]:
+    """One player's analysis figures by variant, over the games the filter clauses
+    ``where`` (from ``stats``, on the denormalised columns) keep."""
+    with store.cursor() as cur:
+        rows = cur.execute(
+            f"SELECT variant, count(DISTINCT game_id), {_SUMS} FROM analysis_players "
+            f"WHERE player = ?{where} GROUP BY variant ORDER BY variant",
+            [player, *params]).fetchall()
+    out = {}
+    for variant, games, *values in rows:
+        tally = _tally(values)
+        figures = summarise(tally)
+        figures["games"] = games
+        figures["deals"] = tally.deals
+        figures["missed_gins_and_knocks"] = (tally.kinds[KINDS[0]] + tally.kinds[KINDS[1]])
+        out[variant] = figures
+    return out
+
+
+# --- the integrity screen ----------------------------------------------------------------
+
+def integrity_pairs(store: StoreReads, variant: str | None, min_games: int,
+                    limit: int) -> list[dict[str, Any]]:
+    """Every ordered pair (A, B) of players with at least ``min_games`` games in which A
+    played before B: A's fed cards to B and soft plays facing B against A's with every
+    other opponent, as two-proportion z-scores; sorted by the score, highest first."""
+    clauses = [live()]
+    params: list[Any] = []
+    if variant is not None:
+        clauses.append("variant = ?")
+        params.append(variant)
+    where = " AND ".join(clauses)
+    sql = f"""
+WITH rows AS (SELECT * FROM analysis_players WHERE {where}),
+pair AS (
+    SELECT player, opponent, count(DISTINCT game_id) AS games, sum(decisions) AS n,
+           sum(fed_given) AS fed, sum(soft) AS soft, sum(opponent_points) AS conceded,
+           sum(points) AS points
+    FROM rows GROUP BY player, opponent),
+total AS (
+    SELECT player, sum(decisions) AS n, sum(fed_given) AS fed, sum(soft) AS soft
+    FROM rows GROUP BY player)
+SELECT p.player, p.opponent, p.games, p.n, p.fed, p.soft, p.conceded, p.points,
+       t.n - p.n AS rest_n, t.fed - p.fed AS rest_fed, t.soft - p.soft AS rest_soft
+FROM pair p JOIN total t USING (player)
+WHERE p.games >= ?
+"""
+    with store.cursor() as cur:
+        rows = cur.execute(sql, [*params, min_games]).fetchall()
+    out = []
+    for a, b, games, n, fed, soft, conceded, points, rest_n, rest_fed, rest_soft in rows:
+        z_fed = z_score(fed, n, rest_fed, rest_n)
+        z_soft = z_score(soft, n, rest_soft, rest_n)
+        score = round(max(0.0, z_fed) + max(0.0, z_soft), 3)
+        out.append({
+            "player": a, "partner": b, "games": games, "decisions": n,
+            "fed": {"count": fed, "rate": _share(fed, n), "rest_count": rest_fed,
+                    "rest_decisions": rest_n, "rest_rate": _share(rest_fed, rest_n),
+                    "z": round(z_fed, 3)},
+            "soft": {"count": soft, "rate": _share(soft, n), "rest_count": rest_soft,
+                     "rest_rate": _share(rest_soft, rest_n), "z": round(z_soft, 3)},
+            "points_conceded": conceded, "points": points, "score": score,
+            "statement": statement(a, b, games, n, fed, rest_fed, rest_n, score),
+        })
+    out.sort(key=lambda pair: (-pair["score"], pair["player"], pair["partner"]))
+    return out[:limit]
+
+
+def pair_facts(store: StoreReads, player: str, partner: str, variant: str | None,
+               limit: int = 50) -> list[dict[str, Any]]:
+    """The games and moves behind a pair's figures: A's fed cards to B and A's soft plays
+    in games where A played before B, newest first."""
+    soft = list(SOFT)
+    clauses = ["f.player = ?", live("f.game_id"),
+               "(f.receiver = ? OR (list_contains(?, f.kind) AND EXISTS (SELECT 1 FROM "
+               "analysis_players p WHERE p.game_id = f.game_id AND p.player = f.player "
+               "AND p.opponent = ?)))"]
+    params: list[Any] = [player, partner, soft, partner]
+    if variant is not None:
+        clauses.append("f.variant = ?")
+        params.append(variant)
+    with store.cursor() as cur:
+        rows = cur.execute(
+            "SELECT f.game_id, f.deal_no, f.move_no, f.kind, f.cost FROM analysis_facts f "
+            f"WHERE {' AND '.join(clauses)} ORDER BY f.game_time DESC, f.game_id, "
+            "f.deal_no, f.move_no LIMIT ?", [*params, limit]).fetchall()
+    return [{"game": g, "deal": d, "move": m, "kind": k, "cost": c} for g, d, m, k, c in rows]
+
+
+def z_score(part: int, whole: int, rest_part: int, rest_whole: int) -> float:
+    """The two-proportion z statistic of part/whole against rest_part/rest_whole (0 when
+    either side has no decision, or the pooled rate is 0 or 1)."""
+    if not whole or not rest_whole:
+        return 0.0
+    pooled = (part + rest_part) / (whole + rest_whole)
+    if pooled <= 0 or pooled >= 1:
+        return 0.0
+    spread = (pooled * (1 - pooled) * (1 / whole + 1 / rest_whole)) ** 0.5
+    return (part / whole - rest_part / rest_whole) / spread
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def statement(a: str, b: str, games: int, n: int, fed: int, rest_fed: int, rest_n: int,
+              score: float) -> str:
+    """What a pair's figures say, in words: a screen to look at, not a verdict."""
+    rate = f"{100 * fed / n:.1f}%" if n else "no decision"
+    rest = f"{100 * rest_fed / rest_n:.1f}%" if rest_n else "no other opponent"
+    return (f"In {games} games, {a} fed {b} {fed} cards in {n} decisions ({rate}), against "
+            f"{rest} to other players; score {score}. A screen to look at, not a verdict: a "
+            "high score says the pair's games deserve a look, not that anyone cheated.")
