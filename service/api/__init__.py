@@ -30,6 +30,7 @@ from flask import Flask
 from ..store import Store
 from ..store.remote import RemoteStore
 from . import (
+    analysis,
     batch,
     docs,
     export,
@@ -72,13 +73,18 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     metrics.install(app)
     api = make_api(app)
     for blueprint in (export.blp, games.blp, batch.blp, variants.blp, health.blp, players.blp,
-                      tournaments.blp, stats.blp, index.blp):
+                      tournaments.blp, stats.blp, analysis.blp, index.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(index.root)
     app.register_blueprint(docs.blp)
     app.register_blueprint(docs.root)
 
-    store = RemoteStore(settings.db_path) if settings.store_process else Store(settings.db_path)
+    if settings.store_process:
+        store = RemoteStore(settings.db_path, analysis=settings.analysis)
+    else:
+        store = Store(settings.db_path)
+        if settings.analysis:
+            store.start_catchup()
     app.extensions[STORE_EXTENSION] = store
     verifier = Verifier(settings.verify_processes,
                         store.where if isinstance(store, RemoteStore) else None)

@@ -41,11 +41,21 @@ class WritesSchema(Schema):
         "description": "Writes waiting for the store's writer"})
 
 
+class AnalysisHealthSchema(Schema):
+    running = fields.Boolean(metadata={"description": "The background catch-up runs"})
+    backlog = fields.Integer(metadata={"description": "Stored games not analysed yet"})
+    analysed = fields.Integer(metadata={"description": "Games analysed since start-up"})
+    failed = fields.Integer(metadata={"description": "Games whose analysis failed"})
+    last_error = fields.String(allow_none=True)
+
+
 class HealthSchema(Schema):
     status = fields.String(required=True, metadata={"example": "ok", "enum": ["ok"]})
     database = fields.String(required=True, metadata={"example": "ok"})
     schema_version = fields.Integer(required=True, metadata={"example": 1})
     writes = fields.Nested(WritesSchema, required=True)
+    analysis = fields.Nested(AnalysisHealthSchema, metadata={
+        "description": "The move analysis of stored games (docs/ANALYSIS.md)"})
 
 
 @blp.route("/healthz", methods=["GET"])
@@ -59,6 +69,7 @@ def healthz() -> dict[str, Any]:
             raise RuntimeError("the database answered SELECT 1 wrongly")
         version = store.schema_version
         writes = store.write_health()
+        analysis = store.analysis_health()
     except Exception:
         current_app.logger.exception("health check: the database does not answer")
         raise Problem(503, DATABASE_UNAVAILABLE, "the database does not answer",
@@ -68,7 +79,8 @@ def healthz() -> dict[str, Any]:
         raise Problem(503, DEGRADED, "the database answers, but its last write failed: "
                       "games are not being stored", headers={"Retry-After": "5"},
                       health="degraded", database="ok", schema_version=version, writes=shown)
-    return {"status": "ok", "database": "ok", "schema_version": version, "writes": shown}
+    return {"status": "ok", "database": "ok", "schema_version": version, "writes": shown,
+            "analysis": analysis}
 
 
 @blp.route("/metrics", methods=["GET"])
@@ -82,6 +94,7 @@ def metrics() -> Response:
     try:
         by_status = store.games_by_status()
         writes = store.write_counts()
+        writes = {**writes, "analysis": store.analysis_health()}
     except Exception:
         current_app.logger.exception("metrics: the database does not answer")
     return Response(metrics_of_app().render(by_status, writes), content_type=CONTENT_TYPE)

@@ -15,6 +15,7 @@ import threading
 import time
 from bisect import bisect_left
 from collections import defaultdict
+from typing import Any
 
 from flask import Flask, Response, current_app, g, request
 
@@ -49,7 +50,7 @@ class Metrics:
             self._sums[key] += seconds
 
     def render(self, games_by_status: dict[str, int] | None,
-               writes: dict[str, int] | None = None) -> str:
+               writes: dict[str, Any] | None = None) -> str:
         """The exposition text; ``games_by_status`` None when the database is down;
         ``writes`` the store's counts of commits and games committed since start-up."""
         out = ["# HELP rummy_http_requests_total HTTP requests by method, endpoint and status.",
@@ -88,6 +89,18 @@ class Metrics:
                     "# HELP rummy_store_games_committed_total Games written since start-up.",
                     "# TYPE rummy_store_games_committed_total counter",
                     f"rummy_store_games_committed_total {writes['games_committed']}"]
+        analysis = (writes or {}).get("analysis")
+        if analysis is not None:
+            out += ["# HELP rummy_analysis_backlog Stored games not analysed yet.",
+                    "# TYPE rummy_analysis_backlog gauge",
+                    f"rummy_analysis_backlog {analysis['backlog']}",
+                    "# HELP rummy_analysis_games_total Games analysed by the background "
+                    "catch-up since start-up.",
+                    "# TYPE rummy_analysis_games_total counter",
+                    f"rummy_analysis_games_total {analysis['analysed']}",
+                    "# HELP rummy_analysis_failures_total Games whose analysis failed.",
+                    "# TYPE rummy_analysis_failures_total counter",
+                    f"rummy_analysis_failures_total {analysis['failed']}"]
         return "\n".join(out) + "\n"
 
 

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from multiprocessing import get_context
 from typing import Any
 
 import orjson
@@ -31,6 +32,7 @@ from ..engine import load_json, parse_game, verify
 from ..engine.model import Game
 from ..engine.report import Report
 from .db import StoreReads, live
+from .stats import StatsFilter, _where
 
 VERSION = 1  # of the definitions: a stored analysis of another version is redone
 BATCH = 32  # games analysed and written together by the catch-up
@@ -117,7 +119,7 @@ class CatchUp:
         self.last_error: str | None = None
         self._skip: set[str] = set()
         self._stop = threading.Event()
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: _Worker | None = None
         self._thread = threading.Thread(target=self._run, name="store-analysis",
                                         daemon=True)
 
@@ -134,7 +136,7 @@ class CatchUp:
         if self._thread.is_alive():
             self._thread.join(30)
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.close()
             self._pool = None
 
     def step(self) -> int:
@@ -161,12 +163,11 @@ class CatchUp:
         if self.processes <= 0:
             return [_guarded(item) for item in items]
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.processes, mp_context=get_context("spawn"),
-                                             initializer=_lowest_priority)
+            self._pool = _Worker()
         try:
-            return list(self._pool.map(_guarded, items, chunksize=4))
-        except BrokenProcessPool:  # a worker died (memory?): a new pool next time
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            return self._pool.map(items)
+        except (OSError, EOFError, pickle.UnpicklingError):  # the worker died: a new one
+            self._pool.close()
             self._pool = None
             raise
 
@@ -180,6 +181,46 @@ class CatchUp:
                 done = 0
             if not done:
                 self._stop.wait(IDLE)
+
+
+class _Worker:
+    """The catch-up's process: a fresh interpreter (``python -m service.store.worker``;
+    the store process is a daemon, which multiprocessing forbids children), fed batches
+    of stored games on its stdin and answering their rows on its stdout, pickled.  It
+    ends when its stdin closes: when the catch-up closes it, or its parent dies."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "service.store.worker"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def map(self, items: Sequence[tuple]) -> list[AnalysisRecord | str]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        pickle.dump(list(items), self.process.stdin)
+        self.process.stdin.flush()
+        return pickle.load(self.process.stdout)
+
+    def close(self) -> None:
+        with suppress(OSError):
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def serve_worker() -> None:
+    """The worker's loop (see ``_Worker``), at the lowest priority."""
+    _lowest_priority()
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        try:
+            items = pickle.load(source)
+        except EOFError:
+            return
+        pickle.dump([_guarded(item) for item in items], sink)
+        sink.flush()
 
 
 def _guarded(item: tuple) -> AnalysisRecord | str:
@@ -247,10 +288,11 @@ def _tally(values: Sequence[int]) -> Tally:
                  opponent_points=got["opponent_points"], deals=got["deals"])
 
 
-def player_analysis(store: StoreReads, player: str, where: str,
-                    params: list[Any]) -> dict[str, dict[str, Any]]:
-    """One player's analysis figures by variant, over the games the filter clauses
-    ``where`` (from ``stats``, on the denormalised columns) keep."""
+def player_analysis(store: StoreReads, player: str,
+                    flt: StatsFilter) -> dict[str, dict[str, Any]]:
+    """One player's analysis figures by variant, over the analysed games the filter
+    keeps (the filters of the player's statistics)."""
+    where, params = _where(flt)
     with store.cursor() as cur:
         rows = cur.execute(
             f"SELECT variant, count(DISTINCT game_id), {_SUMS} FROM analysis_players "

@@ -293,6 +293,7 @@ class Store(StoreReads):
         self._writer: threading.Thread | None = None
         self._writer_start = threading.Lock()
         self._writes: _Writer | None = None
+        self.catchup: Any = None  # the analysis catch-up (``start_catchup``)
         self.commits = 0  # write transactions committed since start-up
         self.games_committed = 0
         # The outcome of the last write transaction: (ok, when, why it failed), or None.
@@ -320,7 +321,26 @@ class Store(StoreReads):
                 con.execute("ROLLBACK")
                 raise
 
+    def start_catchup(self, processes: int = 1) -> None:
+        """Start the background analysis of the stored games (``analysis.CatchUp``)."""
+        from .analysis import CatchUp
+
+        if self.catchup is None:
+            self.catchup = CatchUp(self, processes).start()
+
+    def analysis_health(self) -> dict[str, Any]:
+        """The analysis catch-up: games stored and not analysed yet (``backlog``), games
+        analysed and failed since start-up, whether it runs."""
+        from .analysis import backlog
+
+        counts = self.catchup.counts() if self.catchup is not None else {
+            "analysed": 0, "failed": 0, "last_error": None}
+        return {"running": self.catchup is not None, "backlog": backlog(self), **counts}
+
     def close(self) -> None:
+        if self.catchup is not None:
+            self.catchup.close()
+            self.catchup = None
         if self._writer is not None:
             self._queue.put(None)
             self._writer.join()

@@ -63,7 +63,8 @@ _ERRORS: dict[str, type[Exception]] = {"StoreError": StoreError, "ValueError": V
 
 # --------------------------------------------------------------------------- the process
 
-def _serve(path: str, address: str, key: bytes, control: Connection) -> None:
+def _serve(path: str, address: str, key: bytes, control: Connection,
+           analysis: bool = False) -> None:
     """The store process: open the store, answer every connection in a thread, and
     end when the parent closes the control pipe (or dies, which closes it too).
 
@@ -80,6 +81,8 @@ def _serve(path: str, address: str, key: bytes, control: Connection) -> None:
     except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
         control.send(("failed", f"{type(error).__name__}: {error}"))
         return
+    if analysis:
+        store.start_catchup()
     listener = Listener(address, family="AF_UNIX", authkey=key)
     threading.Thread(target=_accept, args=(listener, _Served(store)), daemon=True).start()
     control.send(("ready", None))
@@ -192,6 +195,10 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.commits, store.games_committed
     if op == "health":
         return store.write_health()
+    if op == "add_analyses":
+        return store.add_analyses(args[0])
+    if op == "analysis_health":
+        return store.analysis_health()
     raise ValueError(f"unknown store operation {op!r}")
 
 
@@ -327,7 +334,8 @@ class StoreClient:
 class RemoteStore(StoreClient, StoreReads):
     """The store of ``path``, opened in a process of its own (see the module)."""
 
-    def __init__(self, path: str, start_timeout: float = START_TIMEOUT):
+    def __init__(self, path: str, start_timeout: float = START_TIMEOUT,
+                 analysis: bool = False):
         self.path = str(path)
         remove_stale_folders()
         self._dir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-")
@@ -335,7 +343,8 @@ class RemoteStore(StoreClient, StoreReads):
         context = multiprocessing.get_context("spawn")
         self._control, child_end = context.Pipe()
         self._process = context.Process(target=_serve, name="rummy-store", daemon=True,
-                                        args=(self.path, self._address, self._key, child_end))
+                                        args=(self.path, self._address, self._key, child_end,
+                                              analysis))
         with sigint_held():
             self._process.start()
         child_end.close()
@@ -384,6 +393,14 @@ class RemoteStore(StoreClient, StoreReads):
     def write_health(self) -> dict[str, Any]:
         """As ``Store.write_health``, in one call."""
         return self.call("health")
+
+    def add_analyses(self, records: Sequence[Any]) -> int:
+        """As ``Store.add_analyses``, in one call."""
+        return self.call("add_analyses", list(records))
+
+    def analysis_health(self) -> dict[str, Any]:
+        """As ``Store.analysis_health``: the catch-up runs in the store process."""
+        return self.call("analysis_health")
 
     @property
     def commits(self) -> int:
