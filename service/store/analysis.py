@@ -311,11 +311,19 @@ def player_analysis(store: StoreReads, player: str,
 
 # --- the integrity screen ----------------------------------------------------------------
 
+_PAIR_SUMS = ("count(*) AS rows, count(DISTINCT game_id) AS games, sum(decisions) AS n, "
+              "sum(decisions * decisions) AS nn, sum(fed_given) AS fed, "
+              "sum(fed_given * fed_given) AS fed2, sum(fed_given * decisions) AS fedn, "
+              "sum(soft) AS soft, sum(soft * soft) AS soft2, sum(soft * decisions) AS softn")
+_SUMMED = ("rows", "games", "n", "nn", "fed", "fed2", "fedn", "soft", "soft2", "softn")
+
+
 def integrity_pairs(store: StoreReads, variant: str | None, min_games: int,
                     limit: int) -> list[dict[str, Any]]:
-    """Every ordered pair (A, B) of players with at least ``min_games`` games in which A
-    played before B: A's fed cards to B and soft plays facing B against A's with every
-    other opponent, as two-proportion z-scores; sorted by the score, highest first."""
+    """Every ordered pair (A, B) of players with at least ``min_games`` games in which B
+    played after A: A's fed cards to B and soft plays facing B against A's with every
+    other opponent, each as a z-score clustered by game; sorted by the score, highest
+    first."""
     clauses = [live()]
     params: list[Any] = []
     if variant is not None:
@@ -324,38 +332,76 @@ def integrity_pairs(store: StoreReads, variant: str | None, min_games: int,
     where = " AND ".join(clauses)
     sql = f"""
 WITH rows AS (SELECT * FROM analysis_players WHERE {where}),
-pair AS (
-    SELECT player, opponent, count(DISTINCT game_id) AS games, sum(decisions) AS n,
-           sum(fed_given) AS fed, sum(soft) AS soft, sum(opponent_points) AS conceded,
-           sum(points) AS points
-    FROM rows GROUP BY player, opponent),
-total AS (
-    SELECT player, sum(decisions) AS n, sum(fed_given) AS fed, sum(soft) AS soft
-    FROM rows GROUP BY player)
-SELECT p.player, p.opponent, p.games, p.n, p.fed, p.soft, p.conceded, p.points,
-       t.n - p.n AS rest_n, t.fed - p.fed AS rest_fed, t.soft - p.soft AS rest_soft
+pair AS (SELECT player, opponent, {_PAIR_SUMS}, sum(opponent_points) AS conceded,
+                sum(points) AS points FROM rows GROUP BY player, opponent),
+total AS (SELECT player, {_PAIR_SUMS} FROM rows GROUP BY player)
+SELECT p.player, p.opponent, p.conceded, p.points,
+       {", ".join(f"p.{c}" for c in _SUMMED)}, {", ".join(f"t.{c}" for c in _SUMMED)}
 FROM pair p JOIN total t USING (player)
 WHERE p.games >= ?
 """
     with store.cursor() as cur:
         rows = cur.execute(sql, [*params, min_games]).fetchall()
     out = []
-    for a, b, games, n, fed, soft, conceded, points, rest_n, rest_fed, rest_soft in rows:
-        z_fed = z_score(fed, n, rest_fed, rest_n)
-        z_soft = z_score(soft, n, rest_soft, rest_n)
-        score = round(max(0.0, z_fed) + max(0.0, z_soft), 3)
+    for a, b, conceded, points, *sums in rows:
+        mine = dict(zip(_SUMMED, (int(x or 0) for x in sums[:10]), strict=True))
+        every = dict(zip(_SUMMED, (int(x or 0) for x in sums[10:]), strict=True))
+        rest = {k: every[k] - mine[k] for k in _SUMMED}
+        figures = {}
+        for name in ("fed", "soft"):
+            z = clustered_z(_cluster(mine, name), _cluster(rest, name))
+            figures[name] = {"count": mine[name], "rate": _share(mine[name], mine["n"]),
+                             "rest_count": rest[name], "rest_decisions": rest["n"],
+                             "rest_rate": _share(rest[name], rest["n"]), "z": round(z, 3)}
+        score = round(max(0.0, figures["fed"]["z"]) + max(0.0, figures["soft"]["z"]), 3)
         out.append({
-            "player": a, "partner": b, "games": games, "decisions": n,
-            "fed": {"count": fed, "rate": _share(fed, n), "rest_count": rest_fed,
-                    "rest_decisions": rest_n, "rest_rate": _share(rest_fed, rest_n),
-                    "z": round(z_fed, 3)},
-            "soft": {"count": soft, "rate": _share(soft, n), "rest_count": rest_soft,
-                     "rest_rate": _share(rest_soft, rest_n), "z": round(z_soft, 3)},
-            "points_conceded": conceded, "points": points, "score": score,
-            "statement": statement(a, b, games, n, fed, rest_fed, rest_n, score),
+            "player": a, "partner": b, "games": mine["games"], "decisions": mine["n"],
+            **figures, "points_conceded": int(conceded or 0), "points": int(points or 0),
+            "score": score,
+            "statement": statement(a, b, mine["games"], mine["n"], mine["fed"], rest["fed"],
+                                   rest["n"], score),
         })
     out.sort(key=lambda pair: (-pair["score"], pair["player"], pair["partner"]))
     return out[:limit]
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """Counts ``y`` over decisions ``n`` in ``rows`` clusters (one game's row each), as
+    the sums a clustered variance needs: Σy, Σn, Σy², Σyn, Σn²."""
+
+    rows: int
+    y: int
+    n: int
+    yy: int
+    yn: int
+    nn: int
+
+
+def _cluster(sums: dict[str, int], name: str) -> Cluster:
+    return Cluster(sums["rows"], sums[name], sums["n"], sums[f"{name}2"], sums[f"{name}n"],
+                   sums["nn"])
+
+
+def clustered_z(mine: Cluster, rest: Cluster) -> float:
+    """(rate of ``mine`` − rate of ``rest``) over the standard error of that difference,
+    each rate's variance estimated from its clusters (games), not from single decisions:
+    a player's style varies from game to game, and counting decisions as independent
+    makes honest pairs look unlikely.  0 when either side has fewer than two clusters or
+    no spread."""
+    if mine.rows < 2 or rest.rows < 2 or not mine.n or not rest.n:
+        return 0.0
+    variance = _ratio_variance(mine) + _ratio_variance(rest)
+    if variance <= 0:
+        return 0.0
+    return (mine.y / mine.n - rest.y / rest.n) / variance ** 0.5
+
+
+def _ratio_variance(c: Cluster) -> float:
+    """The variance of Σy/Σn over its clusters: G/(G−1) · Σ(y − r·n)² / (Σn)²."""
+    r = c.y / c.n
+    spread = c.yy - 2 * r * c.yn + r * r * c.nn
+    return max(0.0, spread) * c.rows / (c.rows - 1) / (c.n * c.n)
 
 
 def pair_facts(store: StoreReads, player: str, partner: str, variant: str | None,
@@ -377,18 +423,6 @@ def pair_facts(store: StoreReads, player: str, partner: str, variant: str | None
             f"WHERE {' AND '.join(clauses)} ORDER BY f.game_time DESC, f.game_id, "
             "f.deal_no, f.move_no LIMIT ?", [*params, limit]).fetchall()
     return [{"game": g, "deal": d, "move": m, "kind": k, "cost": c} for g, d, m, k, c in rows]
-
-
-def z_score(part: int, whole: int, rest_part: int, rest_whole: int) -> float:
-    """The two-proportion z statistic of part/whole against rest_part/rest_whole (0 when
-    either side has no decision, or the pooled rate is 0 or 1)."""
-    if not whole or not rest_whole:
-        return 0.0
-    pooled = (part + rest_part) / (whole + rest_whole)
-    if pooled <= 0 or pooled >= 1:
-        return 0.0
-    spread = (pooled * (1 - pooled) * (1 / whole + 1 / rest_whole)) ** 0.5
-    return (part / whole - rest_part / rest_whole) / spread
 
 
 def _share(part: int, whole: int) -> float | None:

@@ -110,30 +110,44 @@ def pair_rows(gid: str, a: str, b: str, decisions: int, fed: int, soft: int = 0)
     return record
 
 
+def clustered(counts: list[tuple[int, int]]) -> tuple[float, float]:
+    """Rate and variance of a set of (fed, decisions) per game, written out plainly: the
+    ratio of the sums, and G/(G-1) times the sum of squared residuals over (sum n)^2."""
+    fed = sum(y for y, _ in counts)
+    n = sum(m for _, m in counts)
+    rate = fed / n
+    residuals = sum((y - rate * m) ** 2 for y, m in counts)
+    return rate, residuals * len(counts) / (len(counts) - 1) / n ** 2
+
+
 def test_the_integrity_screen_ranks_the_feeding_pair_first(client, app):
-    # Hand-made figures: 40 games of cy against dee, where cy feeds dee 12 cards in 40
-    # decisions (30%); 40 games of cy against each of eve and fay, 4 in 40 (10%).
-    # cy -> dee: 480 of 1600 against 320 of 3200 to the others: pooled 800 / 4800 = 1/6,
-    # z = (0.3 - 0.1) / sqrt(1/6 * 5/6 * (1/1600 + 1/3200)) = 0.2 / 0.01141 = 17.53.
-    records = []
+    # Hand-made figures: 40 games of cy against dee, where cy feeds dee 10 to 14 cards in
+    # 40 decisions (about 30%); 40 games of cy against each of eve and fay, 3 to 5 in 40
+    # (10%).  Nobody feeds cy.
+    records, to_dee, to_rest = [], [], []
     for k in range(40):
-        records.append(pair_rows(f"d{k:023d}", "cy", "dee", 40, 12))
-        records.append(pair_rows(f"e{k:023d}", "cy", "eve", 40, 4))
-        records.append(pair_rows(f"f{k:023d}", "cy", "fay", 40, 4))
+        records.append(pair_rows(f"d{k:023d}", "cy", "dee", 40, 10 + k % 5))
+        to_dee.append((10 + k % 5, 40))
+        for other, prefix in (("eve", "e"), ("fay", "f")):
+            records.append(pair_rows(f"{prefix}{k:023d}", "cy", other, 40, 3 + k % 3))
+            to_rest.append((3 + k % 3, 40))
     store_of(app).add_analyses(records)
+    (r1, v1), (r2, v2) = clustered(to_dee), clustered(to_rest)
+    z = (r1 - r2) / (v1 + v2) ** 0.5
     body = client.get(f"{API}/integrity/pairs?variant=gin&limit=3").get_json()
     assert body["min_games"] == 20
     first = body["pairs"][0]
     assert (first["player"], first["partner"], first["games"]) == ("cy", "dee", 40)
-    assert first["fed"]["count"] == 480 and first["fed"]["rest_count"] == 320
-    assert first["fed"]["z"] == 17.527
-    assert first["score"] == 17.527
+    assert first["fed"]["count"] == sum(y for y, _ in to_dee)
+    assert first["fed"]["rest_count"] == sum(y for y, _ in to_rest)
+    assert first["fed"]["z"] == round(z, 3) and z > 20
+    assert first["score"] == round(z, 3)
     assert "not a verdict" in first["statement"]
-    # Honest pairs stay below the threshold the docs state (3): cy -> eve is below the
-    # average of cy's other opponents, and nobody feeds cy.
-    assert all(pair["score"] < 3 for pair in body["pairs"][1:])
+    # The other pairs stay below the threshold the docs state (4): cy's other opponents
+    # get less than cy's average, and nobody feeds cy.
+    assert all(pair["score"] < 4 for pair in body["pairs"][1:])
     facts = client.get(first["facts"]).get_json()["facts"]
-    assert len(facts) == 50  # a page of the 480 fed cards
+    assert len(facts) == 50  # a page of the fed cards
     assert {f["kind"] for f in facts} == {"fed_card"}
     assert facts[0]["replay"].endswith(f"/deals/0/moves/{facts[0]['move'] - 1}/state")
     assert client.get(f"{API}/integrity/pairs?min_games=41").get_json()["pairs"] == []
