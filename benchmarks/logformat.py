@@ -43,8 +43,8 @@ def main() -> None:
         docs = [load_json(orjson.dumps(g))
                 for g in generate_games(variant, args.games, seed=args.seed, players=players)]
         assert all(fast_parse_game(d) == GAME_SCHEMA.load(d) for d in docs)
-        fast = best_cpu(args.runs, lambda: [fast_parse_game(d) for d in docs]) / len(docs)
-        slow = best_cpu(args.runs, lambda: [GAME_SCHEMA.load(d) for d in docs]) / len(docs)
+        fast = best_cpu(args.runs, lambda docs=docs: [fast_parse_game(d) for d in docs]) / len(docs)
+        slow = best_cpu(args.runs, lambda docs=docs: [GAME_SCHEMA.load(d) for d in docs]) / len(docs)
         print(f"{variant + '/' + str(players) + 'p':<16}{fast * 1e6:>12.0f}{slow * 1e6:>16.0f}"
               f"{slow / fast:>9.1f}x")
 
