@@ -45,7 +45,7 @@ from ..engine.melds import (
     deadwood,
     discard_deadwoods,
     joins_meld,
-    layoff_mask,
+    layoff_cards,
     least_deadwood,
     meld_kind,
 )
@@ -485,7 +485,7 @@ class _DealAnalysis:
         if self.rules.layoff_requires_own_meld and p not in table.melded:
             return None
         for i, (mask, kind) in enumerate(table.melds):
-            for card in cards_of(kept & layoff_mask(mask, kind, self.ace)):
+            for card in cards_of(kept & layoff_cards(mask, kind, self.ace)):
                 gain = base - least_deadwood(kept & ~(1 << card), self.ace, self.points)
                 if gain > 0 and (best is None or gain > best[1]):
                     best = (Move(p, LAYOFF, card=card, meld=i), gain)
@@ -595,7 +595,7 @@ def best_defence(table: GinTable) -> tuple[int, list[Move]]:
         best = (value(laid), [])
         free = hand & ~laid & ~shown_mask
         for i, (mask, kind) in enumerate(melds):
-            for card in cards_of(free & layoff_mask(mask, kind, ace)):
+            for card in cards_of(free & layoff_cards(mask, kind, ace)):
                 grown = melds[:i] + ((mask | 1 << card, kind),) + melds[i + 1:]
                 dw, line = search(laid | 1 << card, grown)
                 if dw < best[0]:
@@ -604,7 +604,7 @@ def best_defence(table: GinTable) -> tuple[int, list[Move]]:
         return best
 
     free0 = hand & ~laid0 & ~shown_mask
-    if not any(free0 & layoff_mask(mask, kind, ace) for mask, kind in melds0):
+    if not any(free0 & layoff_cards(mask, kind, ace) for mask, kind in melds0):
         return start, []
     dw, line = search(laid0, melds0)
     return dw, [Move(defender, LAYOFF, card=c, meld=i) for c, i in line]
@@ -663,7 +663,7 @@ def going_out(table: RummyTable, p: int) -> list[Move] | None:
         if key in failed:
             return None
         for i, (mask, kind) in enumerate(melds):
-            for card in cards_of(rest & layoff_mask(mask, kind, ace)):
+            for card in cards_of(rest & layoff_cards(mask, kind, ace)):
                 if to_discard and rest == 1 << card:
                     continue
                 grown = melds[:i] + ((mask | 1 << card, kind),) + melds[i + 1:]

@@ -17,7 +17,7 @@ from marshmallow.validate import Length, OneOf
 
 from ..analysis.facts import KINDS, analyse
 from ..engine import load_json, parse_game, verify
-from ..engine.parse import MAX_PLAYER_LENGTH
+from ..engine.limits import MAX_PLAYER_LENGTH
 from ..engine.rules import PRESETS
 from ..store.analysis import (
     analysis_record,

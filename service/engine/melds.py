@@ -157,12 +157,15 @@ def layoff_fits(meld_mask: int, kind: str, card: int, ace: str) -> bool:
 
 
 _LAYOFFS: dict[tuple[int, str, str], int] = {}
+_LAYOFFS_LIMIT = 1 << 16
 
 
-def layoff_mask(meld_mask: int, kind: str, ace: str) -> int:
-    """The cards that ``layoff_fits`` the meld, as a mask.  Only a missing suit of a
-    group's rank, or a card of a run's suit next to one of its ends (the ace next to the
-    king), can fit, so only those few are asked; answers are remembered."""
+def layoff_cards(meld_mask: int, kind: str, ace: str) -> int:
+    """Every card that may be laid off on the meld (as ``layoff_fits`` says), as a mask.
+
+    Only a missing card of a group's rank, or a card of a run's suit next to one of its
+    ranks (the ace next to the king as well as the two), can fit, so only those few are
+    asked.  Remembered: the melds on a table change slowly."""
     key = (meld_mask, kind, ace)
     found = _LAYOFFS.get(key)
     if found is not None:
@@ -171,18 +174,18 @@ def layoff_mask(meld_mask: int, kind: str, ace: str) -> int:
     if meld_mask > 0:
         low = (meld_mask & -meld_mask).bit_length() - 1
         if kind == GROUP:
-            candidates = _COLUMN << low % 13 & ~meld_mask
+            candidates = _COLUMN << low % 13 & ~meld_mask & FULL_DECK
         else:
             shift = low - low % 13
             ranks = meld_mask >> shift & SUIT_MASK
             near = (ranks << 1 | ranks >> 1 | ranks >> 12 | (ranks & 1) << 12) & SUIT_MASK
-            candidates = (near & ~ranks) << shift & FULL_DECK
+            candidates = (near & ~ranks) << shift
         while candidates:
             bit = candidates & -candidates
             candidates ^= bit
             if layoff_fits(meld_mask, kind, bit.bit_length() - 1, ace):
                 out |= bit
-    if len(_LAYOFFS) >= 1 << 16:
+    if len(_LAYOFFS) >= _LAYOFFS_LIMIT:
         _LAYOFFS.clear()
     _LAYOFFS[key] = out
     return out

@@ -31,7 +31,7 @@ from ..analysis.facts import KINDS, SOFT, Analysis, Tally, analyse, summarise
 from ..engine import load_json, parse_game, verify
 from ..engine.model import Game
 from ..engine.report import Report
-from .db import StoreReads, live
+from .db import Reader, live
 from .stats import StatsFilter, _where
 
 VERSION = 1  # of the definitions: a stored analysis of another version is redone
@@ -82,7 +82,7 @@ def analyse_stored(item: tuple[str, bytes, str | None, datetime]) -> AnalysisRec
 
 # --- the catch-up ----------------------------------------------------------------------
 
-def pending(store: StoreReads, limit: int) -> list[tuple[str, bytes, str | None, datetime]]:
+def pending(store: Reader, limit: int) -> list[tuple[str, bytes, str | None, datetime]]:
     """The oldest stored games without an analysis of this version."""
     with store.cursor() as cur:
         rows = cur.execute(
@@ -93,7 +93,7 @@ def pending(store: StoreReads, limit: int) -> list[tuple[str, bytes, str | None,
     return [(gid, bytes(log), tid, at) for gid, log, tid, at in rows]
 
 
-def backlog(store: StoreReads) -> int:
+def backlog(store: Reader) -> int:
     """Stored games (not deleted) that have no analysis yet."""
     with store.cursor() as cur:
         return cur.execute(
@@ -230,7 +230,7 @@ def _guarded(item: tuple) -> AnalysisRecord | str:
         return f"{type(error).__name__}: {error}"
 
 
-def wait_for(store: StoreReads, timeout: float = 60.0) -> int:
+def wait_for(store: Reader, timeout: float = 60.0) -> int:
     """Wait until the backlog is empty (tests, tools); the backlog left."""
     deadline = time.monotonic() + timeout
     left = backlog(store)
@@ -242,7 +242,7 @@ def wait_for(store: StoreReads, timeout: float = 60.0) -> int:
 
 # --- reads -------------------------------------------------------------------------------
 
-def game_facts(store: StoreReads, gid: str) -> list[dict[str, Any]] | None:
+def game_facts(store: Reader, gid: str) -> list[dict[str, Any]] | None:
     """The stored facts of one game in order, or None when it has no analysis yet."""
     done, facts = store.read_many([
         ("SELECT count(*) FROM analysis_games WHERE game_id = ? AND version = ?",
@@ -264,7 +264,7 @@ def game_facts(store: StoreReads, gid: str) -> list[dict[str, Any]] | None:
     return out
 
 
-def game_summary(store: StoreReads, gid: str) -> dict[str, dict[str, Any]]:
+def game_summary(store: Reader, gid: str) -> dict[str, dict[str, Any]]:
     """Per player of one stored game, the figures of its analysis."""
     with store.cursor() as cur:
         rows = cur.execute(f"SELECT player, {_SUMS} FROM analysis_players WHERE game_id = ? "
@@ -288,7 +288,7 @@ def _tally(values: Sequence[int]) -> Tally:
                  opponent_points=got["opponent_points"], deals=got["deals"])
 
 
-def player_analysis(store: StoreReads, player: str,
+def player_analysis(store: Reader, player: str,
                     flt: StatsFilter) -> dict[str, dict[str, Any]]:
     """One player's analysis figures by variant, over the analysed games the filter
     keeps (the filters of the player's statistics)."""
@@ -318,7 +318,7 @@ _PAIR_SUMS = ("count(*) AS rows, count(DISTINCT game_id) AS games, sum(decisions
 _SUMMED = ("rows", "games", "n", "nn", "fed", "fed2", "fedn", "soft", "soft2", "softn")
 
 
-def integrity_pairs(store: StoreReads, variant: str | None, min_games: int,
+def integrity_pairs(store: Reader, variant: str | None, min_games: int,
                     limit: int) -> list[dict[str, Any]]:
     """Every ordered pair (A, B) of players with at least ``min_games`` games in which B
     played after A: A's fed cards to B and soft plays facing B against A's with every
@@ -404,7 +404,7 @@ def _ratio_variance(c: Cluster) -> float:
     return max(0.0, spread) * c.rows / (c.rows - 1) / (c.n * c.n)
 
 
-def pair_facts(store: StoreReads, player: str, partner: str, variant: str | None,
+def pair_facts(store: Reader, player: str, partner: str, variant: str | None,
                limit: int = 50) -> list[dict[str, Any]]:
     """The games and moves behind a pair's figures: A's fed cards to B and A's soft plays
     in games where A played before B, newest first."""

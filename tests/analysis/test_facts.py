@@ -8,7 +8,7 @@ Cards in the comments are counted as RULES.md counts them: a number its face val
 from __future__ import annotations
 
 from service.analysis.facts import analyse
-from service.engine.parse import parse_game
+from service.engine import parse_game
 from tests.engine.logs import deal, game
 
 # ben's gin hand, used where ben only sits: no meld (AD is not there, 2D 3D need 4D, 8S

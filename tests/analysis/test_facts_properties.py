@@ -22,10 +22,9 @@ from service.analysis.facts import (
     analyse,
 )
 from service.analysis.moves import move_json
-from service.engine import verify
+from service.engine import parse_game, verify
 from service.engine.gin import GinTable
 from service.engine.melds import least_deadwood
-from service.engine.parse import parse_game
 from service.engine.rules import PRESETS
 from service.engine.state import table_after
 from service.generator import generate_game, random_rules

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from service.engine.melds import (
     candidate_melds,
     joins_meld,
+    layoff_cards,
     layoff_fits,
-    layoff_mask,
     meld_kind,
 )
 from service.engine.rules import ACE_MODES
@@ -19,7 +19,7 @@ hands = st.integers(0, (1 << 52) - 1).map(lambda m: m & ((1 << 52) - 1))
 
 @given(st.sampled_from(ACE_MODES), st.lists(st.integers(0, 51), min_size=3, max_size=6,
                                              unique=True))
-def test_layoff_mask_is_every_card_that_fits(ace, cards):
+def test_layoff_cards_is_every_card_that_fits(ace, cards):
     mask = sum(1 << c for c in cards)
     for melds in (candidate_melds(mask, ace), [mask]):
         for meld in melds:
@@ -27,7 +27,7 @@ def test_layoff_mask_is_every_card_that_fits(ace, cards):
             if kind is None:
                 continue
             fits = sum(1 << c for c in range(52) if layoff_fits(meld, kind, c, ace))
-            assert layoff_mask(meld, kind, ace) == fits
+            assert layoff_cards(meld, kind, ace) == fits
 
 
 @given(st.sampled_from(ACE_MODES), st.lists(st.integers(0, 51), max_size=12, unique=True),
