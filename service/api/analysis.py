@@ -246,7 +246,9 @@ def pairs(args: dict[str, Any]) -> dict[str, Any]:
 @blp.route("/integrity/pairs/facts", methods=["GET"])
 @read_access
 @blp.arguments(PairFactsArgsSchema, location="query", unknown=RAISE, error_status_code=400)
-@blp.response(200, PairFactsSchema)
+@blp.response(200, PairFactsSchema, example={"player": "cy", "partner": "dee", "facts": [{
+    "game": "5d69bdc52cdd76ed28a89e91", "deal": 2, "move": 13, "kind": "fed_card",
+    "cost": 17, "replay": "/api/v1/games/5d69bdc52cdd76ed28a89e91/deals/2/moves/12/state"}]})
 @problem_responses(blp, 400, 401, 403)
 @blp.doc(summary="The games and moves behind a pair's figures: A's fed cards to B and "
                  "A's soft plays facing B, newest first")
