@@ -154,16 +154,25 @@ class Analysis:
                 "stopped": self.stopped}
 
 
+def ratio(part: int, whole: int, places: int) -> float | None:
+    """``part / whole`` to ``places`` decimals, rounded half away from zero on the exact
+    quotient (as docs/STATISTICS.md rounds); None when ``whole`` is 0."""
+    if not whole:
+        return None
+    scale = 10 ** places
+    units = (abs(part) * scale * 2 + whole) // (2 * whole)
+    return (-units if part < 0 else units) / scale
+
+
 def summarise(tally: Tally) -> dict[str, Any]:
     """The figures of a tally, as the API and the command line give them."""
     n = tally.decisions
     return {
         "decisions": n,
         "errors": {kind: tally.kinds.get(kind, 0) for kind in KINDS},
-        "per_100": {kind: round(100 * tally.kinds.get(kind, 0) / n, 2) if n else None
-                    for kind in KINDS},
-        "average_discard_error": round(tally.discard_error_points / n, 3) if n else None,
-        "accuracy": round(100 * tally.accurate / n, 2) if n else None,
+        "per_100": {kind: ratio(100 * tally.kinds.get(kind, 0), n, 2) for kind in KINDS},
+        "average_discard_error": ratio(tally.discard_error_points, n, 3),
+        "accuracy": ratio(100 * tally.accurate, n, 2),
         "fed_given": tally.fed_given,
         "fed_received": tally.fed_received,
     }

@@ -225,3 +225,12 @@ def test_laying_the_card_off_is_no_missed_layoff():
     a = rummy([*TWO_TURNS, "ana ds 6H", "ana l 6H 0", "ana x 9C"], HANDS5, "2S",
               rules={"hand_size": 5})
     assert kinds(a, "ana") == []
+
+
+def test_figures_round_half_away_from_zero_on_the_exact_quotient():
+    from service.analysis.facts import ratio
+
+    assert ratio(100, 1600, 2) == 0.07  # 0.0625: a binary float would round to 0.06
+    assert ratio(100 * 2, 3, 2) == 66.67
+    assert ratio(-5, 8, 2) == -0.63
+    assert ratio(1, 0, 2) is None
