@@ -230,7 +230,7 @@ def test_laying_the_card_off_is_no_missed_layoff():
 def test_figures_round_half_away_from_zero_on_the_exact_quotient():
     from service.analysis.facts import ratio
 
-    assert ratio(100, 1600, 2) == 0.07  # 0.0625: a binary float would round to 0.06
+    assert ratio(1, 8, 2) == 0.13  # 0.125: round() of the float gives 0.12
     assert ratio(100 * 2, 3, 2) == 66.67
     assert ratio(-5, 8, 2) == -0.63
     assert ratio(1, 0, 2) is None
