@@ -134,9 +134,20 @@ def _rounded(values: dict[str, float]) -> dict[str, float]:
     return {k: round(v, 4) for k, v in values.items()}
 
 
-def analyse_luck(game: Game, report: Report | None = None) -> GameLuck:
+DRAWER, STOCK_VIEW = "drawer", "stock"
+
+
+def analyse_luck(game: Game, report: Report | None = None, view: str = DRAWER) -> GameLuck:
     """The luck of every deal of a parsed game (``report``: its verification, made here
-    when not given)."""
+    when not given).
+
+    ``view`` says which cards a stock draw is weighed against: ``drawer``, the cards
+    unseen by the drawer (the luck of the docs); ``stock``, the cards that were in the
+    stock then, as the auditor knows them (the shuffle's own luck, whose expectation is
+    exactly zero at every draw; the drawer's is not quite, since the other players keep
+    better cards than the stock holds)."""
+    if view not in (DRAWER, STOCK_VIEW):
+        raise ValueError(f"view is {DRAWER!r} or {STOCK_VIEW!r}, not {view!r}")
     if report is None:
         report = verify(game)
     refused = {v.deal for v in report.violations if v.code in _NOT_ANALYSED}
@@ -152,7 +163,7 @@ def analyse_luck(game: Game, report: Report | None = None) -> GameLuck:
         if d in refused:
             deals.append(DealLuck(d, (), (), {}, None, None, -1))
             continue
-        start, draws, stopped = _deal_luck(game, d)
+        start, draws, stopped = _deal_luck(game, d, view)
         deal_luck = {s.player: s.luck for s in start}
         for draw in draws:
             deal_luck[draw.player] += draw.luck
@@ -169,7 +180,7 @@ def analyse_luck(game: Game, report: Report | None = None) -> GameLuck:
     return GameLuck(tuple(deals), luck, points, adjusted)
 
 
-def _deal_luck(game: Game, d: int) -> tuple[tuple[StartLuck, ...], list[DrawLuck], int | None]:
+def _deal_luck(game: Game, d: int, view: str) -> tuple[tuple[StartLuck, ...], list[DrawLuck], int | None]:
     deal = game.deals[d]
     names = game.players
     rules = game.rules
@@ -181,30 +192,31 @@ def _deal_luck(game: Game, d: int) -> tuple[tuple[StartLuck, ...], list[DrawLuck
     mean = mean_dealt_value(str(rules.ace), rules.ace_points, rules.hand_size)
     start = tuple(StartLuck(names[s], hand_value(table.hands[s], 0, tables), mean)
                   for s in table.order)
-    view = _DrawerView(table)
+    known = _DrawerView(table, view == STOCK_VIEW)
     draws = []
     for m, move in enumerate(deal.moves):
         if move.action == DRAW and move.source == STOCK and move.player == table.to_move \
                 and not table.drew:
-            seen = view.before_stock_draw(move.player)
+            seen = known.before_stock_draw(move.player)
             hand = table.hands[move.player]
             if table.play(move):
                 return start, draws, m
             card = (table.hands[move.player] & ~hand).bit_length() - 1
-            draws.append(view.draw(d, m, names[move.player], hand, card, seen, tables))
+            draws.append(known.draw(d, m, names[move.player], hand, card, seen, tables))
             continue
         taken = table.pile[-1] if move.action == DRAW and table.pile else None
         if table.play(move):
             return start, draws, m
-        view.after_move(move, taken)
+        known.after_move(move, taken)
     return start, draws, None
 
 
 class _DrawerView:
     """What the players of one deal know of where the cards are."""
 
-    def __init__(self, table: Table):
+    def __init__(self, table: Table, auditor: bool = False):
         self.table = table
+        self.auditor = auditor  # weigh each draw against the stock's real cards
         self.possible = FULL_DECK  # the cards the stock can hold, as everyone knows
         self.public_order = False  # everyone knows the stock's order
         self.taken = 0  # cards taken from the discard pile and not drawn from the stock since
@@ -238,13 +250,17 @@ class _DrawerView:
             if found.reuses > self.reuses:
                 self._rebuilt(found.stock_set, found.reuses)
         hand = found.hands[player]
-        seen = hand | mask_of(found.pile)
         layable = 0
         if isinstance(found, RummyTable):
             ace = str(found.rules.ace)
             for mask, kind in found.melds:
-                seen |= mask
                 layable |= _fits(mask, kind, ace)
+        if self.auditor:
+            return found.stock_set, layable
+        seen = hand | mask_of(found.pile)
+        if isinstance(found, RummyTable):
+            for mask, _ in found.melds:
+                seen |= mask
         for seat in found.seats:
             if seat != player:
                 seen |= found.hands[seat] & self.taken
@@ -255,7 +271,7 @@ class _DrawerView:
         unseen, layable = seen
         bit = 1 << card
         self.taken &= ~bit
-        if self.public_order:
+        if self.public_order and not self.auditor:
             unseen = bit
         unseen |= bit  # always so by construction; kept so that the mean includes it
         before, total, after = draw_figures(hand, unseen, card, layable, tables)
