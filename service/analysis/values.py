@@ -261,6 +261,7 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
         finals.append((total, least))
         for u in range(4):
             per_suit[u].append((total - dead[parts[u]], parts[u], second if u == at else least))
+    before = min(total for total, _ in finals)
     h = slices(hand)
     h0, h1, h2, h3 = h
     pairs = h0 & (h1 | h2 | h3) | h1 & (h2 | h3) | h2 & h3
@@ -299,6 +300,10 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
             if low << shift == card_bit:
                 own = best
     if far:
+        if len(finals) > 1:  # a choice no better on either count than another is no use
+            finals = [f for f in finals if not any(
+                g != f and g[0] <= f[0] and g[0] + g[1] <= f[0] + f[1]
+                and (g[0], g[1]) < (f[0], f[1]) for g in finals)]
         single = finals[0] if len(finals) == 1 else None
         for value, mask in tables.classes:
             n = (far & mask).bit_count()
@@ -312,7 +317,7 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
             total_sum += n * each
             if far & mask & card_bit:
                 own = each
-    return min(total for total, _ in finals), total_sum, own
+    return before, total_sum, own
 
 
 def _with_group(hand: int, choices: list[int], column: int, tables: SuitTables) -> int:
