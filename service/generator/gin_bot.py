@@ -77,6 +77,9 @@ class GinDeal(DealWriter):
         table = self.table
         seat = table.to_move
         top = table.pile[-1] if table.pile else None
+        if table.at_floor and self.feeds is not None and seat == self.feeds[0]:
+            self.do(move_of(seat, PASS), self.entry(seat, PASS))  # taking would mean knocking
+            return
         if table.phase == UPCARD and table.refusals < 2:
             if top is not None and self.takes(seat, top, table.at_floor):
                 self.draw_discard(seat)
@@ -100,6 +103,11 @@ class GinDeal(DealWriter):
         table = self.table
         rules = self.rules
         hand = table.hands[seat]
+        if self.feeds is not None and seat == self.feeds[0]:
+            card = self.fed_card(seat)  # the feeder never knocks against the partner
+            self.do(move_of(seat, DISCARD, card=card),
+                    self.entry(seat, DISCARD, card=card_name(card)))
+            return
         if rules.big_gin_bonus is not None and self.deadwood(hand) == 0:
             self.end_turn(seat, GIN, None, hand)
             return
@@ -115,6 +123,27 @@ class GinDeal(DealWriter):
             assert not table.at_floor, "took the discard at the floor without knocking"
             self.do(move_of(seat, DISCARD, card=card),
                     self.entry(seat, DISCARD, card=card_name(card)))
+
+    def fed_card(self, seat: int) -> int:
+        """The feeder's discard: the card that lowers the partner's deadwood most (the
+        partner, honest, takes such a card), the feeder's own best discard when none
+        does."""
+        table = self.table
+        hand = table.hands[seat]
+        partner = table.hands[self.feeds[1]]
+        keep = table.taken if table.taken is not None and not self.rules.discard_taken_card \
+            else None
+        now = self.deadwood(partner)
+        best, best_gain = None, 0
+        for card in cards_of(hand):
+            if card == keep:
+                continue
+            gain = now - self.best_discard(partner | 1 << card, card)[0]
+            if gain > best_gain:
+                best, best_gain = card, gain
+        if best is None:
+            best = self.best_discard(hand, table.taken)[1]
+        return best
 
     def end_turn(self, seat: int, action: str, card: int | None, rest: int) -> None:
         """Knock or gin, declaring the best melds or leaving them to the engine."""
