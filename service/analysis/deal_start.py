@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from itertools import combinations
 
@@ -72,7 +72,7 @@ def _table() -> dict[str, float]:
     return {k: entry["mean"] for k, entry in json.loads(text)["means"].items()}
 
 
-@cache
+@lru_cache(maxsize=1024)
 def mean_dealt_value(ace: str, ace_points: int, hand_size: int) -> float:
     """The mean least deadwood of a dealt hand of ``hand_size`` cards under the ace mode
     and ace points: from the committed table, else estimated now (``estimate``)."""

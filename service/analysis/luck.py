@@ -28,7 +28,7 @@ analysed up to its first illegal move.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from ..engine import report as R
@@ -280,7 +280,7 @@ class _DrawerView:
         return DrawLuck(d, m, player, card, count, before, after, expected)
 
 
-@cache
+@lru_cache(maxsize=1 << 16)
 def _fits(mask: int, kind: str, ace: str) -> int:
     """The cards that may be laid off on a meld: only a card of a group's rank, or of a
     run's suit beside one of its ranks, can be, so only those are asked."""

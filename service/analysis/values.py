@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from ..engine.cards import SUIT_MASK
 from ..engine.melds import candidate_melds, least_deadwood
@@ -50,7 +50,7 @@ class SuitTables:
     classes: tuple[tuple[int, int], ...]  # (points, the cards worth them)
 
 
-@cache
+@lru_cache(maxsize=16)  # a game uses one; each holds a few 8192-entry tables
 def suit_tables(ace: str, points: tuple[int, ...]) -> SuitTables:
     """The tables of an ace mode and a point table (``cards.point_table``: a card's points
     depend on its rank only, so one suit's tables serve all four)."""
