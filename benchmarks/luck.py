@@ -24,9 +24,9 @@ except ModuleNotFoundError:  # run as a script without the package installed
     import service.analysis.luck as luck_module
 
 from service.analysis.values import INF, draw_figures, suit_tables
+from service.engine import parse_game
 from service.engine.cards import cards_of
 from service.engine.melds import discard_deadwoods, least_deadwood
-from service.engine.parse import parse_game
 from service.engine.replay import verify
 from service.generator import generate_games
 

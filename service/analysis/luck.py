@@ -28,13 +28,12 @@ analysed up to its first illegal move.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from ..engine import report as R
-from ..engine.cards import FULL_DECK, SUIT_MASK, card_name, mask_of
+from ..engine.cards import FULL_DECK, card_name, mask_of
 from ..engine.gin import GinTable
-from ..engine.melds import GROUP, layoff_fits
+from ..engine.melds import layoff_cards
 from ..engine.model import DRAW, STOCK, Game
 from ..engine.replay import verify
 from ..engine.report import Report
@@ -42,7 +41,7 @@ from ..engine.rules import StockPolicy
 from ..engine.rummy import RummyTable
 from ..engine.table import Table
 from .deal_start import mean_dealt_value
-from .values import COLUMN, draw_figures, hand_value, suit_tables
+from .values import draw_figures, hand_value, suit_tables
 
 _NOT_ANALYSED = (R.GAME_OVER, R.WRONG_SEATING)  # the deal is not played at all
 
@@ -254,7 +253,7 @@ class _DrawerView:
         if isinstance(found, RummyTable):
             ace = str(found.rules.ace)
             for mask, kind in found.melds:
-                layable |= _fits(mask, kind, ace)
+                layable |= layoff_cards(mask, kind, ace)
         if self.auditor:
             return found.stock_set, layable
         seen = hand | mask_of(found.pile)
@@ -278,25 +277,3 @@ class _DrawerView:
         count = unseen.bit_count()
         expected = before - total / count
         return DrawLuck(d, m, player, card, count, before, after, expected)
-
-
-@lru_cache(maxsize=1 << 16)
-def _fits(mask: int, kind: str, ace: str) -> int:
-    """The cards that may be laid off on a meld: only a card of a group's rank, or of a
-    run's suit beside one of its ranks, can be, so only those are asked."""
-    low = (mask & -mask).bit_length() - 1
-    if kind == GROUP:
-        candidates = COLUMN << low % 13 & ~mask
-    else:
-        shift = low - low % 13
-        ranks = mask >> shift & SUIT_MASK
-        near = (ranks << 1 | ranks >> 1 | ranks >> 12 | (ranks & 1) << 12) & SUIT_MASK
-        candidates = (near & ~ranks) << shift
-    out = 0
-    while candidates:
-        bit = candidates & -candidates
-        candidates ^= bit
-        if layoff_fits(mask, kind, bit.bit_length() - 1, ace):
-            out |= bit
-    return out
-

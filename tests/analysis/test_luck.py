@@ -16,10 +16,9 @@ import pytest
 from service.analysis.deal_start import mean_dealt_value
 from service.analysis.luck import STOCK_VIEW, analyse_luck
 from service.analysis.values import suit_tables, values_after
-from service.engine import game_from_json, verify
+from service.engine import game_from_json, parse_game, verify
 from service.engine.cards import FULL_DECK, mask_of, point_table
 from service.engine.model import DISCARD, DISCARD_PILE, DRAW
-from service.engine.parse import parse_game
 from service.engine.state import table_after
 from service.generator import generate_game, generate_games, random_rules
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from service.engine import parse_game
 from service.engine import report as R
-from service.engine.parse import parse_game
 from service.engine.replay import verify
 from service.generator import generate_game, generate_games
 
