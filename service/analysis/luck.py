@@ -116,17 +116,20 @@ class DealLuck:
 
 @dataclass(frozen=True, slots=True)
 class GameLuck:
-    """Per player over the game's scored deals: ``luck``, deal ``points`` (the bonuses
-    added at a game's end not included) and ``adjusted`` points; ``deals`` every deal."""
+    """Per player over the game's scored deals: how many they played (``scored``), their
+    ``luck``, deal ``points`` (the bonuses added at a game's end not included) and
+    ``adjusted`` points; ``deals`` every deal."""
 
     deals: tuple[DealLuck, ...]
+    scored: dict[str, int]
     luck: dict[str, float]
     points: dict[str, int]
     adjusted: dict[str, float]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"deals": [d.to_dict() for d in self.deals], "luck": _rounded(self.luck),
-                "points": self.points, "adjusted": _rounded(self.adjusted)}
+        return {"deals": [d.to_dict() for d in self.deals], "scored": self.scored,
+                "luck": _rounded(self.luck), "points": self.points,
+                "adjusted": _rounded(self.adjusted)}
 
 
 def _rounded(values: dict[str, float]) -> dict[str, float]:
@@ -153,6 +156,7 @@ def analyse_luck(game: Game, report: Report | None = None, view: str = DRAWER) -
     sign = -1 if report.lower_wins else 1
     deals = []
     names = game.players
+    scored_deals = dict.fromkeys(names, 0)
     luck = dict.fromkeys(names, 0.0)
     points = dict.fromkeys(names, 0)
     adjusted = dict.fromkeys(names, 0.0)
@@ -171,12 +175,13 @@ def analyse_luck(game: Game, report: Report | None = None, view: str = DRAWER) -
         if deal_points is not None:
             deal_adjusted = {p: v - sign * deal_luck.get(p, 0.0) for p, v in deal_points.items()}
             for p, v in deal_points.items():
+                scored_deals[p] += 1
                 luck[p] += deal_luck.get(p, 0.0)
                 points[p] += v
                 adjusted[p] += deal_adjusted[p]
         deals.append(DealLuck(d, start, tuple(draws), deal_luck, deal_points, deal_adjusted,
                               stopped))
-    return GameLuck(tuple(deals), luck, points, adjusted)
+    return GameLuck(tuple(deals), scored_deals, luck, points, adjusted)
 
 
 def _deal_luck(game: Game, d: int, view: str) -> tuple[tuple[StartLuck, ...], list[DrawLuck], int | None]:

@@ -41,6 +41,7 @@ def check_sums(game, luck) -> None:
     report = verify(game)
     sign = -1 if report.lower_wins else 1
     totals: dict[str, float] = {}
+    scored: dict[str, int] = {}
     for deal in luck.deals:
         per_player = {s.player: s.luck for s in deal.start}
         for draw in deal.draws:
@@ -58,6 +59,8 @@ def check_sums(game, luck) -> None:
         for player, points in deal.points.items():
             assert deal.adjusted[player] == pytest.approx(points - sign * deal.luck[player])
             totals[player] = totals.get(player, 0.0) + deal.luck[player]
+            scored[player] = scored.get(player, 0) + 1
+    assert {p: n for p, n in luck.scored.items() if n} == scored
     assert {p: v for p, v in luck.luck.items() if p in totals} == pytest.approx(totals)
 
 
@@ -226,3 +229,23 @@ def test_start_luck_uses_the_table():
     start = luck.deals[0].start[0]
     assert start.mean == mean_dealt_value("low", 1, 10)
     assert start.luck == pytest.approx(start.mean - start.value)
+
+
+def test_the_committed_table_is_what_the_script_writes():
+    """Every option set of the table is there, and entries recomputed now (one exact,
+    one sampled) are the committed ones."""
+    import json
+    import sys
+
+    from service.analysis import deal_start
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import deal_start_table
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    table = json.loads((ROOT / "service" / "analysis" / "deal_start.json").read_text())
+    assert sorted(table["means"]) == sorted(deal_start.key(*s)
+                                            for s in deal_start_table.option_sets())
+    for option_set in (("low", 1, 3), ("around_the_corner", 15, 4), ("high_or_low", 0, 5)):
+        key, entry = deal_start_table.entry(option_set)
+        assert table["means"][key] == entry
