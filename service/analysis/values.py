@@ -242,31 +242,32 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
     hand.  Such cards are counted by their points, a bit count per point value.  A card
     that makes a group of a rank held twice is worth the better of its suit's value
     without that group and the value with it, which is the same for both such cards."""
-    if hand & layable:
-        values = values_after(hand, cards, layable, tables)
-        own = values[(cards & ((1 << card) - 1)).bit_count()] if card >= 0 else -1
-        return hand_value(hand, layable, tables), sum(values), own
     dead, drop, reach = tables.dead, tables.drop, tables.reach
     per_suit: tuple[list, list, list, list] = ([], [], [], [])
-    finals = []  # (total, best change of one discard) per group choice
+    finals = []  # (total, best change of one discard) per set laid off and group choice
+    for laid in _subsets(hand & layable):
+        for groups in group_choices(hand & ~laid):
+            parts = slices(hand & ~laid & ~groups)
+            drops = [drop[p] for p in parts]
+            total = dead[parts[0]] + dead[parts[1]] + dead[parts[2]] + dead[parts[3]]
+            least = min(drops)
+            at = drops.index(least)
+            drops[at] = INF
+            second = min(drops)  # the best change from a discard of another suit than ``at``
+            finals.append((total, least))
+            for u in range(4):
+                per_suit[u].append((total - dead[parts[u]], parts[u],
+                                    second if u == at else least))
     choices = group_choices(hand)
-    for groups in choices:
-        parts = slices(hand & ~groups)
-        drops = [drop[p] for p in parts]
-        total = dead[parts[0]] + dead[parts[1]] + dead[parts[2]] + dead[parts[3]]
-        least = min(drops)
-        at = drops.index(least)
-        drops[at] = INF
-        second = min(drops)  # the best change from a discard of another suit than ``at``
-        finals.append((total, least))
-        for u in range(4):
-            per_suit[u].append((total - dead[parts[u]], parts[u], second if u == at else least))
     before = min(total for total, _ in finals)
     h = slices(hand)
     h0, h1, h2, h3 = h
     pairs = h0 & (h1 | h2 | h3) | h1 & (h2 | h3) | h2 & h3
     triples = (h0 & h1 & (h2 | h3)) | (h2 & h3 & (h0 | h1))
     doubles = pairs & ~triples
+    weighed = triples  # the cards whose group choices are too many for a shortcut
+    if hand & layable:  # a pair's card may be laid off: its group is not sure
+        weighed, doubles = pairs, 0
     grouped: dict[int, int] = {}  # rank held twice -> the value with its new group
     total_sum = 0
     own = -1
@@ -282,7 +283,7 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
         while near:
             low = near & -near
             near ^= low
-            if low & triples or layable >> shift & low:
+            if low & weighed or layable >> shift & low:
                 best = value_after(hand, shift + low.bit_length() - 1, layable, tables)
             else:
                 best = INF
