@@ -245,6 +245,7 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
     dead, drop, reach = tables.dead, tables.drop, tables.reach
     per_suit: tuple[list, list, list, list] = ([], [], [], [])
     finals = []  # (total, best change of one discard) per set laid off and group choice
+    taken = []  # (groups, slices, total, least, second, suit of least) per such choice
     for laid in _subsets(hand & layable):
         for groups in group_choices(hand & ~laid):
             parts = slices(hand & ~laid & ~groups)
@@ -255,6 +256,7 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
             drops[at] = INF
             second = min(drops)  # the best change from a discard of another suit than ``at``
             finals.append((total, least))
+            taken.append((groups, parts, total, least, second, at))
             for u in range(4):
                 per_suit[u].append((total - dead[parts[u]], parts[u],
                                     second if u == at else least))
@@ -265,7 +267,7 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
     pairs = h0 & (h1 | h2 | h3) | h1 & (h2 | h3) | h2 & h3
     triples = (h0 & h1 & (h2 | h3)) | (h2 & h3 & (h0 | h1))
     doubles = pairs & ~triples
-    weighed = triples  # the cards whose group choices are too many for a shortcut
+    weighed = 0  # the cards weighed one by one, their group choices too many for a shortcut
     if hand & layable:  # a pair's card may be laid off: its group is not sure
         weighed, doubles = pairs, 0
     grouped: dict[int, int] = {}  # rank held twice -> the value with its new group
@@ -287,7 +289,9 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
                 best = value_after(hand, shift + low.bit_length() - 1, layable, tables)
             else:
                 best = INF
-                if low & doubles:
+                if low & triples:
+                    best = _fourth(hand & COLUMN * low, low, taken, tables)
+                elif low & doubles:
                     best = grouped.get(low)
                     if best is None:
                         best = grouped[low] = _with_group(hand, choices, COLUMN * low, tables)
@@ -319,6 +323,33 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
             if far & mask & card_bit:
                 own = each
     return before, total_sum, own
+
+
+def _fourth(column: int, rank_bit: int, taken: list[tuple], tables: SuitTables) -> int:
+    """The value after drawing the fourth card of a rank the hand holds three times
+    (``column``), with the drawn card in a group: the four laid, or three of them with
+    the drawn card, the one left out going back to its suit.  (The drawn card outside
+    any group is the per-suit count.)"""
+    dead, drop = tables.dead, tables.drop
+    best = INF
+    for groups, parts, total, least, second, at in taken:
+        if groups & column != column:
+            continue
+        if total + least < best:  # all four laid: the discard from the rest
+            best = total + least
+        rest = column
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            u = (bit.bit_length() - 1) // 13
+            part = parts[u]
+            grown = part | rank_bit
+            other = second if u == at else least
+            lost = drop[grown]
+            value = total - dead[part] + dead[grown] + (lost if lost < other else other)
+            if value < best:
+                best = value
+    return best
 
 
 def _with_group(hand: int, choices: list[int], column: int, tables: SuitTables) -> int:
