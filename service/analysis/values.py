@@ -246,7 +246,10 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
     per_suit: tuple[list, list, list, list] = ([], [], [], [])
     finals = []  # (total, best change of one discard) per set laid off and group choice
     taken = []  # (groups, slices, total, least, second, suit of least) per such choice
+    laid_off = INF  # the value once a drawn card that fits a table meld is laid off
     for laid in _subsets(hand & layable):
+        if laid == hand:
+            laid_off = 0
         for groups in group_choices(hand & ~laid):
             parts = slices(hand & ~laid & ~groups)
             drops = [drop[p] for p in parts]
@@ -256,6 +259,8 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
             drops[at] = INF
             second = min(drops)  # the best change from a discard of another suit than ``at``
             finals.append((total, least))
+            if total + least < laid_off:
+                laid_off = total + least
             taken.append((groups, parts, total, least, second, at))
             for u in range(4):
                 per_suit[u].append((total - dead[parts[u]], parts[u],
@@ -285,10 +290,10 @@ def draw_figures(hand: int, cards: int, card: int, layable: int,
         while near:
             low = near & -near
             near ^= low
-            if low & weighed or layable >> shift & low:
+            if low & (weighed | pairs) and layable >> shift & low or low & weighed:
                 best = value_after(hand, shift + low.bit_length() - 1, layable, tables)
             else:
-                best = INF
+                best = laid_off if layable >> shift & low else INF
                 if low & triples:
                     best = _fourth(hand & COLUMN * low, low, taken, tables)
                 elif low & doubles:
