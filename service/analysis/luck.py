@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import report as R
-from ..engine.cards import FULL_DECK, card_name, mask_of
+from ..engine.cards import FULL_DECK, card_name
 from ..engine.gin import GinTable
 from ..engine.melds import layoff_cards
 from ..engine.model import DRAW, STOCK, Game
@@ -253,7 +253,6 @@ class _DrawerView:
                     found.rebuild(None)
             if found.reuses > self.reuses:
                 self._rebuilt(found.stock_set, found.reuses)
-        hand = found.hands[player]
         layable = 0
         if isinstance(found, RummyTable):
             ace = str(found.rules.ace)
@@ -261,14 +260,13 @@ class _DrawerView:
                 layable |= layoff_cards(mask, kind, ace)
         if self.auditor:
             return found.stock_set, layable
-        seen = hand | mask_of(found.pile)
-        if isinstance(found, RummyTable):
-            for mask, _ in found.melds:
-                seen |= mask
+        # Every card lies in a hand, the stock, the discard pile or a table meld: the
+        # drawer sees their own hand, the pile, the melds and the cards seen taken.
+        hidden = found.stock_set
         for seat in found.seats:
             if seat != player:
-                seen |= found.hands[seat] & self.taken
-        return self.possible & ~seen, layable
+                hidden |= found.hands[seat] & ~self.taken
+        return self.possible & hidden, layable
 
     def draw(self, d: int, m: int, player: str, hand: int, card: int, seen: tuple[int, int],
              tables) -> DrawLuck:
