@@ -160,13 +160,14 @@ def test_turned_over_stock_is_no_luck():
         game = parse_game(log)
         luck = analyse_luck(game)
         for deal in luck.deals:
-            table, _ = table_after(game, deal.deal, len(game.deals[deal.deal].moves) - 1)
-            if not table.reuses:
-                continue
-            rebuilt = min(m for m, mv in enumerate(game.deals[deal.deal].moves)
-                          if table_after(game, deal.deal, m)[0].reuses)
+            table, _ = table_after(game, deal.deal, -1)
+            rebuilt = None
+            for m, move in enumerate(game.deals[deal.deal].moves):
+                assert table.play(move) is None
+                if table.reuses and rebuilt is None:
+                    rebuilt = m  # the move that turned the pile over (or drew from it)
             for draw in deal.draws:
-                if draw.move > rebuilt:
+                if rebuilt is not None and draw.move > rebuilt:
                     assert draw.unseen == 1 and draw.luck == 0
                     seen += 1
     assert seen > 0
