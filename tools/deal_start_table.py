@@ -40,12 +40,17 @@ def main() -> None:
     args = parser.parse_args()
     with ProcessPoolExecutor(args.jobs) as pool:
         means = dict(pool.map(entry, option_sets(), chunksize=4))
-    document = {"what": "mean least deadwood of a dealt hand, by ace/ace_points/hand_size",
-                "exact_up_to": D.EXACT_UP_TO, "samples": D.SAMPLES,
-                "preset_samples": D.PRESET_SAMPLES,
-                "means": dict(sorted(means.items()))}
-    OUT.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    OUT.write_text(render(means), encoding="utf-8")
     print(f"wrote {len(means)} entries to {OUT.name}")
+
+
+def render(means: dict[str, dict]) -> str:
+    """The file's text: a header, then one entry a line, sorted by key."""
+    head = {"what": "mean least deadwood of a dealt hand, by ace/ace_points/hand_size",
+            "exact_up_to": D.EXACT_UP_TO, "samples": D.SAMPLES,
+            "preset_samples": D.PRESET_SAMPLES}
+    lines = [f"  {json.dumps(k)}: {json.dumps(means[k])}" for k in sorted(means)]
+    return (json.dumps(head)[:-1] + ', "means": {\n' + ",\n".join(lines) + "\n}}\n")
 
 
 if __name__ == "__main__":
