@@ -209,7 +209,8 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     """The facts of each decision of every game (docs/ANALYSIS.md): one JSON line per
     game, or a readable paragraph; exits as ``verify`` does."""
     from .analysis.facts import analyse
-    from .analysis.text import analysis_text
+    from .analysis.luck import analyse_luck
+    from .analysis.text import analysis_text, luck_summary
 
     worst = EXIT_VALID
     out = sys.stdout.buffer
@@ -232,11 +233,12 @@ def cmd_analyse(args: argparse.Namespace) -> int:
             report = verify(game)
             worst = max(worst, EXIT_VALID if report.status == VALID else EXIT_FAILED)
             analysis = analyse(game, report)
+            luck = luck_summary(analyse_luck(game, report))
             if args.text:
-                out.write(analysis_text(source, game, analysis).encode() + b"\n")
+                out.write(analysis_text(source, game, analysis, luck).encode() + b"\n")
             else:
                 out.write(orjson.dumps({"source": source, "status": report.status,
-                                        **analysis.to_dict()}) + b"\n")
+                                        **analysis.to_dict(), "luck": luck}) + b"\n")
     out.flush()
     return worst
 

@@ -22,6 +22,7 @@ from .facts import (
     Analysis,
     Fact,
 )
+from .luck import GameLuck
 from .moves import describe
 
 _PLAYED = {"discard": "discarded", "knock": "knocked on", "gin": "went gin on"}
@@ -88,12 +89,32 @@ def summary_line(player: str, figures: dict[str, Any]) -> str:
             f"received {figures['fed_received']}")
 
 
-def analysis_text(source: str, game: Game, analysis: Analysis) -> str:
-    """A game's facts and its players' figures as a readable paragraph."""
+def luck_summary(luck: GameLuck) -> dict[str, Any]:
+    """The luck of a game without its draws: per deal and per player, luck, points and
+    luck-adjusted points (the draws are in ``GET /games/{id}/analysis``)."""
+    whole = luck.to_dict()
+    return {"deals": [{k: d[k] for k in ("deal", "luck", "points", "adjusted", "stopped")}
+                      for d in whole["deals"]],
+            **{k: whole[k] for k in ("scored", "luck", "points", "adjusted")}}
+
+
+def luck_line(player: str, luck: dict[str, Any]) -> str:
+    """A player's luck over the game in one line."""
+    scored = luck["scored"].get(player, 0)
+    return (f"{player}: luck {luck['luck'].get(player, 0):+.1f} over {scored} scored "
+            f"deals; points {luck['points'].get(player, 0)}, luck-adjusted "
+            f"{luck['adjusted'].get(player, 0):.1f}")
+
+
+def analysis_text(source: str, game: Game, analysis: Analysis,
+                  luck: dict[str, Any] | None = None) -> str:
+    """A game's facts, its players' figures and luck as a readable paragraph."""
     lines = [f"{source}: {len(analysis.facts)} facts"]
     lines.extend("  " + fact_line(game, fact) for fact in analysis.facts)
     for stop in analysis.stopped:
         lines.append(f"  deal {stop['deal'] + 1}: analysed up to move {stop['move'] + 1}, "
                      f"which broke a rule ({stop['code']})")
     lines.extend("  " + summary_line(p, f) for p, f in analysis.summary().items())
+    if luck is not None:
+        lines.extend("  " + luck_line(p, luck) for p in luck["luck"])
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from marshmallow import RAISE, Schema, fields
 from marshmallow.validate import Length, OneOf
 
 from ..analysis.facts import KINDS, analyse
+from ..analysis.luck import analyse_luck
 from ..engine import load_json, parse_game, verify
 from ..engine.limits import MAX_PLAYER_LENGTH
 from ..engine.rules import PRESETS
@@ -74,6 +75,9 @@ class GameAnalysisSchema(Schema):
     stored = fields.Boolean(metadata={
         "description": "false: analysed for this answer (the catch-up had not reached "
                        "the game); it is stored now"})
+    luck = fields.Dict(metadata={
+        "description": "The luck of every stock draw and dealt hand, per deal and per "
+                       "player, and the luck-adjusted points (docs/ANALYSIS.md, Luck)"})
 
 
 class PlayerFiguresSchema(FiguresSchema):
@@ -162,21 +166,25 @@ GAME_EXAMPLE = {"id": "5d69bdc52cdd76ed28a89e91", "stored": True, "facts": [{
 @read_access
 @blp.response(200, GameAnalysisSchema, example=GAME_EXAMPLE)
 @problem_responses(blp, 401, 403, 404, 410)
-@blp.doc(summary="The facts of each decision of a stored game, and its players' figures",
+@blp.doc(summary="The facts of each decision of a stored game, its players' figures, its "
+                 "luck",
          description="docs/ANALYSIS.md defines every kind and figure. Each fact links to "
                      "the position where its alternative is legal (replay).")
 def game_analysis(game_id: str) -> dict[str, Any]:
     store = current_store()
+    raw = store.get_log(game_id)
+    if raw is None:
+        raise _not_found(game_id)
+    game = parse_game(load_json(raw, max(len(raw), settings().max_game_bytes),
+                                repeated_keys=True))
+    report = verify(game)
+    luck = analyse_luck(game, report).to_dict()
     facts = game_facts(store, game_id)
     stored = facts is not None
     if facts is None:
         row = store.get_game(game_id)
-        raw = store.get_log(game_id) if row is not None else None
-        if raw is None:
+        if row is None:
             raise _not_found(game_id)
-        game = parse_game(load_json(raw, max(len(raw), settings().max_game_bytes),
-                                    repeated_keys=True))
-        report = verify(game)
         analysis = analyse(game, report)
         at = row["played_at"] or row["uploaded_at"]
         store.add_analyses([analysis_record(game_id, game, report, row["tournament_id"], at,
@@ -187,7 +195,7 @@ def game_analysis(game_id: str) -> dict[str, Any]:
         summary = game_summary(store, game_id)
     for fact in facts:
         fact["replay"] = _replay(game_id, fact["deal"], fact["position"])
-    return {"id": game_id, "stored": stored, "facts": facts, "summary": summary}
+    return {"id": game_id, "stored": stored, "facts": facts, "summary": summary, "luck": luck}
 
 
 @blp.route("/players/<path:player>/analysis", methods=["GET"], parameters=_path("player"))

@@ -159,6 +159,14 @@ class CatchUp:
             self.analysed += len(records)
         return len(items)
 
+    def step_all(self) -> int:
+        """Steps until nothing is left (tests, tools); the games analysed."""
+        done = total = self.step()
+        while done:
+            done = self.step()
+            total += done
+        return total
+
     def _map(self, items: Sequence[tuple]) -> list[AnalysisRecord | str]:
         if self.processes <= 0:
             return [_guarded(item) for item in items]

@@ -30,6 +30,9 @@ def test_text_names_each_fact_as_people_count(tmp_path):
     assert lines[2] == ("  deal 1, move 2: ana discarded 7S, which ben took and used "
                         "(27 points off their deadwood)")
     assert lines[3].startswith("  ana: 1 decisions, accuracy 0.0%, average discard error 3.0")
+    # The deal is not finished: no scored deal, no luck counted.
+    assert lines[-2:] == ["  ana: luck +0.0 over 0 scored deals; points 0, luck-adjusted 0.0",
+                          "  ben: luck +0.0 over 0 scored deals; points 0, luck-adjusted 0.0"]
 
 
 def test_json_lines_carry_the_facts_and_summary(tmp_path):
@@ -42,6 +45,7 @@ def test_json_lines_carry_the_facts_and_summary(tmp_path):
     assert [f["kind"] for f in first["facts"]] == ["discard_error", "fed_card"]
     assert first["facts"][0]["alternative"] == {"p": "ana", "a": "discard", "card": "KS"}
     assert first["summary"]["ben"]["fed_received"] == 1
+    assert set(first["luck"]) == {"deals", "scored", "luck", "points", "adjusted"}
     assert b"games.ndjson:2: malformed" in done.stderr
 
 

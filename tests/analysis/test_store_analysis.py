@@ -20,19 +20,25 @@ from tests.test_rows import DUCKDB_TYPES, plain
 THRESHOLD = 4  # docs/ANALYSIS.md, "Integrity screen"
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    store = Store(tmp_path_factory.mktemp("analysis") / "db.duckdb")
-    # Four players, two at a table, games to 50: each pair meets in about 17 games.
+def filled(path, collude=None):
+    """A store of 100 generated gin games to 50 among four players, two at a table: each
+    ordered pair meets in about 17 games; ``collude``: a colluding pair plays in them."""
+    store = Store(path)
     logs = list(generate_games("gin", 100, seed=21, players=2, names=["p0", "p1", "p2", "p3"],
-                               rules={"target": 50}))
+                               rules={"target": 50}, collude=collude))
     records = []
     for log in logs:
         game = parse_game(log)
         records.append(build_record(log, orjson.dumps(log), game, verify(game)))
     store.add_games(records)
-    yield store, logs, records
-    store.close()
+    return store, logs, records
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    store = filled(tmp_path_factory.mktemp("analysis") / "db.duckdb")
+    yield store
+    store[0].close()
 
 
 @pytest.mark.parametrize("table", ANALYSIS_ROWS)
@@ -51,8 +57,7 @@ def test_the_catch_up_stores_what_the_analysis_finds(store):
     db, logs, records = store
     assert backlog(db) == len(logs)
     catchup = CatchUp(db, processes=0)  # in this thread: the worker has its API tests
-    while catchup.step():
-        pass
+    catchup.step_all()
     assert backlog(db) == 0 and catchup.counts()["analysed"] == len(logs)
     for log, record in list(zip(logs, records, strict=True))[:5]:
         expected = [f.to_dict() for f in analyse(parse_game(log)).facts]
@@ -64,3 +69,19 @@ def test_honest_players_stay_below_the_threshold(store):
     pairs = integrity_pairs(db, "gin", 10, 100)
     assert len(pairs) == 12  # every ordered pair of the four
     assert max(pair["score"] for pair in pairs) < THRESHOLD, pairs[0]
+
+
+def test_a_colluding_pair_is_ranked_first(tmp_path):
+    # The generator's colluding pair: p2 discards what p3 takes, and never knocks
+    # against p3.  The same seeded games as the honest store above.
+    db, _, _ = filled(tmp_path / "db.duckdb", collude=("p2", "p3"))
+    try:
+        CatchUp(db, processes=0).step_all()
+        pairs = integrity_pairs(db, "gin", 10, 100)
+    finally:
+        db.close()
+    first = pairs[0]
+    assert (first["player"], first["partner"]) == ("p2", "p3"), pairs[:3]
+    assert first["score"] >= THRESHOLD
+    assert first["fed"]["rate"] > 1.5 * first["fed"]["rest_rate"]
+    assert all(pair["score"] < THRESHOLD for pair in pairs[1:]), pairs[1]

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import orjson
 
 from service.analysis.facts import KINDS, Tally, analyse, summarise
+from service.analysis.luck import analyse_luck
 from service.engine import parse_game
 from service.generator import generate_games
 from service.store.analysis import AnalysisRecord
@@ -38,6 +39,7 @@ def test_a_game_is_analysed_when_asked_for_and_stored(client):
     assert body["facts"][0]["replay"] == f"{API}/games/{gid}/deals/0/moves/0/state"
     assert client.get(body["facts"][0]["replay"]).status_code == 200
     assert body["summary"]["ana"]["accuracy"] == 0.0
+    assert body["luck"] == analyse_luck(parse_game(discard_error_log())).to_dict()
     again = client.get(f"{API}/games/{gid}/analysis").get_json()
     assert again["stored"] is True
     assert again["facts"] == body["facts"]
