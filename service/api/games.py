@@ -144,7 +144,8 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     if args["dry_run"]:
         return body, 200, {}
     try:
-        [(game_id, created)] = current_store().submit([checked.record(g.uploader)])
+        [(game_id, created)] = current_store().submit([checked.record(g.uploader)],
+                                                      refuse_when_busy=True)
     except ValueError:
         created = None  # a lone game of its commit: the store raises instead of answering
         current_app.logger.exception("game %s could not be stored", checked.id)
