@@ -210,7 +210,7 @@ def measure(workers: int, args: argparse.Namespace, base: list[dict]) -> dict:
         server = Server(Path(tmp) / "mixed.duckdb", env={"RUMMY_WORKERS": str(workers)})
         server.start()
         try:
-            known = preload(server, base, args.preload)
+            known = preload(server, base, args.preload, 4 * workers)
             figures = {"workers": workers}
             # 1. single uploads only
             before, ticks = cpu_by_role(server.process.pid), machine_ticks()
@@ -261,17 +261,21 @@ def measure(workers: int, args: argparse.Namespace, base: list[dict]) -> dict:
     return figures
 
 
-def preload(server: Server, base: list[dict], games: int) -> list[str]:
-    """``games`` games stored through /games/batch; their ids."""
+def preload(server: Server, base: list[dict], games: int, connections: int) -> list[str]:
+    """``games`` games stored through /games/batch over ``connections`` connections in
+    turn (so that every worker likely serves some, and has started its verifying pool
+    before the measurements); their ids."""
     ids: list[str] = []
-    conn = Connection(server.port)
-    for start in range(0, games, 200):
+    conns = [Connection(server.port) for _ in range(connections)]
+    for n, start in enumerate(range(0, games, 100)):
         lines = b"\n".join(body(base[k % len(base)], f"preload-{k}")
-                           for k in range(start, min(games, start + 200)))
-        status, answer = conn.post("/api/v1/games/batch", lines, "application/x-ndjson")
+                           for k in range(start, min(games, start + 100)))
+        status, answer = conns[n % connections].post("/api/v1/games/batch", lines,
+                                                     "application/x-ndjson")
         assert status == 200, answer[:200]
         ids.extend(orjson.loads(line)["id"] for line in answer.splitlines() if line.strip())
-    conn.close()
+    for conn in conns:
+        conn.close()
     return ids
 
 
