@@ -2,8 +2,10 @@
 
 from .db import (
     Answer,
+    Cursor,
     GameFilter,
     GameRows,
+    Reader,
     Store,
     StoreBusy,
     StoreError,
@@ -13,5 +15,6 @@ from .db import (
 )
 from .records import GameRecord, build_record, game_id
 
-__all__ = ["Answer", "GameFilter", "GameRecord", "GameRows", "Store", "StoreBusy",
-           "StoreError", "StoreLocked", "build_record", "game_id", "game_rows", "joined"]
+__all__ = ["Answer", "Cursor", "GameFilter", "GameRecord", "GameRows", "Reader", "Store",
+           "StoreBusy", "StoreError", "StoreLocked", "build_record", "game_id", "game_rows",
+           "joined"]
