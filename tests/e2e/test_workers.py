@@ -147,16 +147,38 @@ VARIANTS_OK = ("rummy_http_requests_total",
                frozenset({"method": "GET", "endpoint": "/api/v1/variants", "status": "200"}.items()))
 
 
+def pool_of(pid: int) -> set[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return {int(p) for p in out.split()}
+
+
+def running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def test_metrics_add_up_every_worker_a_dead_one_included(server):
     """Requests on connections of their own land on either worker; whichever answers
-    the scrape counts them all, and still does once a worker was killed."""
+    the scrape counts them all, and still does once a worker was killed, whose
+    verifying pool ends with it."""
     for _ in range(40):
         assert server.request("GET", "/api/v1/variants")[0] == 200
+    for seed in range(4):  # batches start the verifying pool of the workers they reach
+        body = b"\n".join(distinct_games(2, seed=80 + seed))
+        assert server.request("POST", "/api/v1/games/batch", body,
+                              {"Content-Type": "application/x-ndjson"})[0] == 200
     for _ in range(4):  # the scrapes themselves land on either worker
         assert samples(server)[VARIANTS_OK] == 40
-    victim = min(worker_pids(server))
+    victim = max(worker_pids(server), key=lambda pid: len(pool_of(pid)))
+    pool = pool_of(victim)
+    assert pool  # a batch reached it
     os.kill(victim, signal.SIGKILL)
     wait_for(lambda: len(worker_pids(server)) == 2 and victim not in worker_pids(server),
              "the killed worker was not replaced")
     for _ in range(4):
         assert samples(server)[VARIANTS_OK] == 40
+    wait_for(lambda: not any(running(pid) for pid in pool), "the dead worker's pool lives on",
+             timeout=15)
