@@ -118,8 +118,10 @@ def _closer(store: Store | RemoteStore | AttachedStore,
 
 
 def on_store_lost(app: Flask, callback: Callable[[], None]) -> None:
-    """Have ``callback`` called if the app's store process ends on its own (the shipped
-    gunicorn configuration then ends the worker, and its replacement starts afresh)."""
+    """Have ``callback`` called if the app's own store process ends on its own (the
+    shipped gunicorn configuration then ends the worker, and its replacement starts
+    afresh).  The store the gunicorn master serves is none of the app's: the master
+    starts it again, and the app's calls reconnect."""
     store = app.extensions[STORE_EXTENSION]
     if isinstance(store, RemoteStore):
         store.on_lost = callback
