@@ -38,6 +38,7 @@ from . import (
     index,
     metrics,
     players,
+    positions,
     problems,
     stats,
     tournaments,
@@ -72,8 +73,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     metrics.install(app)
     api = make_api(app)
     for blueprint in (export.blp, games.blp, batch.blp, variants.blp, health.blp, players.blp,
-                      tournaments.blp, stats.blp, index.blp):
+                      tournaments.blp, stats.blp, index.blp, positions.blp):
         api.register_blueprint(blueprint)
+    from ..web import install as install_pages  # the pages import this package
+
+    install_pages(app)  # before index.root: the pages take "/" over for browsers
     app.register_blueprint(index.root)
     app.register_blueprint(docs.blp)
     app.register_blueprint(docs.root)
