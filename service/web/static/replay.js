@@ -182,7 +182,7 @@ function renderMoves(data) {
     list.append(item);
   }
   const current = list.querySelector("[aria-current]");
-  current?.scrollIntoView?.({ block: "nearest" });
+  if (current) list.scrollTop = current.offsetTop - list.clientHeight / 2;
 }
 
 function renderChart(data) {
@@ -285,13 +285,13 @@ function stop() {
   clearInterval(view.timer);
   view.timer = null;
   $("play").setAttribute("aria-pressed", "false");
-  $("play").firstChild.textContent = "▶";
+  $("play").firstChild.textContent = "Play";
 }
 
 function togglePlay() {
   if (view.timer) return stop();
   $("play").setAttribute("aria-pressed", "true");
-  $("play").firstChild.textContent = "⏸";
+  $("play").firstChild.textContent = "Pause";
   view.timer = setInterval(() => {
     const data = view.data;
     if (view.move === data.positions.length - 1 && view.deal === game.deals - 1) stop();
