@@ -312,6 +312,10 @@ def test_the_tournament_page_shows_the_planted_mismatch_and_the_illegal_game(
     assert illegal.locator(f'a[href="/games/{ids["illegal-gin-discard-of-taken-card"]}"]') \
         .count() == 1
     assert mismatch.locator(f'a[href="/games/{ids["mismatch-gin-deal-points"]}"]').count() >= 1
+    illegal.locator("a.to-move").click()
+    page.wait_for_url(f"**/games/{ids['illegal-gin-discard-of-taken-card']}/replay#*")
+    sync_api.expect(page.locator("#violation")).to_contain_text("DISCARD_OF_TAKEN_CARD")
+    page.go_back()
     illegal.locator("a").first.click()
     page.wait_for_url(f"**/games/{ids['illegal-gin-discard-of-taken-card']}")
     sync_api.expect(page.locator("#verdict-title")).to_contain_text("Illegal game")
