@@ -3,8 +3,8 @@
 The index names every collection, the OpenAPI document and the docs page by a link, so
 a client needs only the base URL.  Links with ``{...}`` are templates (RFC 6570 level
 1): fill in the id.  It stays open when API keys are configured, as /healthz does: it
-reveals nothing stored.  ``/`` redirects here (302, not permanent: a web app is to take
-``/`` over later).
+reveals nothing stored.  ``/`` redirects here (302) for API clients; the pages
+(``service.web``) answer ``/`` to a browser and call :func:`home` for anyone else.
 """
 
 from __future__ import annotations
