@@ -117,9 +117,11 @@ def total_rows(game: dict[str, Any]) -> dict[str, Any]:
                             "winner" in claimed)}
 
 
-def player_charts(variant: str, figures: dict[str, Any]) -> list[dict[str, Any]]:
-    """The charts of a player's figures in one variant: their games, how the deals
-    they won ended, and points per deal."""
+def player_charts(variant: str, figures: dict[str, Any],
+                  months: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The charts of a player's figures in one variant: their games, how their deals
+    end, points scored and conceded, and month by month their wins and points per
+    deal."""
     charts = [{"id": f"{variant}-games", "title": f"{variant}: games won and lost",
                "bars": [("won", figures.get("won", 0)), ("lost", figures.get("lost", 0))]}]
     if variant == "gin":
@@ -134,4 +136,9 @@ def player_charts(variant: str, figures: dict[str, Any]) -> list[dict[str, Any]]
     charts.append({"id": f"{variant}-points", "title": f"{variant}: points scored and conceded",
                    "bars": [("scored", figures.get("points_scored", 0)),
                             ("conceded", figures.get("points_conceded", 0))]})
+    charts.append({"id": f"{variant}-wins-by-month", "title": f"{variant}: wins by month",
+                   "bars": [(m["month"], m["won"]) for m in months]})
+    charts.append({"id": f"{variant}-points-by-month",
+                   "title": f"{variant}: points per deal by month",
+                   "bars": [(m["month"], m["points_per_deal"]) for m in months]})
     return charts

@@ -25,7 +25,14 @@ from ..api.variants import describe_variants
 from ..engine.rules import PRESETS
 from ..store import GameFilter
 from ..store.audit import list_tournaments, tournament_audit
-from ..store.stats import SORT_KEYS, StatsFilter, leaderboard, player_stats, tournament_of
+from ..store.stats import (
+    SORT_KEYS,
+    StatsFilter,
+    leaderboard,
+    player_months,
+    player_stats,
+    tournament_of,
+)
 from . import blp, verdict, wants_html
 from .charts import bar_chart
 
@@ -165,12 +172,14 @@ def players():
 @read_access
 def player(player: str):
     args = _args(FilterArgsSchema())
-    figures = player_stats(current_store(), player,
-                           StatsFilter(**{n: args.get(n) for n in STATS_FILTERS}))
+    scope = StatsFilter(**{n: args.get(n) for n in STATS_FILTERS})
+    figures = player_stats(current_store(), player, scope)
     if not figures:
         raise Problem(404, "not-found", f"no stored game matches player {player[:64]!r}")
+    months = player_months(current_store(), player, scope)
     recent = current_store().list_games(GameFilter(player=player), 10, None)
-    charts = {variant: verdict.player_charts(variant, row) for variant, row in figures.items()}
+    charts = {variant: verdict.player_charts(variant, row, months.get(variant, []))
+              for variant, row in figures.items()}
     rendered = {variant: [bar_chart(chart) for chart in chart_list]
                 for variant, chart_list in charts.items()}
     return render_template("player.html", title=f"Player {player}", player=player,
