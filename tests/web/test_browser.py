@@ -134,6 +134,7 @@ def test_upload_one_log_then_a_batch_and_see_each_verdict(watched, server):
     sync_api.expect(page.locator("#verdict-title")).to_be_visible()
 
 
+@pytest.mark.usefixtures("ids")
 def test_check_only_stores_nothing_and_the_key_stays_in_the_tab(watched, server):
     page = watched.page
     before = len(api(server, "/games?limit=500")["games"])
@@ -259,6 +260,7 @@ def test_the_deadwood_chart_has_the_apis_points_and_jumps_where_clicked(watched,
     sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"1:{target}")
 
 
+@pytest.mark.usefixtures("ids")
 def test_the_player_page_charts_the_apis_figures(watched, server):
     page = watched.page
     figures = api(server, "/players/ana/stats")["variants"]
@@ -277,12 +279,21 @@ def test_the_player_page_charts_the_apis_figures(watched, server):
         for bar in ends.all():
             assert bar.get_attribute("data-value") == str(row[key[bar.get_attribute(
                 "data-label")]])
+    months = api(server, "/players/ana/months")["variants"]
+    for variant, rows in months.items():
+        wins = page.locator(f'svg[data-chart="{variant}-wins-by-month"] g.bar')
+        assert [(bar.get_attribute("data-label"), int(bar.get_attribute("data-value")))
+                for bar in wins.all()] == [(r["month"], r["won"]) for r in rows]
+        points = page.locator(f'svg[data-chart="{variant}-points-by-month"] g.bar')
+        assert [float(bar.get_attribute("data-value")) for bar in points.all()] \
+            == [r["points_per_deal"] for r in rows]
     page.fill("#opponent", "ben")
     page.click("#versus-form button")
     versus = api(server, "/players/ana/versus/ben")
     sync_api.expect(page.locator("#versus")).to_contain_text(f"{versus['games']} games")
 
 
+@pytest.mark.usefixtures("ids")
 def test_the_leaderboard_sorts_by_each_column(watched, server):
     page = watched.page
     page.goto("/players")
@@ -304,6 +315,12 @@ def test_the_tournament_page_shows_the_planted_mismatch_and_the_illegal_game(
         watched, server, ids):
     page = watched.page
     page.goto("/tournaments")
+    listed = next(t for t in api(server, "/tournaments")["tournaments"]
+                  if t["id"] == "spring-cup")
+    row = page.locator("#tournaments tbody tr", has_text="spring-cup")
+    assert row.locator("td").evaluate_all("(cells) => cells.map((c) => c.textContent)")[1:7] \
+        == [str(listed[k]) for k in ("games", "counted", "players")] + \
+        [f"✘ {listed['illegal']}", f"≠ {listed['mismatch']}", ", ".join(listed["variants"])]
     page.locator("#tournaments a", has_text="spring-cup").click()
     page.wait_for_url("**/tournaments/spring-cup")
     illegal = page.locator('li.discrepancy[data-kind="illegal_game"]')
