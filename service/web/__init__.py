@@ -34,8 +34,12 @@ def _page_error(error: HTTPException):
     if not wants_html():
         return problems.http_problem(error)
     status = error.code or 500
+    headers = [(name, value) for name, value in error.get_headers()
+               if name.lower() != "content-type"]  # Allow, WWW-Authenticate, ...
+    if isinstance(error, problems.Problem):
+        headers.extend(error.extra_headers.items())
     return render_template("error.html", status=status, title=error.name,
-                           detail=error.description), status
+                           detail=error.description), status, headers
 
 
 def install(app: Flask) -> None:

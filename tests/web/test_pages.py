@@ -218,3 +218,24 @@ def test_the_variants_page_lists_every_preset_and_option(client):
         assert f'id="{variant["name"]}"' in html
         for option in variant["options"]:
             assert f"<code>{option['name']}</code>" in html
+
+
+def test_with_read_keys_the_pages_say_a_key_is_needed(tmp_path):
+    from service.api import close_app, create_app
+    from service.api.config import VARIABLES
+
+    app = create_app({**dict.fromkeys(VARIABLES, ""), "RUMMY_STORE_PROCESS": "0",
+                      "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_READ_KEYS": "reader:secret-key",
+                      "RUMMY_DB": str(tmp_path / "rummy.duckdb")})
+    try:
+        client = app.test_client()
+        page = client.get("/games", headers=BROWSER)
+        assert page.status_code == 401 and page.mimetype == "text/html"
+        assert "401" in page.get_data(as_text=True)
+        assert page.headers["WWW-Authenticate"].startswith("Bearer")
+        assert_problem(client.get("/games"), 401, "unauthorized")
+        assert client.get("/games", headers={**BROWSER, "Authorization": "Bearer secret-key"}
+                          ).status_code == 200
+        assert client.get("/", headers=BROWSER).status_code == 200  # the upload page
+    finally:
+        close_app(app)
