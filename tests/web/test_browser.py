@@ -28,6 +28,7 @@ CHROMIUM = os.environ.get("RUMMY_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
 SHOTS = ROOT / "build" / "screenshots"
 THROUGH_THE_PAGE = "gin-3p"  # uploaded by the upload test, not beforehand
+KEY = "browser-test-key"  # writes need it: the upload page must send it
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need "
                                "Playwright: pip install -e '.[test]'")
@@ -38,7 +39,8 @@ if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("browser") / "rummy.duckdb").start()
+    srv = Server(tmp_path_factory.mktemp("browser") / "rummy.duckdb",
+                 env={"RUMMY_API_KEYS": f"tester:{KEY}"}).start()
     yield srv
     srv.stop()
 
@@ -49,9 +51,10 @@ def ids(server: Server) -> dict[str, str]:
     for path in SAMPLES:
         if path.stem == THROUGH_THE_PAGE:
             continue
-        status, body = server.post_json("/api/v1/games", json.loads(path.read_bytes()))
+        status, _, body = server.request("POST", "/api/v1/games", path.read_bytes(), {
+            "Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
         assert status == 201, body
-        out[path.stem] = body["id"]
+        out[path.stem] = json.loads(body)["id"]
     return out
 
 
@@ -106,8 +109,15 @@ def api(server: Server, path: str) -> dict:
 def test_upload_one_log_then_a_batch_and_see_each_verdict(watched, server):
     page = watched.page
     page.goto("/")
-    page.set_input_files("#files", str(ROOT / "sample_logs" / f"{THROUGH_THE_PAGE}.json"))
-    first = page.locator("#results > li").first
+    sample = str(ROOT / "sample_logs" / f"{THROUGH_THE_PAGE}.json")
+    page.set_input_files("#files", sample)  # without the key: refused, and said so
+    refused = page.locator("#results > li").first
+    sync_api.expect(refused).to_have_attribute("data-status", "error")
+    sync_api.expect(refused).to_contain_text("refused")
+    watched.errors.clear()  # the browser logs the 401 itself
+    page.fill("#api-key", KEY)
+    page.set_input_files("#files", sample)
+    first = page.locator("#results > li").nth(1)
     sync_api.expect(first).to_have_attribute("data-status", re.compile(r"\w+"))
     link = first.locator("a.game-link")
     href = link.get_attribute("href")
@@ -120,10 +130,10 @@ def test_upload_one_log_then_a_batch_and_see_each_verdict(watched, server):
     lines = [json.loads(line) for line in batch.read_text().splitlines() if line.strip()]
     page.set_input_files("#files", str(batch))
     results = page.locator("#results > li")
-    sync_api.expect(results).to_have_count(1 + len(lines))
+    sync_api.expect(results).to_have_count(2 + len(lines))
     sync_api.expect(page.locator("#upload-state")).to_contain_text("Done")
     for n in range(1, len(lines) + 1):
-        item = results.nth(n)
+        item = results.nth(n + 1)
         sync_api.expect(item).to_contain_text(f"line {n}")
         game = api(server, "/games/" + item.locator("a.game-link").get_attribute("href")
                    .rsplit("/", 1)[1])
@@ -132,6 +142,7 @@ def test_upload_one_log_then_a_batch_and_see_each_verdict(watched, server):
     link.click()
     page.wait_for_url(f"**/games/{game_id}")
     sync_api.expect(page.locator("#verdict-title")).to_be_visible()
+    sync_api.expect(page.locator("dl.facts")).to_contain_text("tester")  # the key's name
 
 
 @pytest.mark.usefixtures("ids")
@@ -139,7 +150,7 @@ def test_check_only_stores_nothing_and_the_key_stays_in_the_tab(watched, server)
     page = watched.page
     before = len(api(server, "/games?limit=500")["games"])
     page.goto("/")
-    page.fill("#api-key", "not-needed-here")
+    page.fill("#api-key", KEY)
     page.check("#dry-run")
     page.set_input_files("#files", str(ROOT / "sample_logs" / "illegal-greek-invalid-meld.json"))
     item = page.locator("#results > li").first
@@ -147,7 +158,9 @@ def test_check_only_stores_nothing_and_the_key_stays_in_the_tab(watched, server)
     sync_api.expect(item).to_contain_text("checked only, not stored")
     sync_api.expect(item.locator("code").first).to_have_text("INVALID_MELD")
     assert len(api(server, "/games?limit=500")["games"]) == before
-    assert page.evaluate("sessionStorage.getItem('rummy-audit.api-key')") == "not-needed-here"
+    assert page.evaluate("sessionStorage.getItem('rummy-audit.api-key')") == KEY
+    page.reload()
+    sync_api.expect(page.locator("#api-key")).to_have_value(KEY)  # kept in the tab
     assert page.evaluate("localStorage.length") == 0
     assert page.context.cookies() == []
 
@@ -177,6 +190,7 @@ def _on_screen(page) -> dict:
     """What the viewer shows: cards drawn in each hand, the stock, the discard top."""
     return page.evaluate("""() => ({
         position: document.body.dataset.position,
+        hash: location.hash,
         hands: Object.fromEntries([...document.querySelectorAll('#hands .hand')].map(
             (h) => [h.dataset.player, h.querySelectorAll('svg.card').length])),
         stock: document.getElementById('stock').textContent,
@@ -187,7 +201,7 @@ def _on_screen(page) -> dict:
 def _expected(server: Server, game_id: str, deal: int, move: int) -> dict:
     state = api(server, f"/games/{game_id}/deals/{deal}/moves/{move - 1}/state")
     count = state["stock_count"]
-    return {"position": f"{deal + 1}:{move}",
+    return {"position": f"{deal + 1}:{move}", "hash": f"#deal={deal + 1}&move={move}",
             "hands": {player: len(cards) for player, cards in state["hands"].items()},
             "stock": f"{count} card{'' if count == 1 else 's'}", "top": state["discard_top"]}
 
@@ -204,7 +218,6 @@ def test_the_keyboard_steps_through_a_whole_deal_as_the_api_replays_it(watched, 
             sync_api.expect(page.locator("body")).to_have_attribute("data-position",
                                                                     f"1:{move}")
         assert _on_screen(page) == _expected(server, game_id, 0, move), move
-        assert page.evaluate("location.hash") == f"#deal=1&move={move}"
     page.keyboard.press("Home")
     sync_api.expect(page.locator("body")).to_have_attribute("data-position", "1:0")
     page.keyboard.press("End")
@@ -217,8 +230,9 @@ def test_the_keyboard_steps_through_a_whole_deal_as_the_api_replays_it(watched, 
     page.keyboard.press("PageUp")
     sync_api.expect(page.locator("body")).to_have_attribute("data-position", "1:0")
     page.select_option("#speed", "400")
+    page.locator("h1").click()  # the keys act outside the form fields
     page.keyboard.press("Space")  # autoplay
-    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "1:2")
+    page.wait_for_function("() => document.body.dataset.position === '1:2'")
     page.keyboard.press("Space")
     stopped = page.locator("body").get_attribute("data-position")
     page.wait_for_timeout(900)
