@@ -340,11 +340,7 @@ class GinTable(Table):
         free = self.hands[defender] & ~self.laid_off
         moves = []
         if not self.is_gin and self.declared:
-            ace = self.rules.ace
-            for card in _cards(free & ~self._shown_mask()):
-                moves.extend(Move(defender, LAYOFF, card=card, meld=i)
-                             for i, (mask, kind) in enumerate(self.knock_melds)
-                             if layoff_fits(mask, kind, card, ace))
+            moves = self.layoffs(defender, free & ~self._shown_mask(), self.knock_melds)
         if self.shown is None:
             moves.append(Move(defender, SHOW, melds=_declared(self.best(free)[1])))
         return moves

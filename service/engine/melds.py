@@ -156,6 +156,41 @@ def layoff_fits(meld_mask: int, kind: str, card: int, ace: str) -> bool:
     return meld_kind(meld_mask | bit, ace) == kind
 
 
+_LAYOFFS: dict[tuple[int, str, str], int] = {}
+_LAYOFFS_LIMIT = 1 << 16
+
+
+def layoff_cards(meld_mask: int, kind: str, ace: str) -> int:
+    """Every card that may be laid off on the meld (as ``layoff_fits`` says), as a mask.
+
+    Only a missing card of a group's rank, or a card of a run's suit next to one of its
+    ranks (the ace next to the king as well as the two), can fit, so only those few are
+    asked.  Remembered: the melds on a table change slowly."""
+    key = (meld_mask, kind, ace)
+    found = _LAYOFFS.get(key)
+    if found is not None:
+        return found
+    out = 0
+    if meld_mask > 0:
+        low = (meld_mask & -meld_mask).bit_length() - 1
+        if kind == GROUP:
+            candidates = _COLUMN << low % 13 & ~meld_mask & FULL_DECK
+        else:
+            shift = low - low % 13
+            ranks = meld_mask >> shift & SUIT_MASK
+            near = (ranks << 1 | ranks >> 1 | ranks >> 12 | (ranks & 1) << 12) & SUIT_MASK
+            candidates = (near & ~ranks) << shift
+        while candidates:
+            bit = candidates & -candidates
+            candidates ^= bit
+            if layoff_fits(meld_mask, kind, bit.bit_length() - 1, ace):
+                out |= bit
+    if len(_LAYOFFS) >= _LAYOFFS_LIMIT:
+        _LAYOFFS.clear()
+    _LAYOFFS[key] = out
+    return out
+
+
 @cache
 def _slice_windows(mode: int, usable: int) -> tuple[int, ...]:
     return tuple(w for w in _WINDOWS[mode] if w & usable == w)

@@ -138,11 +138,7 @@ class RummyTable(Table):
         hand = self.hands[player]
         if self.rules.discard_to_go_out and hand.bit_count() == 1:
             return []
-        ace = self.rules.ace
-        return [Move(player, LAYOFF, card=card, meld=i)
-                for card in _cards(hand)
-                for i, (mask, kind) in enumerate(self.melds)
-                if layoff_fits(mask, kind, card, ace)]
+        return self.layoffs(player, hand, self.melds)
 
     # -- moves ----------------------------------------------------------------------
 

@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING, Any
 from ..engine.cards import CARD_NAMES, SUIT_MASK, card_name, cards_of, point_table
 from ..engine.gin import GinTable
 from ..engine.melds import (
-    GROUP,
     best_arrangement,
     candidate_melds,
-    layoff_fits,
+    layoff_cards,
     least_deadwood,
 )
 from ..engine.model import (
@@ -23,6 +22,7 @@ from ..engine.model import (
     Action,
     Deal,
     Move,
+    move_of,
 )
 from ..engine.rummy import RummyTable
 
@@ -178,32 +178,16 @@ class DealWriter:
         ace = self.ace
         out = 0
         for mask, kind in melds:
-            out |= fit_mask(mask, kind, ace)
+            out |= layoff_cards(mask, kind, ace)
         return out
 
     def fitting_meld(self, melds: list[list], card: int) -> int | None:
         """The first of ``melds`` that ``card`` may be laid off on."""
         ace = self.ace
         for i, (mask, kind) in enumerate(melds):
-            if fit_mask(mask, kind, ace) >> card & 1:
+            if layoff_cards(mask, kind, ace) >> card & 1:
                 return i
         return None
-
-
-_MOVES: dict[tuple, Move] = {}
-
-
-def move_of(seat: int, action: str, source: str | None = None, card: int | None = None,
-          meld: int | None = None) -> Move:
-    """``Move(seat, action, source=..., card=..., meld=...)``, one shared instance each
-    (moves are immutable; building one costs more than the lookup)."""
-    key = (seat, action, source, card, meld)
-    found = _MOVES.get(key)
-    if found is None:
-        if len(_MOVES) >= 1 << 16:
-            _MOVES.clear()
-        found = _MOVES[key] = Move(seat, action, source=source, card=card, meld=meld)
-    return found
 
 
 def unconnected(mask: int, hand: int) -> int:
@@ -247,34 +231,3 @@ def run_cover(ace: str) -> list[int]:
         table = _COVERS[ace] = [union(candidate_melds(ranks, ace))
                                 for ranks in range(SUIT_MASK + 1)]
     return table
-
-
-_FITS: dict[tuple[int, str, str], int] = {}
-_FITS_LIMIT = 1 << 16
-
-
-def fit_mask(mask: int, kind: str, ace: str) -> int:
-    """The cards that ``layoff_fits`` the meld: only a card of a group's rank, or of a
-    run's suit next to one of its ranks (the ace next to the king), can, so those few
-    are asked."""
-    key = (mask, kind, ace)
-    found = _FITS.get(key)
-    if found is not None:
-        return found
-    out = 0
-    if mask:
-        low = (mask & -mask).bit_length() - 1
-        if kind == GROUP:
-            candidates = COLUMN << low % 13 & ~mask
-        else:
-            shift = low - low % 13
-            ranks = mask >> shift & SUIT_MASK
-            near = (ranks << 1 | ranks >> 1 | ranks >> 12 | (ranks & 1) << 12) & SUIT_MASK
-            candidates = (near & ~ranks) << shift
-        for card in cards_of(candidates):
-            if layoff_fits(mask, kind, card, ace):
-                out |= 1 << card
-    if len(_FITS) >= _FITS_LIMIT:
-        _FITS.clear()
-    _FITS[key] = out
-    return out

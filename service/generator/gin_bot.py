@@ -17,8 +17,9 @@ from ..engine.model import (
     SHOW,
     Deal,
     Move,
+    move_of,
 )
-from .deal import DealWriter, move_of, union
+from .deal import DealWriter, union
 
 
 class GinDeal(DealWriter):

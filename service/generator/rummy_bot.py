@@ -14,12 +14,13 @@ from ..engine.model import (
     RESHUFFLE,
     Deal,
     Move,
+    move_of,
 )
 from ..engine.rules import StockPolicy
 from ..engine.rummy import BLOCKED, RummyTable
 from ..engine.rummy import RUMMY as WENT_RUMMY
 from ..engine.scoring import rummy_blocked_points, rummy_out_points
-from .deal import COLUMN, NEAR, DealWriter, move_of, points_of, unconnected, union
+from .deal import COLUMN, NEAR, DealWriter, points_of, unconnected, union
 
 AGGRESSIVE_AFTER = 200  # moves after which nobody holds melds back any more
 KEEP_LAST = StockPolicy.KEEP_LAST_DISCARD
