@@ -2,8 +2,9 @@
 real service: gunicorn as shipped, on a free port, with a DuckDB file of the test's own.
 
 Every page a test opens is watched: a console error, an uncaught exception or a request
-to anywhere but the test server fails the test.  Screenshots of every page at 360 and
-1280 px are written under ``build/screenshots/`` (ignored by git).
+to anywhere but the test server fails the test.  Screenshots of every page at 360 px
+(the first screen) and 1280 px (the whole page) are written under
+``build/screenshots/`` (ignored by git).
 
 Without Chromium (``apt-get install chromium``) or Playwright the module is skipped and
 says so; ``playwright install`` is never needed, nor run.
@@ -35,12 +36,17 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests 
 if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
     pytest.skip(f"the browser tests need Chromium at {CHROMIUM}: apt-get install chromium "
                 "(or set RUMMY_CHROMIUM to its path)", allow_module_level=True)
+# A shared two-core machine can be slow: wait for what the page shows for up to 30 s
+# (a batch's verdicts wait for its games' commits).
+sync_api.expect.set_options(timeout=30_000)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[Server]:
     srv = Server(tmp_path_factory.mktemp("browser") / "rummy.duckdb",
-                 env={"RUMMY_API_KEYS": f"tester:{KEY}"}).start()
+                 # batches verified in the request: the pool has tests of its own, and
+                 # spawning it costs seconds here
+                 env={"RUMMY_API_KEYS": f"tester:{KEY}", "RUMMY_VERIFY_PROCESSES": "0"}).start()
     yield srv
     srv.stop()
 
@@ -380,7 +386,9 @@ def test_screenshots_of_every_page_at_two_widths(browser, server, ids):
                 sync_api.expect(watched.page.locator("body")).to_have_attribute(
                     "data-position", "1:6")
             shot = SHOTS / f"{name}-{width}.png"
-            watched.page.screenshot(path=str(shot), full_page=True)
+            # whole pages at 1280 px; the first screen at 360 px (a phone's view; whole
+            # narrow pages cost seconds to encode)
+            watched.page.screenshot(path=str(shot), full_page=width > 360)
             assert shot.stat().st_size > 1000
         watched.check()
         watched.close()
