@@ -14,8 +14,9 @@ closed at exit, or by :func:`close_app`.
 Modules, one concern each: ``config`` (settings), ``problems`` (RFC 9457 errors),
 ``auth`` (API keys), ``pagination`` (cursors, Link), ``spec`` (OpenAPI), ``jsonio``
 (JSON answers by orjson), ``intake`` (body reads and verification), and the blueprints
-``games``, ``batch``, ``variants``, ``health`` (+ ``metrics``), ``index`` (``/api/v1``
-and ``/``) and ``docs``, each with its schemas beside it.
+``games``, ``positions`` (a deal's every position), ``batch``, ``variants``, ``health``
+(+ ``metrics``), ``index`` (``/api/v1`` and ``/``) and ``docs``, each with its schemas
+beside it.  The pages for people (``service.web``) are registered on the same app.
 """
 
 from __future__ import annotations

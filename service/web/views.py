@@ -182,8 +182,10 @@ def player(player: str):
               for variant, row in figures.items()}
     rendered = {variant: [bar_chart(chart) for chart in chart_list]
                 for variant, chart_list in charts.items()}
+    opponents = sorted({name for game in recent for name in game["players"]} - {player})
     return render_template("player.html", title=f"Player {player}", player=player,
-                           figures=figures, charts=rendered, recent=recent, args=args)
+                           figures=figures, charts=rendered, recent=recent, args=args,
+                           opponents=opponents)
 
 
 @blp.get("/tournaments")

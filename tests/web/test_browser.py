@@ -263,6 +263,15 @@ def test_a_deep_link_opens_its_position_and_a_seat_sees_only_its_hand(watched, s
     page.locator("#pile summary").click()
     state = api(server, f"/games/{game_id}/deals/1/moves/6/state")
     sync_api.expect(page.locator("#pile-cards svg.card")).to_have_count(state["discard_count"])
+    sync_api.expect(page.locator("#violation")).to_be_hidden()
+    # a wrong claim is told at the end of its deal
+    wrong = ids["mismatch-gin-deal-points"]
+    [claim] = [v for v in api(server, f"/games/{wrong}")["report"]["violations"]]
+    moves = len(api(server, f"/games/{wrong}/deals/{claim['deal']}/positions")["moves"])
+    page.goto(f"/games/{wrong}/replay#deal={claim['deal'] + 1}&move={moves}")
+    sync_api.expect(page.locator("#violation")).to_contain_text(claim["message"])
+    page.keyboard.press("ArrowLeft")
+    sync_api.expect(page.locator("#violation")).to_be_hidden()
 
 
 def test_the_deadwood_chart_has_the_apis_points_and_jumps_where_clicked(watched, server, ids):

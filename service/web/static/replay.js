@@ -152,11 +152,26 @@ function renderWords(data) {
     words.textContent = `Move ${m}: ${data.moves[m - 1].words}`;
   }
   const here = stop && ((stop.move === null && m === 0) || stop.move === m - 1);
-  box.hidden = !here;
+  // What the report says of this position beyond the replay's stop: a problem of the
+  // deal as a whole (seating, a deal after the game's end) at move 0, and the deal's
+  // wrong claims once it is over.
+  const last = m === data.positions.length - 1;
+  const notes = game.violations.filter((v) => v.deal === data.deal
+    && !(stop && v.code === stop.code && v.move === stop.move)
+    && ((v.code === "SCORE_MISMATCH" && last) || (v.code !== "SCORE_MISMATCH"
+      && ((v.move === null && m === 0) || v.move === m - 1))));
+  box.hidden = !here && !notes.length;
+  box.replaceChildren();
+  box.classList.toggle("claims-only", !here && notes.every((v) => v.code === "SCORE_MISMATCH"));
   if (here) {
     words.classList.add("illegal");
-    box.replaceChildren(text("strong", "Illegal: "), text("code", stop.code), text("span", ` ${stop.message}`, "message"));
+    box.append(text("strong", "Illegal: "), text("code", stop.code), text("span", ` ${stop.message}`, "message"));
     if (stop.move !== null) box.append(text("p", "The table is shown as this move found it; the replay of the deal stops here.", "hint"));
+  }
+  for (const v of notes) {
+    const line = document.createElement("p");
+    line.append(text("strong", v.code === "SCORE_MISMATCH" ? "Wrong claim: " : "Illegal: "), text("code", v.code), text("span", ` ${v.message}`, "message"));
+    box.append(line);
   }
 }
 
