@@ -12,7 +12,7 @@ to any other client (:func:`wants_html`): the same status, the same detail.
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, render_template, request
+from flask import Blueprint, Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from ..api import problems
@@ -56,6 +56,20 @@ def _unknown_path(error: HTTPException):
     if request.path.startswith(PREFIX + "/") or request.path == PREFIX:
         return problems.http_problem(error)
     return _page_error(error)
+
+
+# The pages load nothing from elsewhere, and the browser is told to hold them to it.
+POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+          "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+          "frame-ancestors 'none'")
+
+
+@blp.after_request
+def _policy(response: Response) -> Response:
+    if response.mimetype == "text/html":
+        response.headers.setdefault("Content-Security-Policy", POLICY)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    return response
 
 
 blp.register_error_handler(HTTPException, _page_error)

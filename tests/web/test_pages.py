@@ -42,6 +42,7 @@ def _page(client, path: str) -> str:
     response = client.get(path, headers=BROWSER)
     assert response.status_code == 200, (path, response.data[:500])
     assert response.mimetype == "text/html"
+    assert "default-src 'self'" in response.headers["Content-Security-Policy"]
     return response.get_data(as_text=True)
 
 
