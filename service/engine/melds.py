@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import combinations, product
+from typing import Any
 
 from .cards import FULL_DECK, SUIT_MASK, mask_points
 from .rules import ACE_MODES
@@ -461,9 +462,30 @@ def least_deadwood(hand_mask: int, ace: str, points: Sequence[int]) -> int:
     return total - _best_groups(hand_mask, triples, tables, points)[0]
 
 
-def discard_deadwoods(hand_mask: int, ace: str, points: Sequence[int]) -> list[tuple[int, int]]:
+# The last question and its answer, as one tuple: threads share it, and replacing one
+# reference is atomic where updating two would not be.
+_last_discards: tuple[Any, tuple[tuple[int, int], ...]] = (None, ())
+
+
+def discard_deadwoods(hand_mask: int, ace: str,
+                      points: Sequence[int]) -> tuple[tuple[int, int], ...]:
     """For each card of the hand, in ascending order, ``(card, least deadwood of the hand
     without it)``.
+
+    The last answer is remembered: the table listing a player's moves and the player
+    weighing them ask about the same hand one after the other."""
+    global _last_discards
+    key = (hand_mask, ace, points)
+    last_key, answer = _last_discards
+    if last_key == key:
+        return answer
+    answer = tuple(_discard_deadwoods(hand_mask, ace, points))
+    _last_discards = (key, answer)
+    return answer
+
+
+def _discard_deadwoods(hand_mask: int, ace: str, points: Sequence[int]) -> list[tuple[int, int]]:
+    """``discard_deadwoods``, worked out.
 
     Discarding a card of a rank held fewer than three times leaves the group choices of
     the hand as they were (runs only lose cards, so a group no run could use stays so):

@@ -17,7 +17,7 @@ from .cards import FULL_DECK, card_name, mask_points, names, point_table
 from .cards import cards_of as _cards
 from .cards import mask_of as _mask
 from .melds import layoff_cards
-from .model import DISCARD, DISCARD_PILE, DRAW, LAYOFF, STOCK, Deal, Move, move_of
+from .model import DISCARD, DISCARD_PILE, DRAW, LAYOFF, STOCK, Action, Deal, Move, move_of
 from .rules import Rules
 from .words import plural
 
@@ -65,10 +65,11 @@ class Table:
                           for action, handler in self.handlers.items()}
         return other
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self, only: Action | None = None) -> list[Move]:
         """Every move the rules allow now, in the log's own move type: playing any of
         them is legal, and a move of another kind, card, pile or player is refused
-        with its violation code.  Empty once the deal is over.
+        with its violation code.  Empty once the deal is over.  With ``only``, just the
+        moves of that action, in the same order (and without the cost of the others).
 
         One spelling per move: a drawn card is always named (where the stock's order
         is known, the same draw without the card is the same move); a meld's cards and

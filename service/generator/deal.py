@@ -1,5 +1,12 @@
 """One generated deal: the cards dealt, the engine's table, every move logged; what the
-bots of both families share."""
+bots of both families share.
+
+The bots choose among the engine's legal moves (``Table.legal_moves``): at each decision
+they ask the table what may be played and pick one of those moves by their policy.  The
+log may spell the chosen move another way that means the same (a drawn card left unnamed
+where the stock's order is known, a declaration's melds left to the engine, a meld's
+cards in any order, a gin written as a knock without deadwood), so that generated logs
+exercise every spelling the format allows."""
 
 from __future__ import annotations
 
@@ -123,6 +130,7 @@ class DealWriter:
         return {"p": self.names[seat], "a": action.value, **fields}
 
     def draw_discard(self, seat: int) -> int:
+        """Take the top of the discard pile (the draw listed), naming it sometimes."""
         top = self.table.pile[-1]
         entry = self.entry(seat, DRAW, **{"from": DISCARD_PILE.value})
         if self.rng.random() < 0.3:
@@ -131,10 +139,12 @@ class DealWriter:
         self.do(move_of(seat, DRAW, DISCARD_PILE, named), entry)
         return top
 
-    def draw_stock(self, seat: int) -> int:
-        """Draw the real top of the stock; name it where the engine cannot know it (and
-        always without a deck), sometimes where it can."""
+    def draw_stock(self, seat: int, moves: list[Move]) -> int:
+        """Draw the real top of the stock, one of the stock draws listed in ``moves``;
+        name it where the engine cannot know it (and always without a deck), sometimes
+        where it can."""
         card = self.stock.pop()
+        chosen(moves, move_of(seat, DRAW, STOCK, card))
         table = self.table
         if self.known and table.stock_order:
             assert table.stock_order[-1] == card, "the generator lost the stock order"
@@ -188,6 +198,28 @@ class DealWriter:
             if layoff_cards(mask, kind, ace) >> card & 1:
                 return i
         return None
+
+
+def listed(moves: list[Move], action: Action, **fields: Any) -> Move | None:
+    """The first of ``moves`` doing ``action`` with those field values, or None."""
+    for move in moves:
+        if move.action == action and all(getattr(move, k) == v for k, v in fields.items()):
+            return move
+    return None
+
+
+def chosen(moves: list[Move], move: Move) -> Move:
+    """The move a bot's policy chose, which must be one of ``moves``, the legal moves
+    listed (an AssertionError otherwise: the bot and the engine disagree)."""
+    if move not in moves:
+        raise AssertionError(f"the bot chose {move}, which the engine does not list among "
+                             f"{len(moves)} legal moves")
+    return move
+
+
+def declared(melds: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Melds (masks) as a move declares them: each meld's cards in ascending order."""
+    return tuple(tuple(cards_of(m)) for m in melds)
 
 
 def unconnected(mask: int, hand: int) -> int:
