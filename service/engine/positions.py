@@ -102,7 +102,7 @@ def _snapshot(table: Table, owners: list[str | None]) -> dict[str, Any]:
     order = table.order
     return {
         "to_move": None if table.ended else table.name(table.to_move),
-        "hands": {table.name(s): _arranged(table, s) for s in order},
+        "hands": {table.name(seat): _arranged(table, seat) for seat in order},
         "hand_values": table.hand_values(),
         "stock_count": table.stock_count,
         "discard_top": card_name(table.pile[-1]) if table.pile else None,
