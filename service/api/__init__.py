@@ -15,8 +15,9 @@ at exit, or by :func:`close_app`.
 Modules, one concern each: ``config`` (settings), ``problems`` (RFC 9457 errors),
 ``auth`` (API keys), ``pagination`` (cursors, Link), ``spec`` (OpenAPI), ``jsonio``
 (JSON answers by orjson), ``intake`` (body reads and verification), and the blueprints
-``games``, ``batch``, ``variants``, ``health`` (+ ``metrics``), ``index`` (``/api/v1``
-and ``/``) and ``docs``, each with its schemas beside it.
+``games``, ``positions`` (a deal's every position), ``batch``, ``variants``, ``health``
+(+ ``metrics``), ``index`` (``/api/v1`` and ``/``) and ``docs``, each with its schemas
+beside it.  The pages for people (``service.web``) are registered on the same app.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from . import (
     index,
     metrics,
     players,
+    positions,
     problems,
     stats,
     tournaments,
@@ -73,8 +75,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     metrics.install(app)
     api = make_api(app)
     for blueprint in (export.blp, games.blp, batch.blp, variants.blp, health.blp, players.blp,
-                      tournaments.blp, stats.blp, index.blp):
+                      tournaments.blp, stats.blp, index.blp, positions.blp):
         api.register_blueprint(blueprint)
+    from ..web import install as install_pages  # the pages import this package
+
+    install_pages(app)  # before index.root: the pages take "/" over for browsers
     app.register_blueprint(index.root)
     app.register_blueprint(docs.blp)
     app.register_blueprint(docs.root)

@@ -181,6 +181,11 @@ def _http_problem(error: HTTPException) -> Response:
                             headers=headers)
 
 
+def http_problem(error: HTTPException) -> Response:
+    """The problem+json answer of an HTTP error (for other layers' error handlers)."""
+    return _http_problem(error)
+
+
 def _store_problem(error: StoreError) -> Response:
     current_app.logger.exception("database error on %s %s", request.method, request.path)
     return problem_response(503, DATABASE_UNAVAILABLE, "the database is not available; "
