@@ -510,6 +510,25 @@ class Store(StoreReads):
             return dict(zip(_DELETION, before, strict=True)), False
         return dict(zip(_DELETION, (gid, at, by, reason), strict=True)), True
 
+    @contextmanager
+    def exclusive(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The writer's cursor for bulk SQL of this package (``lake``), no group commit
+        running meanwhile; games it inserts are numbered after the stored ones
+        (``next_seq``) and counted from ``max(seq)`` afterwards."""
+        with self._write_lock:
+            cur = self._writer_connection().cursor
+            try:
+                yield cur
+            finally:
+                seq = cur.execute("SELECT coalesce(max(seq), 0) FROM games").fetchone()[0]
+                self.games_committed += seq - self._seq
+                self._seq = seq
+
+    @property
+    def next_seq(self) -> int:
+        """The ``seq`` the next stored game gets."""
+        return self._seq + 1
+
     def write_counts(self) -> dict[str, int]:
         """Write transactions and games committed since start-up."""
         return {"commits": self.commits, "games_committed": self.games_committed}
