@@ -142,7 +142,7 @@ def _json_files(files: list[tuple[str, Path]], where: str,
     for index, first in enumerate(range(0, len(files), shard_size)):
         group = files[first:first + shard_size]
         digest = _digest()
-        for label, path in group:
+        for _, path in group:
             digest.update(path.name.encode() + b"\0")
             digest.update(_read(path) + b"\0")
         yield Shard(_shard_id(where, str(Path(where).resolve()), index), JSON,
