@@ -1,4 +1,4 @@
-"""Fixtures of the audit tests: one real Dask cluster per module (two worker processes),
+"""Fixtures of the audit tests: one real Dask cluster for them all (two worker processes),
 and small generated corpora written as the audit's inputs."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ CORRUPT = [b'{"format": "rummy-log/1", "variant": "gin", "players": ["ana"',
            b'{"format": "rummy-log/1", "variant": "gin", "players": ["ana"], "deals": []}']
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def cluster_client() -> Iterator[object]:
     from distributed import Client, LocalCluster
 

@@ -1,0 +1,82 @@
+"""The command against a cluster of its own processes: a ``dask scheduler`` and a
+``dask worker`` started here, the audit and the import run as the console script."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from .conftest import CORRUPT, write_corpus
+
+BIN = Path(sys.executable).parent
+
+
+def _start(*args: str, log: Path) -> subprocess.Popen:
+    return subprocess.Popen([str(BIN / "dask"), *args], stdout=subprocess.DEVNULL,
+                            stderr=log.open("wb"), start_new_session=True)
+
+
+@pytest.fixture
+def scheduler(tmp_path):
+    """The address of a scheduler with one worker, both stopped after the test."""
+    info = tmp_path / "scheduler.json"
+    processes = [_start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                        "--scheduler-file", str(info), log=tmp_path / "scheduler.log")]
+    try:
+        deadline = time.monotonic() + 60
+        while not info.exists() or not info.read_text().strip():
+            assert time.monotonic() < deadline, (tmp_path / "scheduler.log").read_text()
+            time.sleep(0.1)
+        processes.append(_start("worker", "--scheduler-file", str(info), "--nworkers", "1",
+                                "--nthreads", "1", "--no-dashboard",
+                                log=tmp_path / "worker.log"))
+        yield json.loads(info.read_text())["address"]
+    finally:  # each started in a session of its own: its group is it and its children
+        for process in reversed(processes):
+            os.killpg(process.pid, signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "rummy-audit"), *args], capture_output=True, timeout=300,
+                          env={**os.environ, "RUMMY_DB": ""})
+
+
+def test_audit_and_import_against_a_scheduler_process(scheduler, tmp_path):
+    written = write_corpus(tmp_path / "logs", games=1)
+    games = sum(1 for ls in written.values() for line in ls if line.strip() and line not in CORRUPT)
+    out = tmp_path / "out"
+    done = _run("audit", str(tmp_path / "logs"), "--out", str(out), "--scheduler", scheduler,
+                "--shard-size", "2", "--quiet")
+    assert done.returncode == 0, done.stderr.decode()
+    summary = done.stdout.decode()
+    assert f"{games} games audited" in summary and "3 lines not a game" in summary
+    again = _run("audit", str(tmp_path / "logs"), "--out", str(out), "--scheduler", scheduler,
+                 "--shard-size", "2", "--quiet")
+    assert again.returncode == 0 and "0 games audited" in again.stdout.decode()
+    other = _run("audit", str(tmp_path / "logs"), "--out", str(out), "--scheduler", scheduler,
+                 "--shard-size", "3")
+    assert other.returncode == 2 and b"--shard-size 2" in other.stderr
+
+    db = tmp_path / "rummy.duckdb"
+    stored = _run("import", str(out), "--db", str(db))
+    assert stored.returncode == 0, stored.stderr.decode()
+    assert f"{games} games stored" in stored.stdout.decode()
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*), count(DISTINCT id) FROM games").fetchone() == \
+            (games, games)
+    missing = _run("import", str(tmp_path / "logs"), "--db", str(db))
+    assert missing.returncode == 2 and b"no audit results" in missing.stderr
