@@ -56,20 +56,20 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_audit_and_import_against_a_scheduler_process(scheduler, tmp_path):
-    written = write_corpus(tmp_path / "logs", games=1)
+    written = write_corpus(tmp_path / "logs", games=2)
     games = sum(1 for ls in written.values() for line in ls if line.strip() and line not in CORRUPT)
     out = tmp_path / "out"
     done = _run("audit", str(tmp_path / "logs"), "--out", str(out), "--scheduler", scheduler,
-                "--shard-size", "2", "--quiet")
+                "--shard-size", "4", "--quiet")
     assert done.returncode == 0, done.stderr.decode()
     summary = done.stdout.decode()
     assert f"{games} games audited" in summary and "3 lines not a game" in summary
     again = _run("audit", str(tmp_path / "logs"), "--out", str(out), "--scheduler", scheduler,
-                 "--shard-size", "2", "--quiet")
+                 "--shard-size", "4", "--quiet")
     assert again.returncode == 0 and "0 games audited" in again.stdout.decode()
     other = _run("audit", str(tmp_path / "logs"), "--out", str(out), "--scheduler", scheduler,
-                 "--shard-size", "3")
-    assert other.returncode == 2 and b"--shard-size 2" in other.stderr
+                 "--shard-size", "5")
+    assert other.returncode == 2 and b"--shard-size 4" in other.stderr
 
     db = tmp_path / "rummy.duckdb"
     stored = _run("import", str(out), "--db", str(db))
