@@ -6,7 +6,9 @@
 
 The app opens its DuckDB store when it is created, so create it in the process that
 serves (a gunicorn worker after the fork, never at import time), and in one process per
-database file: DuckDB allows one writer process.  By default the store runs in a
+database file: DuckDB allows one writer process.  With ``RUMMY_LAKE`` the app serves an
+audit's Parquet results instead (``service.store.lake``), read-only: every write answers
+405 ``read-only``.  By default the store runs in a
 process of its own that the app starts (``service.store.remote``: DuckDB statements
 would otherwise wait on the HTTP threads for the interpreter lock).  The store is
 closed at exit, or by :func:`close_app`.
@@ -25,9 +27,10 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Flask
+from flask import Flask, request
 
 from ..store import Store
+from ..store.lake import LakeStore
 from ..store.remote import RemoteStore
 from . import (
     batch,
@@ -46,6 +49,7 @@ from . import (
 from .auth import KEYRING_EXTENSION, Keyring
 from .config import EXTENSION, STORE_EXTENSION, VERIFIER_EXTENSION, Settings
 from .jsonio import OrjsonProvider
+from .problems import READ_ONLY, Problem
 from .spec import make_api
 from .verifier import Verifier
 
@@ -78,17 +82,34 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(docs.blp)
     app.register_blueprint(docs.root)
 
-    store = RemoteStore(settings.db_path) if settings.store_process else Store(settings.db_path)
+    if settings.lake_path is not None:
+        store = LakeStore(settings.lake_path)
+        verifier = Verifier(0)
+        app.before_request(_read_only)
+    else:
+        store = RemoteStore(settings.db_path) if settings.store_process \
+            else Store(settings.db_path)
+        verifier = Verifier(settings.verify_processes,
+                            store.where if isinstance(store, RemoteStore) else None)
     app.extensions[STORE_EXTENSION] = store
-    verifier = Verifier(settings.verify_processes,
-                        store.where if isinstance(store, RemoteStore) else None)
     app.extensions[VERIFIER_EXTENSION] = verifier
     app.extensions[_CLOSER] = _closer(store, verifier)
     atexit.register(app.extensions[_CLOSER])
     return app
 
 
-def _closer(store: Store | RemoteStore, verifier: Verifier) -> Callable[[], None]:
+READS = ("GET", "HEAD", "OPTIONS")
+
+
+def _read_only() -> None:
+    """Serving a lake: every write is refused before its view runs."""
+    if request.method not in READS:
+        raise Problem(405, READ_ONLY, "this service serves an audit's results, read-only; "
+                      "import them into a store to add or delete games",
+                      headers={"Allow": ", ".join(READS)})
+
+
+def _closer(store: Store | RemoteStore | LakeStore, verifier: Verifier) -> Callable[[], None]:
     """Close the store and the verifying pool once, whoever asks first (atexit or
     close_app)."""
     lock = threading.Lock()

@@ -21,6 +21,8 @@ later.
     RUMMY_BATCH_MAX_BAD_LINES  malformed lines in all that stop a batch    1000
     RUMMY_VERIFY_PROCESSES processes verifying batch lines (0: none)  cores
     RUMMY_STORE_PROCESS    1: DuckDB in a process of its own; 0: in this one  1
+    RUMMY_LAKE             an audit's results folder to serve, read-only,    (unset)
+                           instead of RUMMY_DB (service.store.lake)
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_LABEL_SECRE
              "RUMMY_MAX_GAME_BYTES",
              "RUMMY_MAX_BATCH_BYTES", "RUMMY_PAGE_SIZE", "RUMMY_MAX_PAGE_SIZE",
              "RUMMY_BATCH_CHUNK", "RUMMY_BATCH_MAX_BAD_RUN", "RUMMY_BATCH_MAX_BAD_LINES",
-             "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS")
+             "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS", "RUMMY_LAKE")
 EXTENSION = "rummy_settings"
 STORE_EXTENSION = "rummy_store"
 VERIFIER_EXTENSION = "rummy_verifier"
@@ -87,6 +89,7 @@ class Settings:
     batch_max_bad_lines: int = 1000
     verify_processes: int = field(default_factory=_cores)
     store_process: bool = True
+    lake_path: str | None = None  # serve an audit's results, read-only
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None,
@@ -113,6 +116,7 @@ class Settings:
             verify_processes=_int(source, "RUMMY_VERIFY_PROCESSES", base.verify_processes,
                                   minimum=0),
             store_process=_flag(source, "RUMMY_STORE_PROCESS", base.store_process),
+            lake_path=str(source.get("RUMMY_LAKE") or "") or None,
         )
         if settings.page_size > settings.max_page_size:
             raise ValueError("RUMMY_PAGE_SIZE must not exceed RUMMY_MAX_PAGE_SIZE")

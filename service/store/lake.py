@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -213,6 +214,13 @@ class LakeStore(StoreReads):
                 cur.execute(sql, params)
                 results.append(Rows(tuple(d[0] for d in cur.description or ()), cur.fetchall()))
         return results
+
+    def write_health(self) -> dict[str, Any]:
+        """A lake takes no writes: no commit, none waiting."""
+        return {"last_commit": None, "at": None, "reason": None, "queued": 0}
+
+    def write_counts(self) -> dict[str, int]:
+        return {"commits": 0, "games_committed": 0}
 
     def close(self) -> None:
         self._con.close()

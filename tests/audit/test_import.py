@@ -119,3 +119,27 @@ def loader_filter():
     from service.store import GameFilter
 
     return GameFilter()
+
+
+def test_the_service_serves_a_lake_read_only(mixed, audited, tmp_path):
+    store = Store(tmp_path / "imported.duckdb")
+    import_lake(store, audited)
+    store.close()
+    imported = _app(tmp_path / "imported.duckdb")
+    served = create_app({**DEFAULTS, "RUMMY_LAKE": str(audited), "TESTING": True})
+    try:
+        client = served.test_client()
+        assert _figures(client) == _figures(imported.test_client())
+        health = client.get("/api/v1/healthz")
+        assert health.status_code == 200 and health.get_json()["writes"]["queued"] == 0
+        first = mixed.read_bytes().split(b"\n")[0]
+        for method, url, body in (("POST", "/games", first), ("POST", "/games/batch", first),
+                                  ("DELETE", f"/games/{_figures(client)['games'][0][0]}", b"")):
+            answer = client.open(f"/api/v1{url}", method=method, data=body,
+                                 content_type="application/json")
+            assert answer.status_code == 405, (method, url)
+            assert answer.get_json()["type"] == "/problems/read-only"
+            assert answer.headers["Allow"] == "GET, HEAD, OPTIONS"
+    finally:
+        close_app(served)
+        close_app(imported)
