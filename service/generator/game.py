@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
-from ..engine.limits import TIME_RANGE
-from ..engine.parse import FORMAT, MAX_PLAYER_LENGTH, instant, parse_game
+from ..engine.limits import MAX_PLAYER_LENGTH, TIME_RANGE, instant
+from ..engine.logformat import FORMAT, parse_game
 from ..engine.replay import verify
 from ..engine.rules import PRESETS, Rules, resolve_rules
 from ..engine.scoring import Scoreboard

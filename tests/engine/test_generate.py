@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from service.engine import report as R
 from service.engine.cards import CARD_NAMES
-from service.engine.parse import LogValidationError, parse_game
+from service.engine.logformat import LogValidationError, parse_game
 from service.engine.replay import verify
 from service.engine.report import Report, Violation
 from service.engine.rules import OPTIONS, PRESETS, resolve_rules

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from service.engine import report as R
 from service.engine.cards import cards_of, parse_card
 from service.engine.gin import AFTER_KNOCK, GinTable
+from service.engine.logformat import parse_game
 from service.engine.melds import candidate_melds
 from service.engine.model import (
     DISCARD,
@@ -31,7 +32,6 @@ from service.engine.model import (
     Game,
     Move,
 )
-from service.engine.parse import parse_game
 from service.engine.rules import PRESETS
 from service.engine.rummy import RummyTable
 from service.engine.table import Table
