@@ -16,7 +16,7 @@ from pathlib import Path
 
 _SERVICE = Path(__file__).resolve().parent.parent
 # The packages and modules whose code decides a verdict or a row.
-_SOURCES = ("engine", "logformat", "store/records.py", "store/rows.py")
+_SOURCES = ("engine", "store/records.py", "store/rows.py")
 DIGEST_LENGTH = 10
 
 

@@ -123,6 +123,13 @@ def test_a_rerun_writes_nothing_new(corpus, clean_run, cluster_client):
     assert _snapshot(out) == before
 
 
+def test_another_shard_size_is_refused_in_the_same_folder(corpus, clean_run):
+    folder, _ = corpus
+    out, _ = clean_run
+    with pytest.raises(ValueError, match=f"--shard-size {SHARD}"):
+        audit([str(folder)], str(out), shard_size=SHARD + 1)
+
+
 def test_a_changed_input_redoes_only_its_shards(corpus, cluster_client, tmp_path):
     folder, written = corpus
     copy = tmp_path / "logs"
