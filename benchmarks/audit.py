@@ -3,6 +3,7 @@ one and of two worker processes, against ``verify`` of the same logs in one proc
 
     python benchmarks/audit.py                       # 4-player Rummy and 2-player gin
     python benchmarks/audit.py --games 400 --shard-size 50
+    python benchmarks/audit.py --memory 100,500,2000   # a worker's peak memory per shard size
 
 For each corpus (generated, written as NDJSON):
   verify     -- ``rummy-audit verify``'s path in this process: read, validate, replay,
@@ -84,12 +85,47 @@ def measure(path: Path, games: int, shard_size: int, runs: int, scratch: Path) -
     return {name: games / seconds for name, seconds in figures.items()}
 
 
+PEAK = """
+import resource, sys
+from datetime import datetime, UTC
+from service.audit import engine_version
+from service.audit.sources import cut
+from service.audit.task import audit_shard
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+(shard,) = cut([sys.argv[1]], int(sys.argv[2]))[:1]
+audit_shard(shard, sys.argv[3], engine_version(), datetime.now(UTC))
+print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def peak_memory(sizes: list[int], scratch: Path) -> None:
+    """The peak resident memory of a fresh process auditing one shard of each size
+    (4-player Rummy, the largest logs), against the same process before it."""
+    import sys
+
+    path = write_corpus(scratch, "rummy", 4, max(sizes))
+    for size in sizes:
+        out = subprocess.run([sys.executable, "-c", PEAK, str(path), str(size),
+                              str(scratch / f"mem-{size}")], capture_output=True, text=True,
+                             check=True).stdout.split()
+        before, peak = (int(v) / 1024 for v in out)
+        print(f"shard of {size} 4-player Rummy games: peak {peak:,.0f} MiB "
+              f"({before:,.0f} MiB before the shard)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=600)
     parser.add_argument("--shard-size", type=int, default=50)
     parser.add_argument("--runs", type=int, default=2, help="best of this many runs")
+    parser.add_argument("--memory", default=None, metavar="SIZES",
+                        help="comma-separated shard sizes: print a worker's peak memory "
+                             "for each, instead of the speeds")
     args = parser.parse_args()
+    if args.memory:
+        with tempfile.TemporaryDirectory() as tmp:
+            peak_memory([int(s) for s in args.memory.split(",")], Path(tmp))
+        return
     print(f"cores: {os.cpu_count()}; engine {engine_version()}; {args.games} games a corpus, "
           f"shards of {args.shard_size}, best of {args.runs}")
     print("load before:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())

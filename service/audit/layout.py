@@ -65,7 +65,8 @@ class Finished:
     statuses: dict[str, int]
     inputs: list[str]
     duplicates: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # the task's wall time
+    cpu_seconds: float = 0.0  # its processor time: the per-core rate, whatever the load
     worker: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -37,7 +37,7 @@ def audit_shard(shard: Shard, out: str, version: str, uploaded_at: datetime) -> 
     if engine_version() != version:
         raise EngineMismatch(f"this worker runs engine {engine_version()}, the audit "
                              f"{version}: install the same code on every worker")
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     records, errors, seen = [], [], set()
     statuses: Counter[str] = Counter()
     duplicates = 0
@@ -75,4 +75,5 @@ def audit_shard(shard: Shard, out: str, version: str, uploaded_at: datetime) -> 
     return Finished(shard.id, shard.digest, len(records),
                     {name: table.num_rows for name, table in tables.items()},
                     dict(statuses), list(dict.fromkeys(shard.labels)), duplicates,
-                    round(time.perf_counter() - began, 3), socket.gethostname())
+                    round(time.perf_counter() - began, 3), round(time.process_time() - cpu, 3),
+                    socket.gethostname())
