@@ -90,6 +90,8 @@ def audit(inputs: list[str], out: str, *, scheduler: str | None = None,
                 else:
                     client = stack.enter_context(Client(scheduler))
             result.dashboard = _dashboard(client)
+            if progress is not None and result.dashboard:
+                print(f"Dask dashboard: {result.dashboard}", file=progress, flush=True)
             _run(client, todo, out, version, uploaded_at, result, progress, on_finished)
     result.seconds = time.perf_counter() - began
     return result
