@@ -73,7 +73,7 @@ def audit(inputs: list[str], out: str, *, scheduler: str | None = None,
     the bar goes (None: no bar).  ``on_finished`` is called with each shard recorded."""
     began = time.perf_counter()
     version = engine_version()
-    shards = cut(inputs, shard_size)
+    shards = cut(inputs, shard_size, skip=out)
     check_layout(out, version, shard_size)
     finished = read_manifest(out, version)
     todo = [s for s in shards if s.id not in finished or finished[s.id].digest != s.digest]

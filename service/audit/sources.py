@@ -101,15 +101,17 @@ def _kind_of(path: Path, named: bool) -> str | None:
     return JSON
 
 
-def cut(inputs: list[str], shard_size: int) -> list[Shard]:
-    """Every shard of ``inputs``, in order."""
+def cut(inputs: list[str], shard_size: int, skip: str | Path | None = None) -> list[Shard]:
+    """Every shard of ``inputs``, in order; a folder's walk leaves out ``skip`` (the
+    results folder: its Parquet has a log column, and would be audited again)."""
     if shard_size < 1:
         raise ValueError("the shard size is at least 1")
+    left_out = Path(skip).resolve() if skip is not None else None
     shards: list[Shard] = []
     for given in inputs:
         path = Path(given)
         if path.is_dir():
-            shards.extend(_folder(path, shard_size))
+            shards.extend(_folder(path, shard_size, left_out))
         elif path.is_file():
             kind = _kind_of(path, named=True)
             if kind == JSON:
@@ -121,10 +123,13 @@ def cut(inputs: list[str], shard_size: int) -> list[Shard]:
     return shards
 
 
-def _folder(root: Path, shard_size: int) -> Iterator[Shard]:
+def _folder(root: Path, shard_size: int, skip: Path | None) -> Iterator[Shard]:
     """The shards of a folder's files, in path order; its JSON files are grouped by
     the folder holding them."""
     for folder, subfolders, names in os.walk(root):
+        if skip is not None and Path(folder).resolve() == skip:
+            subfolders.clear()
+            continue
         subfolders.sort()
         singles = []
         for name in sorted(names):

@@ -5,6 +5,7 @@ a worker killed mid-run changes nothing, and bad lines are rows of ``errors``.""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import threading
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 
 from service.audit import audit, engine_version
 from service.audit.layout import ERRORS, TABLES, read_manifest, version_dir
+from service.audit.sources import cut
 from service.cli import verify_one
 from service.engine import load_json, parse_game, verify
 from service.store.db import game_rows
@@ -128,6 +130,18 @@ def test_another_shard_size_is_refused_in_the_same_folder(corpus, clean_run):
     out, _ = clean_run
     with pytest.raises(ValueError, match=f"--shard-size {SHARD}"):
         audit([str(folder)], str(out), shard_size=SHARD + 1)
+
+
+def test_the_results_folder_inside_an_input_is_no_input(corpus, clean_run, tmp_path):
+    """Its games Parquet has a log column: walked into, it would be audited again."""
+    folder, _ = corpus
+    out, _ = clean_run
+    inside = tmp_path / "logs"
+    (inside / "sub").mkdir(parents=True)
+    (inside / "sub" / "greek.ndjson").write_bytes((folder / "greek.ndjson").read_bytes())
+    shutil.copytree(out, inside / "out")
+    assert len(cut([str(inside)], SHARD, skip=inside / "out")) == \
+        len(cut([str(inside / "sub")], SHARD)) < len(cut([str(inside)], SHARD))
 
 
 def test_a_changed_input_redoes_only_its_shards(corpus, cluster_client, tmp_path):
