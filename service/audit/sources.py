@@ -3,7 +3,8 @@
 An input is an NDJSON file (one game a line; ``.ndjson`` or ``.jsonl``, plain or
 gzipped, told by its first bytes), a JSON file (one game), a Parquet file with a
 ``log`` column (one game a row, binary or text), or a folder, searched recursively
-for those (other files are left alone).  A file named on the command line with
+for those (other files, Parquet files without a log column among them, are left
+alone).  A file named on the command line with
 another suffix is read as ``verify`` reads it: one game when it holds one JSON value,
 else one game a line.
 
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 NDJSON, JSON, PARQUET = "ndjson", "json", "parquet"
@@ -137,6 +139,8 @@ def _folder(root: Path, shard_size: int, skip: Path | None) -> Iterator[Shard]:
             kind = _kind_of(path, named=False)
             if kind == JSON:
                 singles.append((str(path), path))
+            elif kind == PARQUET and not _has_log(path):
+                continue  # a folder's other Parquet files are left alone
             elif kind is not None:
                 yield from _file(str(path), path, kind, shard_size)
         yield from _json_files(singles, folder, shard_size)
@@ -198,6 +202,13 @@ def _ndjson(label: str, path: Path, shard_size: int) -> Iterator[Shard]:
                 games += 1
     if games:
         yield shard(offset)
+
+
+def _has_log(path: Path) -> bool:
+    try:
+        return LOG_COLUMN in pq.read_schema(path).names
+    except (OSError, pa.ArrowException):
+        return False
 
 
 def _log_column(parquet: pq.ParquetFile, label: str) -> None:
