@@ -188,3 +188,25 @@ def test_a_killed_worker_changes_nothing(corpus, clean_run, cluster_client, tmp_
     assert os.getpid() not in pids and pids[0] not in cluster_client.run(os.getpid).values()
     for name in TABLES:
         assert read_table(out, name).to_pylist() == read_table(clean, name).to_pylist(), name
+
+
+def test_parquet_with_a_log_column_is_an_input(clean_run, cluster_client, tmp_path):
+    """An audit's own games table (its ``log`` column) audited again, from a file of
+    several row groups, a log as text among them: the same games, by ``file:row``."""
+    out, _ = clean_run
+    games = read_table(out, "games")
+    logs = [bytes(v) for v in games.column("log").to_pylist()]
+    path = tmp_path / "logs.parquet"
+    texts = [log.decode() for log in logs]
+    texts[1] = "not json"
+    pq.write_table(pa.table({"id": list(range(len(texts))), "log": texts}), path,
+                   row_group_size=4)
+    again = audit([str(path)], str(tmp_path / "again"), client=cluster_client,
+                  shard_size=SHARD, uploaded_at=AT)
+    assert not again.failed and again.games == len(logs) - 1
+    redone = read_table(tmp_path / "again", "games")
+    kept = games.filter(pa.array([i != 1 for i in range(len(logs))]))
+    assert redone.column("id").to_pylist() == kept.column("id").to_pylist()
+    assert redone.column("report").to_pylist() == kept.column("report").to_pylist()
+    (error,) = read_table(tmp_path / "again", ERRORS).to_pylist()
+    assert error["source"] == f"{path}:2" and error["line"] == 2
