@@ -12,6 +12,7 @@ import pytest
 from service import loader
 from service.api import close_app, create_app
 from service.audit import audit
+from service.cli import main
 from service.store import Store
 from service.store.lake import LakeStore, import_lake
 from service.store.stats import StatsFilter, leaderboard, player_stats, variant_stats
@@ -93,6 +94,16 @@ def test_import_gives_the_statistics_of_a_batch_upload(mixed, audited, tmp_path)
     finally:
         close_app(app)
         close_app(uploaded)
+
+
+def test_the_import_command(audited, tmp_path, capsys):
+    db = tmp_path / "rummy.duckdb"
+    assert main(["import", str(audited), "--db", str(db)]) == 0
+    assert f"{GAMES} games stored" in capsys.readouterr().out
+    assert main(["import", str(audited), "--db", str(db)]) == 0
+    assert f"0 games stored, {GAMES} stored before" in capsys.readouterr().out
+    assert main(["import", str(tmp_path), "--db", str(db)]) == 2
+    assert "no audit results" in capsys.readouterr().err
 
 
 def test_the_lake_answers_as_the_imported_store(audited, tmp_path):

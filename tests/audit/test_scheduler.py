@@ -1,5 +1,5 @@
 """The command against a cluster of its own processes: a ``dask scheduler`` and a
-``dask worker`` started here, the audit and the import run as the console script."""
+``dask worker`` started here, the audit run as the console script."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
+
+from service.store.lake import LakeStore
 
 from .conftest import CORRUPT, write_corpus
 
@@ -55,7 +56,7 @@ def _run(*args: str) -> subprocess.CompletedProcess:
                           env={**os.environ, "RUMMY_DB": ""})
 
 
-def test_audit_and_import_against_a_scheduler_process(scheduler, tmp_path):
+def test_the_command_against_a_scheduler_process(scheduler, tmp_path):
     written = write_corpus(tmp_path / "logs", games=2)
     games = sum(1 for ls in written.values() for line in ls if line.strip() and line not in CORRUPT)
     out = tmp_path / "out"
@@ -64,13 +65,10 @@ def test_audit_and_import_against_a_scheduler_process(scheduler, tmp_path):
     assert done.returncode == 0, done.stderr.decode()
     summary = done.stdout.decode()
     assert f"{games} games audited" in summary and "3 lines not a game" in summary
-
-    db = tmp_path / "rummy.duckdb"
-    stored = _run("import", str(out), "--db", str(db))
-    assert stored.returncode == 0, stored.stderr.decode()
-    assert f"{games} games stored" in stored.stdout.decode()
-    with duckdb.connect(str(db), read_only=True) as con:
-        assert con.execute("SELECT count(*), count(DISTINCT id) FROM games").fetchone() == \
-            (games, games)
-    missing = _run("import", str(tmp_path / "logs"), "--db", str(db))
-    assert missing.returncode == 2 and b"no audit results" in missing.stderr
+    lake = LakeStore(out)
+    try:
+        assert sum(lake.games_by_status().values()) == games
+        with lake.cursor() as cur:
+            assert cur.execute("SELECT count(DISTINCT source) FROM errors").fetchone()[0] == 3
+    finally:
+        lake.close()
