@@ -29,6 +29,7 @@ from service.engine.model import (
     RESHUFFLE,
     SHOW,
     STOCK,
+    Action,
     Game,
     Move,
 )
@@ -122,6 +123,8 @@ def check_position(table: Table, logged: Move | None, exhaustive: bool) -> None:
         assert played(table, move) is None, (move, played(table, move))
     if logged is not None:
         assert any(same_choice(move, logged) for move in listed), (logged, listed)
+    for action in Action:  # the moves of one action: the same, in the same order
+        assert table.legal_moves(action) == [m for m in listed if m.action == action], action
     if not exhaustive:
         return
     chosen = set(listed)
