@@ -21,6 +21,8 @@ later.
     RUMMY_BATCH_MAX_BAD_LINES  malformed lines in all that stop a batch    1000
     RUMMY_VERIFY_PROCESSES processes verifying batch lines (0: none)  cores
     RUMMY_STORE_PROCESS    1: DuckDB in a process of its own; 0: in this one  1
+    RUMMY_MAX_QUEUED_GAMES games waiting to be written before a single upload is
+                           refused with 503 and Retry-After (back-pressure)  2000
     RUMMY_LAKE             an audit's results folder to serve, read-only,    (unset)
                            instead of RUMMY_DB (service.store.lake)
 """
@@ -38,7 +40,8 @@ from flask import current_app
 from ..engine.limits import MAX_BYTES
 from ..engine.words import integer_range
 from ..store import Store
-from ..store.remote import RemoteStore
+from ..store.db import MAX_QUEUED_GAMES
+from ..store.remote import AttachedStore, RemoteStore
 
 if TYPE_CHECKING:
     from .verifier import Verifier
@@ -47,7 +50,8 @@ VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_LABEL_SECRE
              "RUMMY_MAX_GAME_BYTES",
              "RUMMY_MAX_BATCH_BYTES", "RUMMY_PAGE_SIZE", "RUMMY_MAX_PAGE_SIZE",
              "RUMMY_BATCH_CHUNK", "RUMMY_BATCH_MAX_BAD_RUN", "RUMMY_BATCH_MAX_BAD_LINES",
-             "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS", "RUMMY_LAKE")
+             "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS", "RUMMY_MAX_QUEUED_GAMES",
+             "RUMMY_LAKE")
 EXTENSION = "rummy_settings"
 STORE_EXTENSION = "rummy_store"
 VERIFIER_EXTENSION = "rummy_verifier"
@@ -89,6 +93,7 @@ class Settings:
     batch_max_bad_lines: int = 1000
     verify_processes: int = field(default_factory=_cores)
     store_process: bool = True
+    max_queued_games: int = MAX_QUEUED_GAMES
     lake_path: str | None = None  # serve an audit's results, read-only
 
     @classmethod
@@ -116,7 +121,7 @@ class Settings:
             verify_processes=_int(source, "RUMMY_VERIFY_PROCESSES", base.verify_processes,
                                   minimum=0),
             store_process=_flag(source, "RUMMY_STORE_PROCESS", base.store_process),
-            lake_path=str(source.get("RUMMY_LAKE") or "") or None,
+            max_queued_games=_int(source, "RUMMY_MAX_QUEUED_GAMES", base.max_queued_games),
         )
         if settings.page_size > settings.max_page_size:
             raise ValueError("RUMMY_PAGE_SIZE must not exceed RUMMY_MAX_PAGE_SIZE")
@@ -199,7 +204,7 @@ def settings() -> Settings:
     return current_app.extensions[EXTENSION]
 
 
-def current_store() -> Store | RemoteStore:
+def current_store() -> Store | RemoteStore | AttachedStore:
     """The store the current app opened (one per process, shared by its threads)."""
     return current_app.extensions[STORE_EXTENSION]
 

@@ -72,6 +72,10 @@ class DealWriter:
         self.dw_memo = game.dw_memo
         self.cover = run_cover(self.ace)
         self.fits_now: int | None = None
+        # (feeder, partner) when a colluding pair plays this deal (see ``feeder``).
+        pair = game.collusion
+        self.feeds = pair if pair is not None and pair[0] in seats and pair[1] in seats \
+            else None
         n = len(seats)
         size = self.rules.hand_size
         start = (seats.index(dealer) + 1) % n

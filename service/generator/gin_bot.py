@@ -93,6 +93,9 @@ class GinDeal(DealWriter):
     def turn(self) -> None:
         table = self.table
         seat = table.to_move
+        if table.at_floor and self.feeds is not None and seat == self.feeds[0]:
+            self.do(move_of(seat, PASS), self.entry(seat, PASS))  # taking would mean knocking
+            return
         moves = table.legal_moves()
         take = listed(moves, DRAW, source=DISCARD_PILE)
         if take is not None and self.takes(seat, take.card, must_knock=table.at_floor):
@@ -110,6 +113,12 @@ class GinDeal(DealWriter):
         rules = self.rules
         hand = table.hands[seat]
         moves = table.legal_moves()
+        if self.feeds is not None and seat == self.feeds[0]:
+            card = self.fed_card(seat, moves)  # the feeder never knocks against the partner
+            chosen(moves, move_of(seat, DISCARD, card=card))
+            self.do(move_of(seat, DISCARD, card=card),
+                    self.entry(seat, DISCARD, card=card_name(card)))
+            return
         if listed(moves, GIN, card=None) is not None:  # big gin
             self.end_turn(seat, GIN, None, hand)
             return
@@ -128,6 +137,26 @@ class GinDeal(DealWriter):
             chosen(moves, move_of(seat, DISCARD, card=card))
             self.do(move_of(seat, DISCARD, card=card),
                     self.entry(seat, DISCARD, card=card_name(card)))
+
+    def fed_card(self, seat: int, moves: list[Move]) -> int:
+        """The feeder's discard, of the listed ones: the card that lowers the partner's
+        deadwood most (the partner, honest, takes such a card), the feeder's own best
+        discard when none does."""
+        hand = self.table.hands[seat]
+        partner = self.table.hands[self.feeds[1]]
+        offered = 0
+        for move in moves:
+            if move.action == DISCARD:
+                offered |= 1 << move.card
+        now = self.deadwood(partner)
+        best, best_gain = None, 0
+        for card in cards_of(offered):
+            gain = now - self.after_taking(partner | 1 << card, card)[0]
+            if gain > best_gain:
+                best, best_gain = card, gain
+        if best is None:
+            best = self.best_discard(hand, offered)[1]
+        return best
 
     def end_turn(self, seat: int, action: str, card: int | None, rest: int) -> None:
         """Knock or gin, declaring the best melds or leaving them to the engine."""

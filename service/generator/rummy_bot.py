@@ -238,6 +238,12 @@ class RummyDeal(DealWriter):
         for move in table.legal_moves(DISCARD):
             allowed |= 1 << move.card
         assert allowed, "the engine lists no discard"
+        if self.feeds is not None and seat == self.feeds[0]:
+            fed = self.fed_card(allowed)
+            if fed is not None:
+                self.do(move_of(seat, DISCARD, card=fed),
+                        self.entry(seat, DISCARD, card=CARD_NAMES[fed]))
+                return
         # The greatest (outside melds, fits no table meld, not connected, points, card):
         # narrowed one criterion at a time.
         pick = allowed & ~in_melds or allowed
@@ -260,3 +266,12 @@ class RummyDeal(DealWriter):
             card = self.rng.choice(lonely or loose or options)
         self.do(move_of(seat, DISCARD, card=card),
                 self.entry(seat, DISCARD, card=CARD_NAMES[card]))
+
+    def fed_card(self, allowed: int) -> int | None:
+        """The feeder's discard: of the cards it may discard, one the partner wants (it
+        makes or extends a meld of the partner's hand or fits a table meld), the most
+        points first, then the highest card; None when the partner wants none."""
+        partner = self.feeds[1]
+        points = self.points
+        wanted = [c for c in cards_of(allowed) if self.wants(partner, c)]
+        return max(wanted, key=lambda c: (points[c], c)) if wanted else None
