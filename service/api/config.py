@@ -122,6 +122,7 @@ class Settings:
                                   minimum=0),
             store_process=_flag(source, "RUMMY_STORE_PROCESS", base.store_process),
             max_queued_games=_int(source, "RUMMY_MAX_QUEUED_GAMES", base.max_queued_games),
+            lake_path=str(source.get("RUMMY_LAKE") or "") or None,
         )
         if settings.page_size > settings.max_page_size:
             raise ValueError("RUMMY_PAGE_SIZE must not exceed RUMMY_MAX_PAGE_SIZE")

@@ -217,7 +217,14 @@ class LakeStore(StoreReads):
 
     def write_health(self) -> dict[str, Any]:
         """A lake takes no writes: no commit, none waiting."""
-        return {"last_commit": None, "at": None, "reason": None, "queued": 0}
+        return {"last_commit": None, "at": None, "reason": None, "queued": 0,
+                "queued_games": 0, "max_queued_games": 0}
+
+    def check(self, timeout: float | None = None) -> tuple[int, dict[str, Any]]:
+        """What a health check needs: the schema version, once the lake answers a
+        query, and ``write_health``."""
+        self.ping()
+        return self.schema_version, self.write_health()
 
     def write_counts(self) -> dict[str, int]:
         return {"commits": 0, "games_committed": 0}

@@ -62,6 +62,7 @@ def _figures(client) -> dict[str, Any]:
                      for g in get("/games?limit=500")["games"]]}
     for p in players:
         out[f"player {p}"] = get(f"/players/{p}/stats")
+    assert len(players) >= 2, board
     a, b = players[:2]
     versus = get(f"/players/{a}/versus/{b}")
     for game in versus["recent"]:
@@ -143,6 +144,8 @@ def test_the_service_serves_a_lake_read_only(mixed, audited, tmp_path):
         assert _figures(client) == _figures(imported.test_client())
         health = client.get("/api/v1/healthz")
         assert health.status_code == 200 and health.get_json()["writes"]["queued"] == 0
+        metrics = client.get("/api/v1/metrics")
+        assert metrics.status_code == 200 and b'status="valid"' in metrics.data
         first = mixed.read_bytes().split(b"\n")[0]
         for method, url, body in (("POST", "/games", first), ("POST", "/games/batch", first),
                                   ("DELETE", f"/games/{_figures(client)['games'][0][0]}", b"")):
