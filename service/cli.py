@@ -4,6 +4,8 @@
     python -m service verify --text games.ndjson    # a readable summary instead
     python -m service generate --variant gin --games 100 --seed 1 > games.ndjson
     python -m service load-synthetic --games 5000 --mixed --seed 1 --db data/x.duckdb
+    python -m service audit logs/ --out audit-out   # on Dask: see service.audit
+    python -m service import audit-out --db data/x.duckdb
     python -m service analyse --text sample_logs/gin-01.json   # the facts of each decision
 
 ``verify`` exits 0 when every game is valid, 1 when any is illegal, mismatched or
@@ -278,6 +280,15 @@ def build_parser() -> argparse.ArgumentParser:
                        "into a DuckDB file, or through a running service (--url).")
     add_arguments(s)
     s.set_defaults(func=cmd_load_synthetic)
+
+    from .audit.command import add_audit_arguments, add_import_arguments
+
+    add_audit_arguments(sub.add_parser(
+        "audit", help="verify logs on a Dask cluster, results as Parquet",
+        description="Verify any number of logs on a Dask cluster (a local one by default); "
+                    "the results are Parquet files with the store's columns."))
+    add_import_arguments(sub.add_parser(
+        "import", help="store an audit's Parquet results in a DuckDB file"))
     return parser
 
 

@@ -10,7 +10,9 @@ database file: DuckDB allows one writer process.  By default the store runs in a
 process of its own (``service.store.remote``: DuckDB statements would otherwise wait on
 the HTTP threads for the interpreter lock): under gunicorn the one the master started
 for all its workers, elsewhere one that the app starts.  The app's own store is closed
-at exit, or by :func:`close_app`.
+at exit, or by :func:`close_app`.  With ``RUMMY_LAKE`` the app serves an audit's
+Parquet results instead (``service.store.lake``), read-only: every write answers 405
+``read-only``.
 
 Modules, one concern each: ``config`` (settings), ``problems`` (RFC 9457 errors),
 ``auth`` (API keys), ``pagination`` (cursors, Link), ``spec`` (OpenAPI), ``jsonio``
@@ -27,9 +29,10 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Flask
+from flask import Flask, request
 
 from ..store import Store
+from ..store.lake import LakeStore
 from ..store.remote import AttachedStore, RemoteStore, shared_store
 from . import (
     analysis,
@@ -50,6 +53,7 @@ from . import (
 from .auth import KEYRING_EXTENSION, Keyring
 from .config import EXTENSION, STORE_EXTENSION, VERIFIER_EXTENSION, Settings
 from .jsonio import OrjsonProvider
+from .problems import READ_ONLY, Problem
 from .spec import make_api
 from .verifier import Verifier
 
@@ -85,14 +89,30 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(docs.blp)
     app.register_blueprint(docs.root)
 
-    store = open_store(settings)
+    if settings.lake_path is not None:
+        store: Store | RemoteStore | AttachedStore | LakeStore = LakeStore(settings.lake_path)
+        verifier = Verifier(0)
+        app.before_request(_read_only)
+    else:
+        store = open_store(settings)
+        verifier = Verifier(settings.verify_processes, store.where
+                            if isinstance(store, RemoteStore | AttachedStore) else None)
     app.extensions[STORE_EXTENSION] = store
-    verifier = Verifier(settings.verify_processes,
-                        store.where if isinstance(store, RemoteStore | AttachedStore) else None)
     app.extensions[VERIFIER_EXTENSION] = verifier
     app.extensions[_CLOSER] = _closer(store, verifier)
     atexit.register(app.extensions[_CLOSER])
     return app
+
+
+READS = ("GET", "HEAD", "OPTIONS")
+
+
+def _read_only() -> None:
+    """Serving a lake: every write is refused before its view runs."""
+    if request.method not in READS:
+        raise Problem(405, READ_ONLY, "this service serves an audit's results, read-only; "
+                      "import them into a store to add or delete games",
+                      headers={"Allow": ", ".join(READS)})
 
 
 def open_store(settings: Settings) -> Store | RemoteStore | AttachedStore:
@@ -109,7 +129,7 @@ def open_store(settings: Settings) -> Store | RemoteStore | AttachedStore:
                        analysis=settings.analysis)
 
 
-def _closer(store: Store | RemoteStore | AttachedStore,
+def _closer(store: Store | RemoteStore | AttachedStore | LakeStore,
             verifier: Verifier) -> Callable[[], None]:
     """Close the store and the verifying pool once, whoever asks first (atexit or
     close_app)."""

@@ -147,6 +147,19 @@ class PairFactsSchema(Schema):
     facts = fields.List(fields.Nested(PairFactSchema))
 
 
+def _keeps_analyses(store: Any) -> bool:
+    """Whether the store holds analyses (an audit's lake, read-only, does not)."""
+    return hasattr(store, "add_analyses")
+
+
+def _analysed_store() -> Any:
+    store = current_store()
+    if not _keeps_analyses(store):
+        raise Problem(404, NOT_FOUND, "this service serves an audit's results, which hold "
+                      "no analysis: a game's analysis is computed when asked for")
+    return store
+
+
 def _replay(gid: str, deal: int, position: int) -> str:
     return f"{game_url(gid)}/deals/{deal}/moves/{position}/state"
 
@@ -179,7 +192,8 @@ def game_analysis(game_id: str) -> dict[str, Any]:
                                 repeated_keys=True))
     report = verify(game)
     luck = analyse_luck(game, report).to_dict()
-    facts = game_facts(store, game_id)
+    keeps = _keeps_analyses(store)
+    facts = game_facts(store, game_id) if keeps else None
     stored = facts is not None
     if facts is None:
         row = store.get_game(game_id)
@@ -187,8 +201,9 @@ def game_analysis(game_id: str) -> dict[str, Any]:
             raise _not_found(game_id)
         analysis = analyse(game, report)
         at = row["played_at"] or row["uploaded_at"]
-        store.add_analyses([analysis_record(game_id, game, report, row["tournament_id"], at,
-                                            analysis)])
+        if keeps:
+            store.add_analyses([analysis_record(game_id, game, report, row["tournament_id"],
+                                                at, analysis)])
         facts = [f.to_dict() for f in analysis.facts]
         summary = analysis.summary()
     else:
@@ -211,7 +226,8 @@ def game_analysis(game_id: str) -> dict[str, Any]:
          description="Over the stored games already analysed, with the filters of the "
                      "player's statistics; 404 when none matches.")
 def player(args: dict[str, Any], player: str) -> dict[str, Any]:
-    figures = player_analysis(current_store(), _player(player), _filter(args))
+    store = _analysed_store()
+    figures = player_analysis(store, _player(player), _filter(args))
     if not figures:
         raise Problem(404, NOT_FOUND, f"no analysed game matches player {player[:64]!r} "
                       "with these filters")
@@ -233,14 +249,14 @@ def player(args: dict[str, Any], player: str) -> dict[str, Any]:
                  "a high score says the pair's games deserve a look, not that anyone "
                  "cheated.",
     "facts": "/api/v1/integrity/pairs/facts?player=cy&partner=dee"}]})
-@problem_responses(blp, 400, 401, 403)
+@problem_responses(blp, 400, 401, 403, 404)
 @blp.doc(summary="Integrity screen: pairs of players whose play favours one another",
          description="For every ordered pair (A, B) with at least min_games games in which "
                      "A played just before B: A's fed cards and soft plays facing B against "
                      "A's with every other opponent (docs/ANALYSIS.md). A screen, not a "
                      "verdict.")
 def pairs(args: dict[str, Any]) -> dict[str, Any]:
-    found = integrity_pairs(current_store(), args.get("variant"), args["min_games"],
+    found = integrity_pairs(_analysed_store(), args.get("variant"), args["min_games"],
                             args["limit"])
     base = f"{request.script_root}{PREFIX}/integrity/pairs/facts"
     for pair in found:
@@ -257,11 +273,11 @@ def pairs(args: dict[str, Any]) -> dict[str, Any]:
 @blp.response(200, PairFactsSchema, example={"player": "cy", "partner": "dee", "facts": [{
     "game": "5d69bdc52cdd76ed28a89e91", "deal": 2, "move": 13, "kind": "fed_card",
     "cost": 17, "replay": "/api/v1/games/5d69bdc52cdd76ed28a89e91/deals/2/moves/12/state"}]})
-@problem_responses(blp, 400, 401, 403)
+@problem_responses(blp, 400, 401, 403, 404)
 @blp.doc(summary="The games and moves behind a pair's figures: A's fed cards to B and "
                  "A's soft plays facing B, newest first")
 def pair_moves(args: dict[str, Any]) -> dict[str, Any]:
-    facts = pair_facts(current_store(), args["player"], args["partner"], args.get("variant"),
+    facts = pair_facts(_analysed_store(), args["player"], args["partner"], args.get("variant"),
                        args["limit"])
     for fact in facts:
         fact["replay"] = _replay(fact["game"], fact["deal"], fact["move"] - 1)

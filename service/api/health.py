@@ -66,8 +66,14 @@ class HealthSchema(Schema):
     database = fields.String(required=True, metadata={"example": "ok"})
     schema_version = fields.Integer(required=True, metadata={"example": 1})
     writes = fields.Nested(WritesSchema, required=True)
-    analysis = fields.Nested(AnalysisHealthSchema, metadata={
+    analysis = fields.Nested(AnalysisHealthSchema, allow_none=True, metadata={
         "description": "The move analysis of stored games (docs/ANALYSIS.md)"})
+
+
+def _analysis_health(store: Any) -> dict[str, Any] | None:
+    """The analysis catch-up's figures; None for a store without analysis (a lake)."""
+    health = getattr(store, "analysis_health", None)
+    return health() if health is not None else None
 
 
 @blp.route("/healthz", methods=["GET"])
@@ -78,7 +84,7 @@ def healthz() -> dict[str, Any]:
     store = current_store()
     try:
         version, writes = store.check(timeout=CHECK_TIMEOUT)
-        analysis = store.analysis_health()
+        analysis = _analysis_health(store)
     except Exception:
         current_app.logger.exception("health check: the database does not answer")
         raise Problem(503, DATABASE_UNAVAILABLE, "the database does not answer",
@@ -103,7 +109,7 @@ def metrics() -> Response:
     try:
         by_status = store.games_by_status()
         writes = store.write_counts()
-        writes = {**writes, "analysis": store.analysis_health()}
+        writes = {**writes, "analysis": _analysis_health(store)}
     except Exception:
         current_app.logger.exception("metrics: the database does not answer")
     return Response(metrics_of_app().render(by_status, writes), content_type=CONTENT_TYPE)

@@ -106,7 +106,7 @@ class _StoreFigures:
             yield CounterMetricFamily("rummy_store_games_committed", "Games written since "
                                       "the store process started.",
                                       value=self.writes["games_committed"])
-            analysis = self.writes.get("analysis")
+            analysis = self.writes.get("analysis")  # None: a store without analysis
             if analysis is not None:
                 yield GaugeMetricFamily("rummy_analysis_backlog", "Stored games not "
                                         "analysed yet.", value=analysis["backlog"])

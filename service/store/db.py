@@ -587,6 +587,24 @@ class Store(StoreReads):
             return dict(zip(_DELETION, before, strict=True)), False
         return dict(zip(_DELETION, (gid, at, by, reason), strict=True)), True
 
+    @contextmanager
+    def exclusive(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The writer's cursor for bulk SQL of this package (``lake``), no group commit
+        running meanwhile; games it inserts are numbered after the stored ones
+        (``next_seq``) and counted from ``max(seq)`` afterwards."""
+        with self._write_lock:
+            cur = self._writer_connection().cursor
+            try:
+                yield cur
+            finally:
+                seq = cur.execute("SELECT coalesce(max(seq), 0) FROM games").fetchone()[0]
+                self.games_committed += seq - self._seq
+                self._seq = seq
+
+    @property
+    def next_seq(self) -> int:
+        """The ``seq`` the next stored game gets."""
+        return self._seq + 1
     def add_analyses(self, records: Sequence[Any]) -> int:
         """Store the analysis rows of games (``analysis.AnalysisRecord``), replacing any
         analysis stored for them before, in one transaction under the write lock; the
