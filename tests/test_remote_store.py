@@ -251,3 +251,49 @@ def test_both_stores_offer_the_reader_interface_the_queries_use(tmp_path):
         local.close()
         remote.close()
     assert not isinstance(object(), Reader)
+
+
+def test_threads_connected_before_a_restart_are_served_after_it(tmp_path):
+    """Each thread keeps its own connection; after the store process is killed and
+    started again, a thread whose connection was to the old one is not failed for it:
+    a read is sent again on a new connection (and so is a write that never left)."""
+    store = RemoteStore(str(tmp_path / "db.duckdb"), restart=True)
+    try:
+        client = StoreClient(*store.where)
+        answers: list[object] = []
+
+        def first_then_after(barrier: threading.Barrier, done: threading.Event) -> None:
+            client.call("check")  # this thread's connection is made now
+            barrier.wait()
+            done.wait(30)
+            try:
+                answers.append(client.call("check")[0])
+                answers.append(len(client.call("read", [("SELECT 1", [])])))
+            except StoreError as error:
+                answers.append(error)
+
+        barrier, done = threading.Barrier(4), threading.Event()
+        threads = [threading.Thread(target=first_then_after, args=(barrier, done))
+                   for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        barrier.wait()
+        old = store.pid
+        os.kill(old, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while store.restarts == 0 or store.pid == old:
+            assert time.monotonic() < deadline, "no new store process"
+            time.sleep(0.05)
+        while True:  # the new one answers new connections
+            try:
+                StoreClient(*store.where).call("check")
+                break
+            except StoreError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        done.set()
+        for thread in threads:
+            thread.join(30)
+        assert len(answers) == 6 and not any(isinstance(a, StoreError) for a in answers), answers
+    finally:
+        store.close()

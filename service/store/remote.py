@@ -196,6 +196,14 @@ def _send(conn: Connection, reply: tuple) -> bool:
     return True
 
 
+# The operations that change nothing: one may be sent again when its answer was lost.
+READ_OPERATIONS = frozenset(("query", "read", "counters", "health", "analysis_health", "check"))
+
+
+class _StaleConnection(Exception):
+    """A thread's connection was to a store process that has gone: try a new one."""
+
+
 def _call(served: _Served, op: str, args: tuple) -> Any:
     store = served.store
     if op == "query":
@@ -313,15 +321,30 @@ class StoreClient:
     def call(self, op: str, *args: Any, timeout: float | None = None) -> Any:
         """One call, on this thread's own connection; the store's errors raised here.
         ``timeout``: seconds to wait for the answer (StoreError after them, and the
-        connection is dropped: its late answer must not be read as the next one's)."""
+        connection is dropped: its late answer must not be read as the next one's).
+
+        A thread's connection may have been made to a store process that has ended
+        since (and been started again): a call that finds it so is made once more on a
+        new connection, when it cannot have reached the old process (the sending
+        failed) or when it only reads.  Otherwise each of the serving threads would fail
+        one request after every restart of the store process."""
+        try:
+            return self._call_once(op, args, timeout)
+        except _StaleConnection:
+            return self._call_once(op, args, timeout)
+
+    def _call_once(self, op: str, args: tuple, timeout: float | None) -> Any:
         if self._closed:
             raise StoreError("the store is closed")
         conn = getattr(self._local, "conn", None)
+        reused = conn is not None
+        sent = False
         try:
             if conn is None:
                 conn = self._local.conn = Client(self._address, family="AF_UNIX",
                                                  authkey=self._key)
             conn.send((op, args))
+            sent = True
             if timeout is not None and not conn.poll(timeout):
                 self._local.conn = None
                 conn.close()
@@ -332,6 +355,8 @@ class StoreClient:
             if conn is not None:
                 with suppress(OSError):
                     conn.close()
+            if reused and (not sent or op in READ_OPERATIONS):
+                raise _StaleConnection from error
             raise StoreError(f"the store process is not answering: {error}") from error
         if status == "ok":
             return value
