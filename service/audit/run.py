@@ -110,7 +110,10 @@ def _run(client, todo: list[Shard], out: str, version: str, uploaded_at: datetim
     from distributed import as_completed
     from tqdm import tqdm
 
-    keys = [f"audit-{version}-{shard.id}" for shard in todo]
+    # The key names the shard's bytes too: a key the scheduler still remembers from an
+    # earlier run of this client (its release is asynchronous) would answer that run's
+    # result for a changed input.
+    keys = [f"audit-{version}-{shard.id}-{shard.digest}" for shard in todo]
     futures = client.map(audit_shard, todo, out=out, version=version,
                          uploaded_at=uploaded_at, key=keys, retries=RETRIES, pure=False)
     shard_of = {future.key: shard for future, shard in zip(futures, todo, strict=True)}
