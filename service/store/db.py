@@ -33,6 +33,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from . import ratings as rating_tables
 from .migrations import BOOKKEEPING, MIGRATIONS
 from .records import GameRecord
 from .rows import CHILD_TABLES, ROWS, columns
@@ -274,9 +275,14 @@ class StoreReads:
 
 
 class Store(StoreReads):
-    """One DuckDB file.  Open it once per process (after any fork)."""
+    """One DuckDB file.  Open it once per process (after any fork).
 
-    def __init__(self, path: str | Path, read_only: bool = False):
+    With ``ratings`` (the default) every write keeps the ratings tables in step
+    (``ratings``), and ratings made under another model, or left stale by a store
+    opened without them, are computed again here first.  Without, writes leave the
+    ratings stale (a bulk load, which then calls ``recompute_ratings`` once)."""
+
+    def __init__(self, path: str | Path, read_only: bool = False, ratings: bool = True):
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -296,9 +302,18 @@ class Store(StoreReads):
         self.games_committed = 0
         # The outcome of the last write transaction: (ok, when, why it failed), or None.
         self.last_write: tuple[bool, datetime, str | None] | None = None
+        self._ratings: rating_tables.Keeper | None = None
         if not read_only:
             self._migrate()
         self._seq = self._con.execute("SELECT coalesce(max(seq), 0) FROM games").fetchone()[0]
+        if not read_only:
+            if not ratings:
+                rating_tables.mark_stale(self._con)
+            else:
+                self._ratings = rating_tables.Keeper()
+                if not rating_tables.up_to_date(self._con):
+                    _log.info("computing the ratings of %s", self.path)
+                    self.recompute_ratings()
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -494,10 +509,15 @@ class Store(StoreReads):
                     before = cur.execute(
                         "SELECT game_id, deleted_at, deleted_by, reason FROM deletions "
                         "WHERE game_id = ?", [gid]).fetchone()
+                    pending = None
                     if found and before is None:
                         cur.execute("INSERT INTO deletions VALUES (?, ?, ?, ?)",
                                     [gid, at, by, reason])
+                        if self._ratings is not None:
+                            pending = self._ratings.remove(cur, gid)
                     cur.execute("COMMIT")
+                    if self._ratings is not None:
+                        self._ratings.commit(pending)
                 except BaseException:
                     with suppress(duckdb.Error):
                         cur.execute("ROLLBACK")
@@ -509,6 +529,27 @@ class Store(StoreReads):
         if before is not None:
             return dict(zip(_DELETION, before, strict=True)), False
         return dict(zip(_DELETION, (gid, at, by, reason), strict=True)), True
+
+    def recompute_ratings(self, progress: Any = None, total: Any = None) -> int:
+        """Rate every counted game again from scratch, in one transaction (see
+        ``ratings.recompute``); the number of games rated."""
+        with self._write_lock:
+            cur = self._writer_connection().cursor
+            try:
+                cur.execute("BEGIN TRANSACTION")
+                try:
+                    rated = rating_tables.recompute(cur, progress, total)
+                    cur.execute("COMMIT")
+                except BaseException:
+                    with suppress(duckdb.Error):
+                        cur.execute("ROLLBACK")
+                    raise
+            except duckdb.Error as error:
+                raise StoreError(f"database error: {error}") from error
+            finally:
+                if self._ratings is not None:
+                    self._ratings.forget()
+        return rated
 
     def write_counts(self) -> dict[str, int]:
         """Write transactions and games committed since start-up."""
@@ -532,15 +573,23 @@ class Store(StoreReads):
         """Insert the rows of new games in one transaction, numbering them in order."""
         seq = self._seq
         cur = writer.cursor
+        pending = None
         try:
             cur.execute("BEGIN TRANSACTION")
+            rated = []
             for part in parts:
                 if isinstance(part, GameRows):
                     _insert_arrow(cur, part, seq)
+                    if self._ratings is not None:
+                        rated += rating_tables.from_arrow(part.tables, part.counts, seq)
                 else:
                     writer.append(part, seq)
+                    if self._ratings is not None:
+                        rated += rating_tables.from_records(part, seq)
                 seq += len(part)
             writer.flush()
+            if self._ratings is not None:
+                pending = self._ratings.add(cur, rated)
             cur.execute("COMMIT")
         except BaseException as error:
             writer.clear()
@@ -553,6 +602,8 @@ class Store(StoreReads):
                 self.last_write = (False, datetime.now(UTC), str(error)[:300])
                 raise StoreError(f"database error: {error}") from error
             raise
+        if self._ratings is not None:
+            self._ratings.commit(pending)
         fresh = seq - self._seq
         self._seq = seq
         self.last_write = (True, datetime.now(UTC), None)

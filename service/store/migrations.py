@@ -132,6 +132,39 @@ ALTER TABLE games ADD COLUMN lower_wins BOOLEAN NOT NULL DEFAULT false;
 UPDATE games SET lower_wins = coalesce(json_extract_string(rules, '$.scoring') = 'penalty',
                                        false);
 """),
+    (5, "ratings: each pool's current ratings, their history, the model they follow", """
+CREATE TABLE ratings (
+    variant      VARCHAR NOT NULL,      -- the pool: one per variant
+    player       VARCHAR NOT NULL,
+    mu           DOUBLE NOT NULL,
+    sigma        DOUBLE NOT NULL,
+    ordinal      DOUBLE NOT NULL,       -- mu - 3 sigma
+    games        INTEGER NOT NULL,
+    last_game    VARCHAR NOT NULL,
+    last_played  TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (variant, player)
+);
+CREATE TABLE rating_history (
+    variant      VARCHAR NOT NULL,
+    game_id      VARCHAR NOT NULL,
+    game_time    TIMESTAMPTZ NOT NULL,
+    seq          BIGINT NOT NULL,
+    player       VARCHAR NOT NULL,
+    rank         SMALLINT NOT NULL,
+    mu_before    DOUBLE NOT NULL,
+    sigma_before DOUBLE NOT NULL,
+    mu           DOUBLE NOT NULL,
+    sigma        DOUBLE NOT NULL,
+    games        INTEGER NOT NULL
+);
+-- One row: the model the ratings were computed with; none (or another model) means
+-- the ratings must be computed again from the games, which the store does when it
+-- opens the file (games stored before this migration included).
+CREATE TABLE rating_model (
+    description  VARCHAR NOT NULL,
+    computed_at  TIMESTAMPTZ NOT NULL
+);
+"""),
 ]
 
 BOOKKEEPING = """
