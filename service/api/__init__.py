@@ -39,6 +39,7 @@ from . import (
     metrics,
     players,
     problems,
+    ratings,
     stats,
     tournaments,
     variants,
@@ -72,7 +73,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     metrics.install(app)
     api = make_api(app)
     for blueprint in (export.blp, games.blp, batch.blp, variants.blp, health.blp, players.blp,
-                      tournaments.blp, stats.blp, index.blp):
+                      tournaments.blp, stats.blp, index.blp, ratings.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(index.root)
     app.register_blueprint(docs.blp)

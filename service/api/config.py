@@ -21,6 +21,8 @@ later.
     RUMMY_BATCH_MAX_BAD_LINES  malformed lines in all that stop a batch    1000
     RUMMY_VERIFY_PROCESSES processes verifying batch lines (0: none)  cores
     RUMMY_STORE_PROCESS    1: DuckDB in a process of its own; 0: in this one  1
+    RUMMY_RATING_PROVISIONAL_SIGMA  a rating is provisional above this sigma  6.0
+    RUMMY_RATING_PROVISIONAL_GAMES  ... or below this many rated games        10
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_LABEL_SECRE
              "RUMMY_MAX_GAME_BYTES",
              "RUMMY_MAX_BATCH_BYTES", "RUMMY_PAGE_SIZE", "RUMMY_MAX_PAGE_SIZE",
              "RUMMY_BATCH_CHUNK", "RUMMY_BATCH_MAX_BAD_RUN", "RUMMY_BATCH_MAX_BAD_LINES",
-             "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS")
+             "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS",
+             "RUMMY_RATING_PROVISIONAL_SIGMA", "RUMMY_RATING_PROVISIONAL_GAMES")
 EXTENSION = "rummy_settings"
 STORE_EXTENSION = "rummy_store"
 VERIFIER_EXTENSION = "rummy_verifier"
@@ -87,6 +90,8 @@ class Settings:
     batch_max_bad_lines: int = 1000
     verify_processes: int = field(default_factory=_cores)
     store_process: bool = True
+    rating_max_sigma: float = 6.0
+    rating_min_games: int = 10
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None,
@@ -113,6 +118,10 @@ class Settings:
             verify_processes=_int(source, "RUMMY_VERIFY_PROCESSES", base.verify_processes,
                                   minimum=0),
             store_process=_flag(source, "RUMMY_STORE_PROCESS", base.store_process),
+            rating_max_sigma=_float(source, "RUMMY_RATING_PROVISIONAL_SIGMA",
+                                    base.rating_max_sigma),
+            rating_min_games=_int(source, "RUMMY_RATING_PROVISIONAL_GAMES",
+                                  base.rating_min_games, minimum=0),
         )
         if settings.page_size > settings.max_page_size:
             raise ValueError("RUMMY_PAGE_SIZE must not exceed RUMMY_MAX_PAGE_SIZE")
@@ -130,6 +139,19 @@ def _int(source: Mapping[str, Any], name: str, default: int, minimum: int = 1) -
         raise ValueError(f"{name} must be an integer, not {value!r}") from None
     if number < minimum:
         raise ValueError(f"{name} {integer_range(minimum)}")
+    return number
+
+
+def _float(source: Mapping[str, Any], name: str, default: float) -> float:
+    value = source.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, not {value!r}") from None
+    if not number >= 0 or number == float("inf"):
+        raise ValueError(f"{name} must be a finite number, 0 or more")
     return number
 
 

@@ -68,7 +68,7 @@ class Provisional:
     """When a rating is provisional: sigma above ``max_sigma``, or fewer than
     ``min_games`` rated games."""
 
-    max_sigma: float = 2.5
+    max_sigma: float = 6.0
     min_games: int = 10
 
     def __call__(self, sigma: float, games: int) -> bool:
