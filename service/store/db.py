@@ -587,9 +587,11 @@ class Store(StoreReads):
                     if self._ratings is not None:
                         rated += rating_tables.from_records(part, seq)
                 seq += len(part)
-            writer.flush()
             if self._ratings is not None:
-                pending = self._ratings.add(cur, rated)
+                pending = self._ratings.add(
+                    cur, rated, lambda rows: writer.add_rows("rating_history", rows),
+                    writer.flush)
+            writer.flush()
             cur.execute("COMMIT")
         except BaseException as error:
             writer.clear()
@@ -617,8 +619,15 @@ class _Writer:
 
     def __init__(self, cursor: duckdb.DuckDBPyConnection):
         self.cursor = cursor
-        self.appenders = {name: cursor.appender(name) for name in _SCHEMAS}
+        self.appenders = {name: cursor.appender(name)
+                          for name in (*_SCHEMAS, "rating_history")}
         self.pending: set[str] = set()
+
+    def add_rows(self, name: str, rows: list[tuple]) -> None:
+        """Buffer rows of one table (the ratings' history, written by ``ratings``)."""
+        if rows:
+            self.pending.add(name)
+            self.appenders[name].append_rows(rows)
 
     def append(self, records: list[GameRecord], seq: int) -> None:
         """Buffer the rows of ``records``, numbered from ``seq + 1``."""

@@ -197,8 +197,13 @@ class Keeper:
 
     # -- writes, inside the caller's transaction ----------------------------------------
 
-    def add(self, cur: Any, games: list[RatedGame]) -> Pending:
-        """Rate new games (their rows inserted already in this transaction)."""
+    def add(self, cur: Any, games: list[RatedGame],
+            append: Callable[[list[tuple]], None] | None = None,
+            flush: Callable[[], None] | None = None) -> Pending:
+        """Rate new games, whose rows this transaction inserts.  History rows of games
+        that extend their pool go to ``append`` (the writer's appender, flushed with the
+        games' rows) when given; before a replay, which reads the games back, ``flush``
+        writes the rows buffered so far."""
         pending = Pending()
         if not games:
             return pending
@@ -223,8 +228,13 @@ class Keeper:
                 pending.ratings[variant] = changed
                 pending.last[variant] = order_key(pool[-1])
             else:
+                if flush is not None:
+                    flush()
                 self._replay(cur, variant, order_key(pool[0]), pending)
-        _insert(cur, "rating_history", history)
+        if append is None:
+            _insert(cur, "rating_history", history)
+        else:
+            append(history)
         _insert(cur, "ratings", ratings, replace=True)
         return pending
 
