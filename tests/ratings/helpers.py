@@ -5,6 +5,7 @@ in a comparable form."""
 from __future__ import annotations
 
 import random
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -64,3 +65,12 @@ def history_of(store: Store, with_seq: bool = True) -> list[tuple]:
     with store.cursor() as cur:
         return cur.execute(f"SELECT {columns} FROM rating_history "
                            "ORDER BY variant, game_time, game_id, player").fetchall()
+
+
+def renamed(log: dict[str, Any], suffix: str) -> dict[str, Any]:
+    """The same game between players whose names end in ``suffix`` (new players, for a
+    test that needs them on a shared store)."""
+    text = orjson.dumps(log).decode()
+    for name in log["players"]:
+        text = re.sub(rf'(?<=["+]){re.escape(name)}(?=["+])', name + suffix, text)
+    return orjson.loads(text)

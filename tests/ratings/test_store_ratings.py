@@ -39,8 +39,7 @@ def test_upload_order_does_not_change_the_ratings(open_store):
     shuffled = logs[:]
     random.Random(3).shuffle(shuffled)
     forward, mixed = open_store("forward"), open_store("mixed")
-    for log in logs:
-        forward.submit([record(log)])
+    forward.submit([record(log) for log in logs])
     for log in shuffled:  # most arrive late: a replay from their place each time
         mixed.submit([record(log)])
     assert ratings_of(forward) == ratings_of(mixed)
@@ -53,8 +52,7 @@ def test_upload_order_does_not_change_the_ratings(open_store):
 def test_batches_of_built_rows_rate_as_single_uploads(open_store):
     logs = corpus()
     single, batched = open_store("single"), open_store("batched")
-    for log in logs:
-        single.submit([record(log)])
+    single.submit([record(log) for log in logs])
     order = logs[:]
     random.Random(5).shuffle(order)
     for start in range(0, len(order), 7):  # a chunk of built rows, as the pool sends
@@ -65,9 +63,7 @@ def test_batches_of_built_rows_rate_as_single_uploads(open_store):
 
 def test_a_late_game_gives_what_a_recompute_gives(open_store):
     store = open_store()
-    logs = corpus()
-    for log in logs:
-        store.submit([record(log)])
+    store.submit([record(log) for log in corpus()])
     before = ratings_of(store)
     late = dated(sample("gin-01"), -5)  # before every other game
     store.submit([record(late)])
@@ -92,8 +88,7 @@ def test_games_of_the_same_time_are_rated_in_upload_order(open_store):
 
 def test_illegal_and_incomplete_games_change_nothing(open_store):
     store = open_store()
-    for log in corpus(copies=1):
-        store.submit([record(log)])
+    store.submit([record(log) for log in corpus(copies=1)])
     ratings, history = ratings_of(store), history_of(store)
     for k, name in enumerate(NOT_COUNTED):
         store.submit([record(dated(sample(name), -100 - k))])  # early: would replay
@@ -106,10 +101,8 @@ def test_a_deleted_game_counts_for_nothing(open_store):
     logs = corpus()
     store, without = open_store("store"), open_store("without")
     gone = record(logs[5])
-    for log in logs:
-        store.submit([record(log)])
-        if log is not logs[5]:
-            without.submit([record(log)])
+    store.submit([record(log) for log in logs])
+    without.submit([record(log) for log in logs if log is not logs[5]])
     store.delete_game(gone.id, "tester", "wrong table", gone.games[2])
     assert ratings_of(store) == ratings_of(without)
     assert history_of(store, with_seq=False) == history_of(without, with_seq=False)
