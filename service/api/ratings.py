@@ -33,6 +33,9 @@ blp = Blueprint("ratings", __name__, url_prefix=PREFIX,
 
 VARIANT_DOC = {"description": "The rating pool: one per variant (docs/RATINGS.md)"}
 MAX_PREDICT_PLAYERS = 6
+_NAME = "[^,+]{1,64}"
+PLAYERS_PATTERN = (f"^{_NAME}(\\+{_NAME})?(,{_NAME}(\\+{_NAME})?)"
+                   f"{{1,{MAX_PREDICT_PLAYERS - 1}}}$")
 
 
 def _rule() -> Provisional:
@@ -59,9 +62,8 @@ class HistoryArgsSchema(Schema):
 
 
 def _raw_players() -> str:
-    """The ``players`` parameter as sent, still percent-encoded: a literal ``+`` joins
-    partners and ``,`` separates sides, while ``%2B`` and ``%2C`` are characters of a
-    name (a form decoder would make every ``+`` a space)."""
+    """The ``players`` parameter as sent, still percent-encoded: a form decoder would
+    turn a literal ``+`` into a space, and ``+`` joins partners however it is sent."""
     for pair in request.query_string.decode("latin-1").split("&"):
         key, _, value = pair.partition("=")
         if unquote_plus(key) == "players":
@@ -70,8 +72,10 @@ def _raw_players() -> str:
 
 
 def _sides(raw: str) -> list[list[str]]:
-    """The sides of ``players`` as sent (see ``_raw_players``): their players' names."""
-    sides = [[unquote(name) for name in side.split("+")] for side in raw.split(",")]
+    """The sides of ``players`` as sent (see ``_raw_players``): their players' names.
+    ``,`` separates sides and ``+`` partners, written as they are or percent-encoded
+    (``%2C``, ``%2B``); a space is ``%20``."""
+    sides = [side.split("+") for side in unquote(raw, errors="replace").split(",")]
     names = [name for side in sides for name in side]
     problem = None
     if any(not 1 <= len(name) <= MAX_PLAYER_LENGTH for name in names):
@@ -91,9 +95,12 @@ class PredictArgsSchema(Schema):
     variant = fields.String(required=True, validate=OneOf(tuple(PRESETS)), metadata=VARIANT_DOC)
     players = fields.String(required=True, validate=Length(3, 1000), metadata={
         "description": "The sides of the new game: 'a,b,c' (each on their own) or "
-                       "'a+b,c+d' (partnership gin); a literal '+' joins partners, and a "
-                       "name holding '+' or ',' writes them %2B and %2C",
-        "example": "ana,ben"})
+                       "'a+b,c+d' (partnership gin): ',' separates sides and '+' joins "
+                       "partners, sent as they are or percent-encoded; names holding ',' "
+                       "or '+' cannot be given. Sides a game of the variant cannot have "
+                       "(a player twice, partners outside four-player gin, too many or too "
+                       "few players) are refused (400).",
+        "pattern": PLAYERS_PATTERN, "example": "ana,ben"})
 
 
 class RatingSchema(Schema):

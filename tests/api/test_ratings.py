@@ -154,9 +154,11 @@ def test_predict_many_players_teams_and_newcomers(client):
     teams = client.get(f"{API}/predict?variant=gin&players=ana+cleo,ben+dan").get_json()
     assert [s["players"] for s in teams["sides"]] == [["ana", "cleo"], ["ben", "dan"]]
     assert sum(s["win_probability"] for s in teams["sides"]) == pytest.approx(1.0)
-    # %2B and %2C are characters of a name, not separators
-    odd = client.get(f"{API}/predict?variant=gin&players=a%2Bb,c%2Cd").get_json()
-    assert [s["players"] for s in odd["sides"]] == [["a+b"], ["c,d"]]
+    # separators percent-encoded (as form encoders write them) mean the same
+    encoded = client.get(f"{API}/predict?variant=gin&players=ana%2Bcleo%2Cben%2Bdan")
+    assert encoded.get_json() == teams
+    spaced = client.get(f"{API}/predict?variant=gin&players=ana%20maria,ben").get_json()
+    assert [s["players"] for s in spaced["sides"]] == [["ana maria"], ["ben"]]
 
 
 @pytest.mark.parametrize("query", [
