@@ -18,9 +18,10 @@ from .model import (
     drifted_sigma,
     initial_rating,
     predict_win,
+    rate_sides,
 )
 from .results import RatedGame, Side, counts, ranks, sides
 
 __all__ = ["DRIFT_PER_DAY", "MODEL", "Ledger", "Provisional", "RatedGame", "Rating", "Side",
            "Update", "counts", "drifted_sigma", "initial_rating", "order_key", "predict_win",
-           "rate_game", "ranks", "sides"]
+           "rate_game", "rate_sides", "ranks", "sides"]

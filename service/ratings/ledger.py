@@ -12,7 +12,7 @@ from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from .model import MODEL, Rating, drifted_sigma, initial_rating
+from .model import Rating, drifted_sigma, initial_rating, rate_sides
 from .results import RatedGame, ranks, sides
 
 
@@ -40,21 +40,17 @@ def rate_game(game: RatedGame, ratings: MutableMapping[str, Rating]) -> list[Upd
     game_sides = sides(game)
     places = ranks([side.score for side in game_sides])
     before: dict[str, Rating] = {}
-    teams = []
     for side in game_sides:
-        team = []
         for player in side.players:
             current = ratings.get(player) or initial_rating()
-            start = Rating(current.mu, drifted_sigma(current, game.at), current.games,
-                           current.last_played)
-            before[player] = start
-            team.append(MODEL.create_rating([start.mu, start.sigma]))
-        teams.append(team)
-    rated = MODEL.rate(teams, ranks=places)
+            before[player] = Rating(current.mu, drifted_sigma(current, game.at), current.games,
+                                    current.last_played)
+    rated = rate_sides([[(before[p].mu, before[p].sigma) for p in side.players]
+                        for side in game_sides], places)
     updates: dict[str, Update] = {}
     for side, place, team in zip(game_sides, places, rated, strict=True):
-        for player, new in zip(side.players, team, strict=True):
-            after = Rating(new.mu, new.sigma, before[player].games + 1, game.at)
+        for player, (mu, sigma) in zip(side.players, team, strict=True):
+            after = Rating(mu, sigma, before[player].games + 1, game.at)
             ratings[player] = after
             updates[player] = Update(game, player, place, before[player], after)
     return [updates[player] for player in game.players]
