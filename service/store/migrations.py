@@ -132,18 +132,7 @@ ALTER TABLE games ADD COLUMN lower_wins BOOLEAN NOT NULL DEFAULT false;
 UPDATE games SET lower_wins = coalesce(json_extract_string(rules, '$.scoring') = 'penalty',
                                        false);
 """),
-    (5, "ratings: each pool's current ratings, their history, the model they follow", """
-CREATE TABLE ratings (
-    variant      VARCHAR NOT NULL,      -- the pool: one per variant
-    player       VARCHAR NOT NULL,
-    mu           DOUBLE NOT NULL,
-    sigma        DOUBLE NOT NULL,
-    ordinal      DOUBLE NOT NULL,       -- mu - 3 sigma
-    games        INTEGER NOT NULL,
-    last_game    VARCHAR NOT NULL,
-    last_played  TIMESTAMPTZ NOT NULL,
-    PRIMARY KEY (variant, player)
-);
+    (5, "ratings: each player's rating after each rated game, the model they follow", """
 CREATE TABLE rating_history (
     variant      VARCHAR NOT NULL,
     game_id      VARCHAR NOT NULL,
@@ -157,6 +146,14 @@ CREATE TABLE rating_history (
     sigma        DOUBLE NOT NULL,
     games        INTEGER NOT NULL
 );
+-- Each pool's current ratings: every player's last row.  A view, not a table kept by
+-- every commit: an upsert per commit cost the store a third more CPU per upload, and
+-- the aggregate costs a read milliseconds (docs/RATINGS.md, "Speed").
+CREATE VIEW ratings AS
+SELECT variant, player, arg_max(mu, games) AS mu, arg_max(sigma, games) AS sigma,
+       arg_max(mu, games) - 3 * arg_max(sigma, games) AS ordinal, max(games) AS games,
+       arg_max(game_id, games) AS last_game, max(game_time) AS last_played
+FROM rating_history GROUP BY variant, player;
 -- One row: the model the ratings were computed with; none (or another model) means
 -- the ratings must be computed again from the games, which the store does when it
 -- opens the file (games stored before this migration included).

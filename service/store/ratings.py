@@ -1,9 +1,10 @@
 """The ratings tables, kept in step with the stored games (docs/RATINGS.md).
 
 The store rates new games in the transaction that stores them, so a game and its
-ratings are committed together or not at all.  ``Keeper`` holds each pool's current
-ratings in memory (loaded from ``ratings`` once) and the order key of its last rated
-game.  New games that come after it extend the pool: they are rated on the ratings in
+ratings are committed together or not at all.  ``rating_history`` holds every
+player's rating after each rated game; the current ratings are the view ``ratings``
+(each player's last row).  ``Keeper`` holds each pool's current ratings in memory
+(read from the view once) and the order key of its last rated game.  New games that come after it extend the pool: they are rated on the ratings in
 memory and appended.  A game that comes before it (an earlier ``played_at`` stored
 later), or the deletion of a rated game, replays the pool from that game's place: the
 ratings as they stood just before it are read back from ``rating_history``, the
@@ -28,7 +29,7 @@ from ..ratings import Ledger, RatedGame, Rating, Update, counts, order_key, rate
 from ..ratings.model import DESCRIPTION
 from .rows import columns
 
-_STRUCTS = {table: pa.struct(columns(table)) for table in ("ratings", "rating_history")}
+_STRUCTS = {"rating_history": pa.struct(columns("rating_history"))}
 LIVE_GAMES = "g.id NOT IN (SELECT game_id FROM deletions)"
 Key = tuple[datetime, int]
 
@@ -127,21 +128,10 @@ def _history_rows(updates: Iterable[Update]) -> list[tuple]:
             for u in updates]
 
 
-def _rating_row(variant: str, player: str, rating: Rating, last_game: str) -> tuple:
-    return (variant, player, rating.mu, rating.sigma, rating.ordinal, rating.games, last_game,
-            rating.last_played)
-
-
-def _insert(cur: Any, table: str, rows: list[tuple], replace: bool = False) -> None:
-    if not rows:
-        return
-    relation = pa.Table.from_struct_array(pa.array(rows, type=_STRUCTS[table]))
-    verb = "INSERT OR REPLACE" if replace else "INSERT"
-    cur.register("rating_rows", relation)
-    try:
-        cur.execute(f"{verb} INTO {table} SELECT * FROM rating_rows")
-    finally:
-        cur.unregister("rating_rows")
+def _insert(cur: Any, table: str, rows: list[tuple]) -> None:
+    if rows:
+        cur.from_arrow(pa.Table.from_struct_array(pa.array(rows, type=_STRUCTS[table]))
+                       ).insert_into(table)
 
 
 # --------------------------------------------------------------------------- the keeper
@@ -212,19 +202,14 @@ class Keeper:
         for game in games:
             by_pool.setdefault(game.variant, []).append(game)
         history: list[tuple] = []
-        ratings: list[tuple] = []
         for variant, pool in by_pool.items():
             pool.sort(key=order_key)
             ledger = ledgers.get(variant) or Ledger()
             if ledger.extends(pool[0]):
                 changed: dict[str, Rating] = {}
                 state = ChainMap(changed, ledger.ratings)
-                last_game: dict[str, str] = {}
                 for game in pool:
-                    updates = rate_game(game, state)
-                    history += _history_rows(updates)
-                    last_game.update((u.player, game.id) for u in updates)
-                ratings += [_rating_row(variant, p, changed[p], last_game[p]) for p in changed]
+                    history += _history_rows(rate_game(game, state))
                 pending.ratings[variant] = changed
                 pending.last[variant] = order_key(pool[-1])
             else:
@@ -235,7 +220,6 @@ class Keeper:
             _insert(cur, "rating_history", history)
         else:
             append(history)
-        _insert(cur, "ratings", ratings, replace=True)
         return pending
 
     def remove(self, cur: Any, gid: str) -> Pending:
@@ -251,41 +235,25 @@ class Keeper:
 
     def _replay(self, cur: Any, variant: str, since: Key, pending: Pending) -> None:
         """Rate the pool's counted games again from ``since`` on."""
-        where = " AND variant = ?" + _BEFORE
         params = [variant, since[0], since[0], since[1]]
         before = {player: Rating(mu, sigma, games, at) for player, mu, sigma, games, at in
                   cur.execute(
                       "SELECT player, mu, sigma, games, game_time FROM rating_history "
-                      f"WHERE true{where} QUALIFY row_number() OVER (PARTITION BY player "
-                      "ORDER BY game_time DESC, seq DESC) = 1", params).fetchall()}
-        last_before = {player: gid for player, gid in cur.execute(
-            "SELECT player, game_id FROM rating_history "
-            f"WHERE true{where} QUALIFY row_number() OVER (PARTITION BY player "
-            "ORDER BY game_time DESC, seq DESC) = 1", params).fetchall()}
+                      f"WHERE variant = ?{_BEFORE} QUALIFY row_number() OVER (PARTITION BY "
+                      "player ORDER BY game_time DESC, seq DESC) = 1", params).fetchall()}
         dropped = {player for (player,) in cur.execute(
             f"DELETE FROM rating_history WHERE variant = ?{_AFTER} RETURNING player",
             params).fetchall()}
         games = counted_games(cur, variant, since)
         changed: dict[str, Rating] = {}
         state = ChainMap(changed, dict(before))
-        last_game: dict[str, str] = {}
         history: list[tuple] = []
         for game in games:
-            updates = rate_game(game, state)
-            history += _history_rows(updates)
-            last_game.update((u.player, game.id) for u in updates)
-        reverted = dropped - set(changed)
-        rows = [_rating_row(variant, p, changed[p], last_game[p]) for p in changed]
-        rows += [_rating_row(variant, p, before[p], last_before[p])
-                 for p in reverted if p in before]
-        gone = {p for p in reverted if p not in before}
-        if gone:
-            cur.execute("DELETE FROM ratings WHERE variant = ? AND player IN (SELECT unnest(?))",
-                        [variant, sorted(gone)])
+            history += _history_rows(rate_game(game, state))
         _insert(cur, "rating_history", history)
-        _insert(cur, "ratings", rows, replace=True)
+        reverted = dropped - set(changed)
         pending.ratings[variant] = changed | {p: before[p] for p in reverted if p in before}
-        pending.removed[variant] = gone
+        pending.removed[variant] = {p for p in reverted if p not in before}
         if games:
             pending.last[variant] = order_key(games[-1])
         else:
@@ -305,18 +273,13 @@ def recompute(cur: Any, progress: Callable[[int], None] | None = None,
     if total is not None:
         total(n)
     cur.execute("DELETE FROM rating_history")
-    cur.execute("DELETE FROM ratings")
     ledgers: dict[str, Ledger] = {}
-    last_game: dict[tuple[str, str], str] = {}
     history: list[tuple] = []
     rated = 0
     for batch in counted_batches(cur):
         for game in batch:
             ledger = ledgers.setdefault(game.variant, Ledger())
-            updates = rate_game(game, ledger.ratings)
-            history += _history_rows(updates)
-            for u in updates:
-                last_game[game.variant, u.player] = game.id
+            history += _history_rows(rate_game(game, ledger.ratings))
         rated += len(batch)
         if len(history) >= 50_000:
             _insert(cur, "rating_history", history)
@@ -324,9 +287,6 @@ def recompute(cur: Any, progress: Callable[[int], None] | None = None,
         if progress is not None:
             progress(len(batch))
     _insert(cur, "rating_history", history)
-    _insert(cur, "ratings", [_rating_row(variant, player, rating, last_game[variant, player])
-                             for variant, ledger in ledgers.items()
-                             for player, rating in ledger.ratings.items()])
     cur.execute("DELETE FROM rating_model")
     cur.execute("INSERT INTO rating_model VALUES (?, ?)", [DESCRIPTION, datetime.now(UTC)])
     return rated

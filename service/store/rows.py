@@ -123,7 +123,8 @@ class ViolationRow(NamedTuple):
 
 
 class RatingRow(NamedTuple):
-    """A player's current rating in one pool (a variant): docs/RATINGS.md."""
+    """A player's current rating in one pool (a variant), docs/RATINGS.md: a row of the
+    view ``ratings``, the player's last row of ``rating_history``."""
 
     variant: str
     player: str

@@ -27,4 +27,5 @@ def test_each_rating_row_type_is_its_table(tmp_path, table):
         expected = {"datetime": {"TIMESTAMP WITH TIME ZONE"}}.get(hints[name].__name__) \
             or DUCKDB[hints[name]]
         assert kind in (expected if isinstance(expected, set) else {expected}), (name, kind)
-        assert (null == "YES") is nullable(table)[name]
+        if table != "ratings":  # a view: DuckDB says every column of it may be null
+            assert (null == "YES") is nullable(table)[name]

@@ -135,7 +135,7 @@ def test_ratings_are_computed_when_a_store_opens_with_stale_ones(tmp_path):
         ratings = ratings_of(store)
         with store.cursor() as cur:  # a model changed since: computed again at the start
             cur.execute("UPDATE rating_model SET description = 'another model'")
-            cur.execute("DELETE FROM ratings")
+            cur.execute("DELETE FROM rating_history")
     finally:
         store.close()
     store = Store(path)
