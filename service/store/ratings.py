@@ -17,6 +17,7 @@ The SQL of the ratings lives here; the model is ``service.ratings``.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import ChainMap
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,16 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..ratings import Ledger, RatedGame, Rating, Update, counts, order_key, rate_game
+from ..ratings import (
+    Ledger,
+    RatedGame,
+    Rating,
+    Update,
+    counts,
+    initial_rating,
+    order_key,
+    rate_game,
+)
 from ..ratings.model import DESCRIPTION
 from .rows import columns
 
@@ -136,15 +146,38 @@ def _insert(cur: Any, table: str, rows: list[tuple]) -> None:
 
 # --------------------------------------------------------------------------- the keeper
 
+TAIL = 4096  # a pool's last rated games kept in memory, for replays without reading back
+
+
+@dataclass(frozen=True, slots=True)
+class Rated:
+    """A game of a pool's tail, with its players' ratings just before it (None: none)."""
+
+    game: RatedGame
+    before: dict[str, Rating | None]
+
+
 @dataclass
 class Pending:
     """What a transaction changed, applied to the keeper's memory once it commits:
-    per pool, the new ratings of the players it touched, the ratings it removed, and
-    the new last key."""
+    per pool, the new ratings of the players it touched, the ratings it removed, the
+    new last key, and its tail (the entries kept, then the new ones)."""
 
     ratings: dict[str, dict[str, Rating]] = field(default_factory=dict)
     removed: dict[str, set[str]] = field(default_factory=dict)
     last: dict[str, Key | None] = field(default_factory=dict)
+    tails: dict[str, tuple[int, list[Rated]]] = field(default_factory=dict)
+
+
+def _rate_in_order(games: Iterable[RatedGame], state: ChainMap,
+                   entries: list[Rated]) -> list[tuple]:
+    """Rate games in order on ``state``: their history rows; each game recorded in
+    ``entries`` with its players' ratings before it."""
+    rows: list[tuple] = []
+    for game in games:
+        entries.append(Rated(game, {p: state.get(p) for p in game.players}))
+        rows += _history_rows(rate_game(game, state))
+    return rows
 
 
 class Keeper:
@@ -152,6 +185,10 @@ class Keeper:
 
     def __init__(self) -> None:
         self._ledgers: dict[str, Ledger] | None = None
+        # Per pool, its last rated games in order: every game after the first one is
+        # there.  Empty after a start or a recompute, it fills as games are rated.
+        self._tails: dict[str, list[Rated]] = {}
+        self.replays = 0  # replays read back from the tables (counted for benchmarks)
 
     def _loaded(self, cur: Any) -> dict[str, Ledger]:
         if self._ledgers is None:
@@ -172,6 +209,7 @@ class Keeper:
     def forget(self) -> None:
         """Drop the memory (read again from the tables at the next write)."""
         self._ledgers = None
+        self._tails = {}
 
     def commit(self, pending: Pending | None) -> None:
         """Apply what a committed transaction changed."""
@@ -184,6 +222,9 @@ class Keeper:
                 self._ledgers[variant].ratings.pop(player, None)
         for variant, last in pending.last.items():
             self._ledgers.setdefault(variant, Ledger()).last = last
+        for variant, (kept, entries) in pending.tails.items():
+            tail = self._tails.get(variant, [])[:kept] + entries
+            self._tails[variant] = tail[-TAIL:]
 
     # -- writes, inside the caller's transaction ----------------------------------------
 
@@ -205,17 +246,34 @@ class Keeper:
         for variant, pool in by_pool.items():
             pool.sort(key=order_key)
             ledger = ledgers.get(variant) or Ledger()
+            tail = self._tails.get(variant, [])
+            changed: dict[str, Rating] = {}
+            entries: list[Rated] = []
             if ledger.extends(pool[0]):
-                changed: dict[str, Rating] = {}
-                state = ChainMap(changed, ledger.ratings)
-                for game in pool:
-                    history += _history_rows(rate_game(game, state))
-                pending.ratings[variant] = changed
-                pending.last[variant] = order_key(pool[-1])
+                history += _rate_in_order(pool, ChainMap(changed, ledger.ratings), entries)
+                pending.tails[variant] = (len(tail), entries)
+            elif tail and order_key(tail[0].game) < order_key(pool[0]):
+                # Late, but after the first game of the tail: replayed from memory.
+                since = order_key(pool[0])
+                cut = bisect_right([order_key(r.game) for r in tail], since)
+                for rated in tail[cut:]:
+                    for player, before in rated.before.items():
+                        changed.setdefault(player, before or initial_rating())
+                again = [rated.game for rated in tail[cut:]]
+                cur.execute("DELETE FROM rating_history WHERE variant = ? AND seq >= ? "
+                            "AND game_id IN (SELECT unnest(?))",
+                            [variant, min(g.seq for g in again), [g.id for g in again]])
+                history += _rate_in_order(sorted(again + pool, key=order_key),
+                                          ChainMap(changed, ledger.ratings), entries)
+                pending.tails[variant] = (cut, entries)
             else:
                 if flush is not None:
                     flush()
                 self._replay(cur, variant, order_key(pool[0]), pending)
+                continue
+            pending.ratings[variant] = changed
+            pending.last[variant] = max(ledger.last or order_key(pool[-1]),
+                                        order_key(pool[-1]))
         if append is None:
             _insert(cur, "rating_history", history)
         else:
@@ -244,13 +302,13 @@ class Keeper:
         dropped = {player for (player,) in cur.execute(
             f"DELETE FROM rating_history WHERE variant = ?{_AFTER} RETURNING player",
             params).fetchall()}
+        self.replays += 1
         games = counted_games(cur, variant, since)
         changed: dict[str, Rating] = {}
-        state = ChainMap(changed, dict(before))
-        history: list[tuple] = []
-        for game in games:
-            history += _history_rows(rate_game(game, state))
+        entries: list[Rated] = []
+        history = _rate_in_order(games, ChainMap(changed, dict(before)), entries)
         _insert(cur, "rating_history", history)
+        pending.tails[variant] = (0, entries)  # every game after ``since``: a tail
         reverted = dropped - set(changed)
         pending.ratings[variant] = changed | {p: before[p] for p in reverted if p in before}
         pending.removed[variant] = {p for p in reverted if p not in before}
