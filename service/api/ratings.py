@@ -263,7 +263,8 @@ def history(args: dict[str, Any], player: str) -> tuple[dict[str, Any], int, dic
         last = rows[-1]
         body["next"] = url_for("ratings.history", player=player, **_query(("variant",)),
                                limit=limit, cursor=encode_key_cursor(
-                                   [utc_text(last["game_time"]), last["seq"]], scope))
+                                   [utc_text(last["game_time"].replace(microsecond=0)),
+                                    last["seq"]], scope))
         headers["Link"] = link_header(body["next"])
     return body, 200, headers
 

@@ -1,7 +1,8 @@
 """Games rated in order over a state of ratings.
 
-Order: a pool's games are rated by their time (``played_at``, else the upload time),
-then by upload order (``seq``, a batch's line order).  The result of a sequence of
+Order: a pool's games are rated by their time (``played_at``, else the upload time) to
+the second, then by upload order (``seq``, a batch's line order): games of the same
+second are rated in the order they were stored.  The result of a sequence of
 games depends on that order only, so ratings recomputed from scratch over the same
 stored games always come out the same.
 """
@@ -17,8 +18,11 @@ from .results import RatedGame, ranks, sides
 
 
 def order_key(game: RatedGame) -> tuple[datetime, int]:
-    """Where a game stands in its pool's order: its time, then its upload order."""
-    return game.at, game.seq
+    """Where a game stands in its pool's order: its time to the second, then its upload
+    order.  (To the second: uploads of the same moment, whose upload times and commits
+    may cross by milliseconds, are rated in the order they were stored, without the
+    replay a late game needs.)"""
+    return game.at.replace(microsecond=0), game.seq
 
 
 @dataclass(frozen=True, slots=True)

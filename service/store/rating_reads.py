@@ -11,6 +11,7 @@ from typing import Any
 from ..ratings import Provisional, Rating
 from .db import StoreReads
 
+_AT = "date_trunc('second', game_time)"  # the order of rating (service.ratings.ledger)
 BOARD_COLUMNS = ("variant", "player", "mu", "sigma", "ordinal", "games", "last_game",
                  "last_played")
 HISTORY_COLUMNS = ("variant", "game_id", "game_time", "seq", "rank", "mu_before",
@@ -49,17 +50,18 @@ def rating_board(store: StoreReads, variant: str | None, min_games: int,
 
 def rating_history(store: StoreReads, player: str, variant: str | None, limit: int,
                    after: tuple[datetime, int] | None = None) -> list[dict[str, Any]]:
-    """The player's rating before and after each rated game, oldest first (the order the
-    games were rated in), continuing after the (game_time, seq) ``after``."""
+    """The player's rating before and after each rated game in the order the games were
+    rated in (their time to the second, then upload order), continuing after the
+    (time to the second, seq) ``after``."""
     clauses, params = ["player = ?"], [player]
     if variant is not None:
         clauses.append("variant = ?")
         params.append(variant)
     if after is not None:
-        clauses.append("(game_time > ? OR (game_time = ? AND seq > ?))")
+        clauses.append(f"({_AT} > ? OR ({_AT} = ? AND seq > ?))")
         params += [after[0], after[0], after[1]]
     sql = (f"SELECT {', '.join(HISTORY_COLUMNS)} FROM rating_history "
-           f"WHERE {' AND '.join(clauses)} ORDER BY game_time, seq LIMIT ?")
+           f"WHERE {' AND '.join(clauses)} ORDER BY {_AT}, seq LIMIT ?")
     with store.cursor() as cur:
         rows = cur.execute(sql, [*params, limit]).fetchall()
     return [dict(zip(HISTORY_COLUMNS, row, strict=True)) for row in rows]

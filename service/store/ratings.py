@@ -51,9 +51,11 @@ SELECT g.id, g.variant, g.game_time, g.seq, g.lower_wins, g.winner,
 FROM games g JOIN game_players gp ON gp.game_id = g.id
 WHERE g.finished AND g.status IN ('valid', 'mismatch') AND {LIVE_GAMES}{{where}}
 GROUP BY g.id, g.variant, g.game_time, g.seq, g.lower_wins, g.winner
-ORDER BY g.variant, g.game_time, g.seq"""
-_AFTER = " AND (game_time > ? OR (game_time = ? AND seq >= ?))"
-_BEFORE = " AND (game_time < ? OR (game_time = ? AND seq < ?))"
+ORDER BY g.variant, date_trunc('second', g.game_time), g.seq"""
+# A game's place in its pool (``order_key``): its time to the second, then its upload order.
+_AT = "date_trunc('second', game_time)"
+_AFTER = f" AND ({_AT} > ? OR ({_AT} = ? AND seq >= ?))"
+_BEFORE = f" AND ({_AT} < ? OR ({_AT} = ? AND seq < ?))"
 
 
 def _rated(row: Sequence[Any]) -> RatedGame:
@@ -199,8 +201,8 @@ class Keeper:
                 ledger = ledgers.setdefault(variant, Ledger())
                 ledger.ratings[player] = Rating(mu, sigma, games, last_played)
             for variant, at, seq in cur.execute(
-                    "SELECT variant, game_time, seq FROM rating_history QUALIFY row_number() "
-                    "OVER (PARTITION BY variant ORDER BY game_time DESC, seq DESC) = 1"
+                    f"SELECT variant, {_AT}, seq FROM rating_history QUALIFY row_number() "
+                    f"OVER (PARTITION BY variant ORDER BY {_AT} DESC, seq DESC) = 1"
                     ).fetchall():
                 ledgers.setdefault(variant, Ledger()).last = (at, seq)
             self._ledgers = ledgers
@@ -285,7 +287,7 @@ class Keeper:
         pool replayed from its place, when it was rated."""
         pending = Pending()
         self._loaded(cur)
-        row = cur.execute("SELECT variant, game_time, seq FROM rating_history "
+        row = cur.execute(f"SELECT variant, {_AT}, seq FROM rating_history "
                           "WHERE game_id = ? LIMIT 1", [gid]).fetchone()
         if row is not None:
             self._replay(cur, row[0], (row[1], row[2]), pending)
@@ -298,7 +300,7 @@ class Keeper:
                   cur.execute(
                       "SELECT player, mu, sigma, games, game_time FROM rating_history "
                       f"WHERE variant = ?{_BEFORE} QUALIFY row_number() OVER (PARTITION BY "
-                      "player ORDER BY game_time DESC, seq DESC) = 1", params).fetchall()}
+                      f"player ORDER BY {_AT} DESC, seq DESC) = 1", params).fetchall()}
         dropped = {player for (player,) in cur.execute(
             f"DELETE FROM rating_history WHERE variant = ?{_AFTER} RETURNING player",
             params).fetchall()}
@@ -315,8 +317,8 @@ class Keeper:
         if games:
             pending.last[variant] = order_key(games[-1])
         else:
-            row = cur.execute("SELECT game_time, seq FROM rating_history WHERE variant = ? "
-                              "ORDER BY game_time DESC, seq DESC LIMIT 1", [variant]).fetchone()
+            row = cur.execute(f"SELECT {_AT}, seq FROM rating_history WHERE variant = ? "
+                              f"ORDER BY {_AT} DESC, seq DESC LIMIT 1", [variant]).fetchone()
             pending.last[variant] = None if row is None else (row[0], row[1])
 
 

@@ -151,3 +151,17 @@ def test_ratings_are_computed_when_a_store_opens_with_stale_ones(tmp_path):
                 (DESCRIPTION,)]
     finally:
         store.close()
+
+
+def test_games_of_the_same_second_are_rated_in_upload_order_without_a_replay(open_store):
+    store = open_store()
+    first = sample("gin-01") | {"played_at": "2024-03-01T10:00:00.900Z"}
+    second = sample("gin-02") | {"played_at": "2024-03-01T10:00:00.100Z"}  # earlier
+    store.submit([record(first)])
+    store.submit([record(second)])
+    assert store._ratings.replays == 0
+    with store.cursor() as cur:
+        order = [gid for (gid,) in cur.execute(
+            "SELECT game_id FROM rating_history WHERE player = 'ana' ORDER BY games")]
+    assert order == [record(first).id, record(second).id]
+    assert_recompute_agrees(store)
