@@ -162,6 +162,7 @@ def test_games_of_the_same_second_are_rated_in_upload_order_without_a_replay(ope
     assert store._ratings.replays == 0
     with store.cursor() as cur:
         order = [gid for (gid,) in cur.execute(
-            "SELECT game_id FROM rating_history WHERE player = 'ana' ORDER BY games")]
+            "SELECT game_id FROM rating_history WHERE player = 'ana' ORDER BY games"
+        ).fetchall()]
     assert order == [record(first).id, record(second).id]
     assert_recompute_agrees(store)
