@@ -20,7 +20,7 @@ import time
 import orjson
 
 from service.engine import parse_game, verify
-from service.engine.parse import load_json
+from service.engine.logformat import load_json
 from service.generator import generate_games
 
 CASES = [("gin", 2), ("rummy", 2), ("rummy", 4), ("rummy-pagat", 3), ("rummy-block", 4),

@@ -24,15 +24,14 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import multiprocessing
 import os
 import queue
 import random
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -46,6 +45,7 @@ from .engine.report import VALID
 from .engine.rules import GIN, PRESETS
 from .engine.words import plural
 from .generator import generate_game
+from .pool import Pool
 
 EXIT_OK, EXIT_FAILED, EXIT_LOCKED = 0, 1, 2
 MIXED = "mixed"
@@ -308,71 +308,35 @@ def _work(index: int) -> tuple[Any, int]:
     return build_record(document, raw, game, report), deals
 
 
-def _worker_main(plan: LoadPlan, as_records: bool, worker: int, workers: int, games: int,
-                 out: Any) -> None:
-    """A generating process: blocks ``worker``, ``worker + workers``, ... in order, each
-    sent as one message.  The queue's feeder thread sends while this one goes on
-    generating, so a parent busy storing never stalls it (up to LOOKAHEAD blocks)."""
-    _init_worker(plan, as_records)
-    try:
-        for block in range(worker, -(-games // BLOCK), workers):
-            first = block * BLOCK
-            out.put((True, [_work(i) for i in range(first, min(first + BLOCK, games))]))
-    except BaseException:  # reported by the parent, which stops the load
-        out.put((False, traceback.format_exc()))
-    finally:
-        out.close()
-        out.join_thread()
-
-
-def _receive(channel: Any, process: Any) -> tuple[bool, Any]:
-    """The next message of a worker; RuntimeError if it died without sending it."""
-    while True:
-        try:
-            return channel.get(timeout=1.0)
-        except queue.Empty:
-            if not process.is_alive():
-                try:
-                    return channel.get(timeout=5.0)
-                except queue.Empty:
-                    raise RuntimeError(f"generating process {process.name} exited with code "
-                                       f"{process.exitcode}") from None
+def _block(first: int, last: int) -> list[tuple[Any, int]]:
+    """In a generating process: games ``first`` to ``last - 1``."""
+    return [_work(i) for i in range(first, last)]
 
 
 def _results(plan: LoadPlan, games: int, as_records: bool,
              processes: int) -> Iterator[tuple[Any, int]]:
-    """The games in order, made in ``processes`` fresh interpreters (spawned: no DuckDB
-    handle or lock of this process is ever inherited).  Blocks of BLOCK games are dealt
-    round-robin and read back in the same order, so the order never depends on timing."""
+    """The games in order, made in a pool of ``processes`` generating processes
+    (``service.pool``: fresh interpreters, so no DuckDB handle or lock of this process is
+    ever inherited).  Blocks of BLOCK games are generated in parallel and read back in
+    order, up to LOOKAHEAD blocks a process ahead of the one being stored, so the order
+    never depends on timing and a parent busy storing never stalls the pool for long."""
     blocks = -(-games // BLOCK)
     if processes <= 1 or blocks <= 1:
         _init_worker(plan, as_records)
         for index in range(games):
             yield _work(index)
         return
-    context = multiprocessing.get_context("spawn")
     workers = min(processes, blocks)
-    channels = [context.Queue(maxsize=LOOKAHEAD) for _ in range(workers)]
-    children = [context.Process(target=_worker_main, name=f"load-synthetic-{k}", daemon=True,
-                                args=(plan, as_records, k, workers, games, channels[k]))
-                for k in range(workers)]
-    for child in children:
-        child.start()
-    try:
-        for block in range(blocks):
-            ok, payload = _receive(channels[block % workers], children[block % workers])
-            if not ok:
-                raise RuntimeError(f"a generating process failed:\n{payload}")
-            yield from payload
-    finally:
-        for child in children:
-            if child.is_alive():
-                child.terminate()
-        for child in children:
-            child.join()
-        for channel in channels:
-            channel.close()
-            channel.cancel_join_thread()
+    jobs = ((b * BLOCK, min((b + 1) * BLOCK, games)) for b in range(blocks))
+    with Pool(workers, _init_worker, (plan, as_records)) as pool:
+        try:
+            for block in pool.ordered(_block, jobs, ahead=workers * LOOKAHEAD):
+                yield from block
+        except BrokenProcessPool:
+            raise RuntimeError("a generating process exited before sending its games") \
+                from None
+        except Exception as error:
+            raise RuntimeError(f"a generating process failed: {error!r}") from error
 
 
 # --------------------------------------------------------------------------- progress

@@ -23,8 +23,8 @@ import pytest
 
 from service.api.variants import describe_variants
 from service.engine import parse_game, verify
+from service.engine.logformat import schema_errors
 from service.engine.model import ACTIONS
-from service.engine.parse import schema_errors
 from service.engine.report import VIOLATION_CODES, WARNING_CODES
 from service.engine.rules import OPTIONS, PRESETS
 

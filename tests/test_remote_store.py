@@ -232,3 +232,22 @@ def test_a_killed_owner_leaves_its_folder_for_the_next_start(tmp_path):
     finally:
         tempfile.tempdir = original
     assert not left[0].exists()
+
+
+def test_both_stores_offer_the_reader_interface_the_queries_use(tmp_path):
+    from service.store import Reader
+    from service.store.stats import variant_stats
+
+    local = Store(tmp_path / "local.duckdb")
+    remote = RemoteStore(str(tmp_path / "remote.duckdb"))
+    try:
+        for store in (local, remote):
+            assert isinstance(store, Reader)
+            with store.cursor() as cur:
+                for name in ("execute", "fetchall", "fetchone", "description"):
+                    assert hasattr(cur, name), (type(store).__name__, name)
+            assert variant_stats(store) == []  # an empty store, read through the interface
+    finally:
+        local.close()
+        remote.close()
+    assert not isinstance(object(), Reader)

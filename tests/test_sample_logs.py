@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from service.engine import parse_game, verify
-from service.engine.parse import schema_errors
+from service.engine.logformat import schema_errors
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import current_app
 
-from ..engine.parse import MAX_BYTES
+from ..engine.limits import MAX_BYTES
 from ..engine.words import integer_range
 from ..store import Store
 from ..store.remote import RemoteStore

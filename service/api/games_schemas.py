@@ -15,8 +15,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields
 from marshmallow.validate import Length, OneOf, Range
 
-from ..engine.limits import TIME_RANGE, calendar_date, instant
-from ..engine.parse import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
+from ..engine.limits import MAX_ID_LENGTH, MAX_PLAYER_LENGTH, TIME_RANGE, calendar_date, instant
 from ..engine.report import ILLEGAL, INCOMPLETE, MISMATCH, VALID
 from ..engine.rules import PRESETS
 from ..engine.words import integer_range

@@ -13,7 +13,7 @@ from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields
 from marshmallow.validate import Length, OneOf
 
-from ..engine.parse import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
+from ..engine.limits import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
 from ..engine.rules import PRESETS
 from ..store.stats import ORDERS, SORT_KEYS, StatsFilter, head_to_head, leaderboard, player_stats
 from .auth import read_access

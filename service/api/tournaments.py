@@ -26,7 +26,7 @@ from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields
 from marshmallow.validate import OneOf, Range
 
-from ..engine.parse import MAX_ID_LENGTH
+from ..engine.limits import MAX_ID_LENGTH
 from ..store.audit import (
     DISCREPANCY_KINDS,
     HIGHER,

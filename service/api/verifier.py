@@ -11,24 +11,23 @@ medians).  Without a store process the rows come back for the one writer.
 One process per core rather than one fewer: while a batch is verified the serving
 process mostly waits for the pool (measured: 2,100-2,500 four-player Rummy deals/s with
 two processes on two cores, 1,500-1,600 with one).  The pool uses fresh interpreters
-(spawn), never a fork of the serving process, so no DuckDB handle or lock is inherited.
+(spawn), never a fork of the serving process, so no DuckDB handle or lock is inherited:
+the pool is ``service.pool``'s, which the synthetic loader uses too.
 """
 
 from __future__ import annotations
 
 import gc
-import multiprocessing
-import signal
 import traceback
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from ..engine import LogValidationError
 from ..engine.words import plural
+from ..pool import Pool
 from ..store import Answer, GameRecord, GameRows, StoreError, game_rows
-from ..store.remote import StoreClient, sigint_held
+from ..store.remote import StoreClient
 from .intake import check_log
 from .problems import (
     INTERNAL_ERROR,
@@ -100,10 +99,8 @@ _STORE: StoreClient | None = None  # in a pool process: the store process, if an
 
 
 def _connect(where: tuple[str, bytes] | None) -> None:
-    """A pool process starts: it ignores SIGINT (Ctrl-C reaches the whole process
-    group; the pool is shut down by its parent) and connects to the store process."""
+    """A pool process starts: it connects to the store process, if there is one."""
     global _STORE
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _STORE = StoreClient(*where) if where is not None else None
 
 
@@ -142,11 +139,7 @@ class Verifier:
 
     def __init__(self, processes: int, store_at: tuple[str, bytes] | None = None):
         self.processes = processes
-        self._pool: ProcessPoolExecutor | None = None
-        if processes > 0:
-            self._pool = ProcessPoolExecutor(
-                max_workers=processes, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_connect, initargs=(store_at,))
+        self._pool = Pool(processes, _connect, (store_at,)) if processes > 0 else None
 
     def submit(self, items: list[tuple[int, bytes | None]], limit: int,
                uploader: str | None, direct: bool = True) -> Callable[[], list[Part]]:
@@ -160,12 +153,11 @@ class Verifier:
             return lambda: parts
         size = -(-len(items) // self.processes)
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
-        with sigint_held():  # a submit may start a pool process
-            futures = [self._pool.submit(judge_part, chunk, limit, uploader, direct)
-                       for chunk in chunks]
+        futures = [self._pool.submit(judge_part, chunk, limit, uploader, direct)
+                   for chunk in chunks]
         return lambda: [future.result() for future in futures]
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.close()
             self._pool = None

@@ -6,8 +6,8 @@
     'valid'
 """
 
+from .logformat import LogValidationError, game_from_json, load_json, parse_game
 from .model import Deal, Game, Move
-from .parse import LogValidationError, game_from_json, load_json, parse_game
 from .replay import verify
 from .report import Report, Violation
 from .rules import OPTIONS, PRESETS, Rules, resolve_rules

@@ -14,7 +14,21 @@ from .cards import ACE, SPADES, card_name, names, rank_of, suit_of
 from .cards import cards_of as _cards
 from .cards import mask_of as _mask
 from .melds import best_arrangement, deadwood, discard_deadwoods, layoff_fits, meld_kind
-from .model import DISCARD, DRAW, GIN, KNOCK, LAYOFF, PASS, SHOW, STOCK, Deal, Move, Outcome
+from .model import (
+    DISCARD,
+    DRAW,
+    GIN,
+    KNOCK,
+    LAYOFF,
+    PASS,
+    SHOW,
+    STOCK,
+    Action,
+    Deal,
+    Move,
+    Outcome,
+    move_of,
+)
 from .rules import Rules
 from .scoring import gin_points
 from .table import Problem, Table
@@ -292,7 +306,7 @@ class GinTable(Table):
 
     # -- legal moves --------------------------------------------------------------------
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self, only: Action | None = None) -> list[Move]:
         """The moves of the phase (see ``Table.legal_moves``):
 
         * first upcard (``upcard_pass``): take it or pass; after two refusals the first
@@ -307,29 +321,35 @@ class GinTable(Table):
         """
         if self.ended:
             return []
+        if only is not None and (only not in (DISCARD, KNOCK, GIN) or not self.drew
+                                 or self.phase == AFTER_KNOCK):
+            return [move for move in self.legal_moves() if move.action == only]
         if self.phase == AFTER_KNOCK:
             return self._defender_moves()
         player = self.to_move
         if not self.drew:
             if self.phase == UPCARD and self.refusals < 2:
-                return [*self.discard_draws(player), Move(player, PASS)]
+                return [*self.discard_draws(player), move_of(player, PASS)]
             # The upcard both players refused is not taken later.
             moves = [] if self.phase == UPCARD else self.discard_draws(player)
             if self.at_floor:
-                moves.append(Move(player, PASS))
+                moves.append(move_of(player, PASS))
             else:
                 moves.extend(self.stock_draws(player))
             return moves
-        moves = [] if self.at_floor else self.discards(player)
+        moves = [] if self.at_floor or only not in (None, DISCARD) else self.discards(player)
+        if only == DISCARD:
+            return moves
         hand = self.hands[player]
         allowed = set(self.discardable(player))
         limit = self.knock_limit
         for card, dw in discard_deadwoods(hand, self.rules.ace, self.points):
             if dw <= limit and card in allowed:
                 melds = self.best(hand & ~(1 << card))[1]
-                moves.append(Move(player, GIN if dw == 0 else KNOCK, card=card,
-                                  melds=_declared(melds)))
-        if self.rules.big_gin_bonus is not None:
+                action = GIN if dw == 0 else KNOCK
+                if only in (None, action):
+                    moves.append(Move(player, action, card=card, melds=_declared(melds)))
+        if self.rules.big_gin_bonus is not None and only in (None, GIN):
             dw, melds = self.best(hand)
             if dw == 0:
                 moves.append(Move(player, GIN, melds=_declared(melds)))
@@ -340,11 +360,7 @@ class GinTable(Table):
         free = self.hands[defender] & ~self.laid_off
         moves = []
         if not self.is_gin and self.declared:
-            ace = self.rules.ace
-            for card in _cards(free & ~self._shown_mask()):
-                moves.extend(Move(defender, LAYOFF, card=card, meld=i)
-                             for i, (mask, kind) in enumerate(self.knock_melds)
-                             if layoff_fits(mask, kind, card, ace))
+            moves = self.layoffs(defender, free & ~self._shown_mask(), self.knock_melds)
         if self.shown is None:
             moves.append(Move(defender, SHOW, melds=_declared(self.best(free)[1])))
         return moves

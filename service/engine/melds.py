@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import combinations, product
+from typing import Any
 
 from .cards import FULL_DECK, SUIT_MASK, mask_points
 from .rules import ACE_MODES
@@ -154,6 +155,41 @@ def layoff_fits(meld_mask: int, kind: str, card: int, ace: str) -> bool:
     if meld_mask & bit or meld_kind(meld_mask, ace) != kind:
         return False
     return meld_kind(meld_mask | bit, ace) == kind
+
+
+_LAYOFFS: dict[tuple[int, str, str], int] = {}
+_LAYOFFS_LIMIT = 1 << 16
+
+
+def layoff_cards(meld_mask: int, kind: str, ace: str) -> int:
+    """Every card that may be laid off on the meld (as ``layoff_fits`` says), as a mask.
+
+    Only a missing card of a group's rank, or a card of a run's suit next to one of its
+    ranks (the ace next to the king as well as the two), can fit, so only those few are
+    asked.  Remembered: the melds on a table change slowly."""
+    key = (meld_mask, kind, ace)
+    found = _LAYOFFS.get(key)
+    if found is not None:
+        return found
+    out = 0
+    if meld_mask > 0:
+        low = (meld_mask & -meld_mask).bit_length() - 1
+        if kind == GROUP:
+            candidates = _COLUMN << low % 13 & ~meld_mask & FULL_DECK
+        else:
+            shift = low - low % 13
+            ranks = meld_mask >> shift & SUIT_MASK
+            near = (ranks << 1 | ranks >> 1 | ranks >> 12 | (ranks & 1) << 12) & SUIT_MASK
+            candidates = (near & ~ranks) << shift
+        while candidates:
+            bit = candidates & -candidates
+            candidates ^= bit
+            if layoff_fits(meld_mask, kind, bit.bit_length() - 1, ace):
+                out |= bit
+    if len(_LAYOFFS) >= _LAYOFFS_LIMIT:
+        _LAYOFFS.clear()
+    _LAYOFFS[key] = out
+    return out
 
 
 @cache
@@ -426,9 +462,30 @@ def least_deadwood(hand_mask: int, ace: str, points: Sequence[int]) -> int:
     return total - _best_groups(hand_mask, triples, tables, points)[0]
 
 
-def discard_deadwoods(hand_mask: int, ace: str, points: Sequence[int]) -> list[tuple[int, int]]:
+# The last question and its answer, as one tuple: threads share it, and replacing one
+# reference is atomic where updating two would not be.
+_last_discards: tuple[Any, tuple[tuple[int, int], ...]] = (None, ())
+
+
+def discard_deadwoods(hand_mask: int, ace: str,
+                      points: Sequence[int]) -> tuple[tuple[int, int], ...]:
     """For each card of the hand, in ascending order, ``(card, least deadwood of the hand
     without it)``.
+
+    The last answer is remembered: the table listing a player's moves and the player
+    weighing them ask about the same hand one after the other."""
+    global _last_discards
+    key = (hand_mask, ace, points)
+    last_key, answer = _last_discards
+    if last_key == key:
+        return answer
+    answer = tuple(_discard_deadwoods(hand_mask, ace, points))
+    _last_discards = (key, answer)
+    return answer
+
+
+def _discard_deadwoods(hand_mask: int, ace: str, points: Sequence[int]) -> list[tuple[int, int]]:
+    """``discard_deadwoods``, worked out.
 
     Discarding a card of a rank held fewer than three times leaves the group choices of
     the hand as they were (runs only lose cards, so a group no run could use stays so):

@@ -76,6 +76,22 @@ class Move:
     reason: str | None = None  # end
 
 
+_MOVES: dict[tuple, Move] = {}
+
+
+def move_of(player: int, action: Action, source: Pile | None = None, card: Card | None = None,
+            meld: int | None = None) -> Move:
+    """``Move(player, action, source=..., card=..., meld=...)``, one shared instance for
+    each (moves are immutable, and the lookup costs less than building one)."""
+    key = (player, action, source, card, meld)
+    found = _MOVES.get(key)
+    if found is None:
+        if len(_MOVES) >= 1 << 16:
+            _MOVES.clear()
+        found = _MOVES[key] = Move(player, action, source=source, card=card, meld=meld)
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class Deal:
     dealer: int

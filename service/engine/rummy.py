@@ -11,7 +11,20 @@ from .cards import card_name, names
 from .cards import cards_of as _cards
 from .cards import mask_of as _mask
 from .melds import candidate_melds, layoff_fits, meld_kind
-from .model import DISCARD, DRAW, END, LAYOFF, MELD, RESHUFFLE, STOCK, Deal, Move, Outcome
+from .model import (
+    DISCARD,
+    DRAW,
+    END,
+    LAYOFF,
+    MELD,
+    RESHUFFLE,
+    STOCK,
+    Action,
+    Deal,
+    Move,
+    Outcome,
+    move_of,
+)
 from .rules import Rules, StockPolicy
 from .table import Problem, Table
 from .words import plural
@@ -89,7 +102,7 @@ class RummyTable(Table):
 
     # -- legal moves ----------------------------------------------------------------
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self, only: Action | None = None) -> list[Move]:
         """The moves of the turn (see ``Table.legal_moves``):
 
         * before drawing: the stock (rebuilt from the discards first when it is empty
@@ -104,19 +117,22 @@ class RummyTable(Table):
             return []
         player = self.to_move
         if self.drew:
-            return [*self._melds_now(player), *self._layoffs_now(player),
-                    *self.discards(player)]
+            return [*(self._melds_now(player) if only in (None, MELD) else ()),
+                    *(self._layoffs_now(player) if only in (None, LAYOFF) else ()),
+                    *(self.discards(player) if only in (None, DISCARD) else ())]
+        if only is not None:
+            return [move for move in self.legal_moves() if move.action == only]
         moves = []
         if self.reuse_due():  # recorded by any seated player, the one to move first
             turn = self.turn
-            moves = [Move(seat, RESHUFFLE) for seat in self.order[turn:] + self.order[:turn]]
+            moves = [move_of(seat, RESHUFFLE) for seat in self.order[turn:] + self.order[:turn]]
         settled = self  # as a draw or an end finds it: a pending reuse done
         if self.reuse_pending or not self.stock_count:  # only then may it change
             settled = self.copy()
             settled.settle_pending()
         moves.extend(settled.discard_draws(player))
         if not settled.stock_count and not settled.reusable():
-            moves.append(Move(player, END))
+            moves.append(move_of(player, END))
         if not settled.stock_count and settled.reusable() \
                 and self.rules.stock_exhausted != KEEP_LAST:
             settled.rebuild(None)  # a draw from the empty stock rebuilds it first
@@ -138,11 +154,7 @@ class RummyTable(Table):
         hand = self.hands[player]
         if self.rules.discard_to_go_out and hand.bit_count() == 1:
             return []
-        ace = self.rules.ace
-        return [Move(player, LAYOFF, card=card, meld=i)
-                for card in _cards(hand)
-                for i, (mask, kind) in enumerate(self.melds)
-                if layoff_fits(mask, kind, card, ace)]
+        return self.layoffs(player, hand, self.melds)
 
     # -- moves ----------------------------------------------------------------------
 

@@ -9,14 +9,15 @@ the action is allowed at all, the turn, the phase, the cards, then the rule.
 from __future__ import annotations
 
 import copy as _copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Self
 
 from . import report as R
 from .cards import FULL_DECK, card_name, mask_points, names, point_table
 from .cards import cards_of as _cards
 from .cards import mask_of as _mask
-from .model import DISCARD, DISCARD_PILE, DRAW, STOCK, Deal, Move
+from .melds import layoff_cards
+from .model import DISCARD, DISCARD_PILE, DRAW, LAYOFF, STOCK, Action, Deal, Move, move_of
 from .rules import Rules
 from .words import plural
 
@@ -64,10 +65,11 @@ class Table:
                           for action, handler in self.handlers.items()}
         return other
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self, only: Action | None = None) -> list[Move]:
         """Every move the rules allow now, in the log's own move type: playing any of
         them is legal, and a move of another kind, card, pile or player is refused
-        with its violation code.  Empty once the deal is over.
+        with its violation code.  Empty once the deal is over.  With ``only``, just the
+        moves of that action, in the same order (and without the cost of the others).
 
         One spelling per move: a drawn card is always named (where the stock's order
         is known, the same draw without the card is the same move); a meld's cards and
@@ -85,14 +87,14 @@ class Table:
         if not self.stock_count:
             return []
         if self.stock_order is not None:
-            return [Move(player, DRAW, source=STOCK, card=self.stock_order[-1])]
-        return [Move(player, DRAW, source=STOCK, card=c) for c in _cards(self.stock_set)]
+            return [move_of(player, DRAW, STOCK, self.stock_order[-1])]
+        return [move_of(player, DRAW, STOCK, c) for c in _cards(self.stock_set)]
 
     def discard_draws(self, player: int) -> list[Move]:
         """Taking the top of the discard pile, when there is one."""
         if not self.pile:
             return []
-        return [Move(player, DRAW, source=DISCARD_PILE, card=self.pile[-1])]
+        return [move_of(player, DRAW, DISCARD_PILE, self.pile[-1])]
 
     def discardable(self, player: int) -> list[int]:
         """The cards of the hand that may be discarded (the card taken from the discard
@@ -103,7 +105,18 @@ class Table:
         return _cards(hand)
 
     def discards(self, player: int) -> list[Move]:
-        return [Move(player, DISCARD, card=c) for c in self.discardable(player)]
+        return [move_of(player, DISCARD, card=c) for c in self.discardable(player)]
+
+    def layoffs(self, player: int, cards: int, melds: Sequence[tuple[int, str]]) -> list[Move]:
+        """Laying off each of ``cards`` (a mask) on each of ``melds`` (mask, kind) that
+        it fits, by card then by meld number."""
+        ace = self.rules.ace
+        fits = [layoff_cards(mask, kind, ace) & cards for mask, kind in melds]
+        reach = 0
+        for fit in fits:
+            reach |= fit
+        return [move_of(player, LAYOFF, card=card, meld=i)
+                for card in _cards(reach) for i, fit in enumerate(fits) if fit >> card & 1]
 
     # -- names and messages ---------------------------------------------------------
 

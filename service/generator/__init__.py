@@ -18,6 +18,12 @@ Bots (simple but sensible):
   players keep playing for gin), gin at 0; the defender lays off what lowers their
   deadwood and sometimes shows melds; the upcard pass and the stock floor as the options
   say (at the floor: take the discard only to knock at once, else ``pass``).
+* A colluding pair (``collude=(feeder, partner)``, for tests of the integrity screen):
+  the feeder knows the partner's hand and discards what the partner takes (gin: the
+  card that lowers the partner's deadwood most; Rummy family: a card that makes or
+  extends a meld of the partner's hand or fits a table meld, which reaches the partner
+  only when they play next), and in gin never knocks or goes gin against the partner
+  (at the floor it passes).  Off, nothing changes: the same seed gives the same bytes.
 
 Speed: the claims come from the generator's own engine tables and scoreboard (the same
 code the replay runs), so a game is not replayed here; set ``RUMMY_GENERATE_CHECK=1``

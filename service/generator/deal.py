@@ -1,5 +1,12 @@
 """One generated deal: the cards dealt, the engine's table, every move logged; what the
-bots of both families share."""
+bots of both families share.
+
+The bots choose among the engine's legal moves (``Table.legal_moves``): at each decision
+they ask the table what may be played and pick one of those moves by their policy.  The
+log may spell the chosen move another way that means the same (a drawn card left unnamed
+where the stock's order is known, a declaration's melds left to the engine, a meld's
+cards in any order, a gin written as a knock without deadwood), so that generated logs
+exercise every spelling the format allows."""
 
 from __future__ import annotations
 
@@ -8,10 +15,9 @@ from typing import TYPE_CHECKING, Any
 from ..engine.cards import CARD_NAMES, SUIT_MASK, card_name, cards_of, point_table
 from ..engine.gin import GinTable
 from ..engine.melds import (
-    GROUP,
     best_arrangement,
     candidate_melds,
-    layoff_fits,
+    layoff_cards,
     least_deadwood,
 )
 from ..engine.model import (
@@ -23,6 +29,7 @@ from ..engine.model import (
     Action,
     Deal,
     Move,
+    move_of,
 )
 from ..engine.rummy import RummyTable
 
@@ -65,6 +72,10 @@ class DealWriter:
         self.dw_memo = game.dw_memo
         self.cover = run_cover(self.ace)
         self.fits_now: int | None = None
+        # (feeder, partner) when a colluding pair plays this deal (see ``feeder``).
+        pair = game.collusion
+        self.feeds = pair if pair is not None and pair[0] in seats and pair[1] in seats \
+            else None
         n = len(seats)
         size = self.rules.hand_size
         start = (seats.index(dealer) + 1) % n
@@ -123,6 +134,7 @@ class DealWriter:
         return {"p": self.names[seat], "a": action.value, **fields}
 
     def draw_discard(self, seat: int) -> int:
+        """Take the top of the discard pile (the draw listed), naming it sometimes."""
         top = self.table.pile[-1]
         entry = self.entry(seat, DRAW, **{"from": DISCARD_PILE.value})
         if self.rng.random() < 0.3:
@@ -131,10 +143,12 @@ class DealWriter:
         self.do(move_of(seat, DRAW, DISCARD_PILE, named), entry)
         return top
 
-    def draw_stock(self, seat: int) -> int:
-        """Draw the real top of the stock; name it where the engine cannot know it (and
-        always without a deck), sometimes where it can."""
+    def draw_stock(self, seat: int, moves: list[Move]) -> int:
+        """Draw the real top of the stock, one of the stock draws listed in ``moves``;
+        name it where the engine cannot know it (and always without a deck), sometimes
+        where it can."""
         card = self.stock.pop()
+        chosen(moves, move_of(seat, DRAW, STOCK, card))
         table = self.table
         if self.known and table.stock_order:
             assert table.stock_order[-1] == card, "the generator lost the stock order"
@@ -178,32 +192,38 @@ class DealWriter:
         ace = self.ace
         out = 0
         for mask, kind in melds:
-            out |= fit_mask(mask, kind, ace)
+            out |= layoff_cards(mask, kind, ace)
         return out
 
     def fitting_meld(self, melds: list[list], card: int) -> int | None:
         """The first of ``melds`` that ``card`` may be laid off on."""
         ace = self.ace
         for i, (mask, kind) in enumerate(melds):
-            if fit_mask(mask, kind, ace) >> card & 1:
+            if layoff_cards(mask, kind, ace) >> card & 1:
                 return i
         return None
 
 
-_MOVES: dict[tuple, Move] = {}
+def listed(moves: list[Move], action: Action, **fields: Any) -> Move | None:
+    """The first of ``moves`` doing ``action`` with those field values, or None."""
+    for move in moves:
+        if move.action == action and all(getattr(move, k) == v for k, v in fields.items()):
+            return move
+    return None
 
 
-def move_of(seat: int, action: str, source: str | None = None, card: int | None = None,
-          meld: int | None = None) -> Move:
-    """``Move(seat, action, source=..., card=..., meld=...)``, one shared instance each
-    (moves are immutable; building one costs more than the lookup)."""
-    key = (seat, action, source, card, meld)
-    found = _MOVES.get(key)
-    if found is None:
-        if len(_MOVES) >= 1 << 16:
-            _MOVES.clear()
-        found = _MOVES[key] = Move(seat, action, source=source, card=card, meld=meld)
-    return found
+def chosen(moves: list[Move], move: Move) -> Move:
+    """The move a bot's policy chose, which must be one of ``moves``, the legal moves
+    listed (an AssertionError otherwise: the bot and the engine disagree)."""
+    if move not in moves:
+        raise AssertionError(f"the bot chose {move}, which the engine does not list among "
+                             f"{len(moves)} legal moves")
+    return move
+
+
+def declared(melds: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Melds (masks) as a move declares them: each meld's cards in ascending order."""
+    return tuple(tuple(cards_of(m)) for m in melds)
 
 
 def unconnected(mask: int, hand: int) -> int:
@@ -247,34 +267,3 @@ def run_cover(ace: str) -> list[int]:
         table = _COVERS[ace] = [union(candidate_melds(ranks, ace))
                                 for ranks in range(SUIT_MASK + 1)]
     return table
-
-
-_FITS: dict[tuple[int, str, str], int] = {}
-_FITS_LIMIT = 1 << 16
-
-
-def fit_mask(mask: int, kind: str, ace: str) -> int:
-    """The cards that ``layoff_fits`` the meld: only a card of a group's rank, or of a
-    run's suit next to one of its ranks (the ace next to the king), can, so those few
-    are asked."""
-    key = (mask, kind, ace)
-    found = _FITS.get(key)
-    if found is not None:
-        return found
-    out = 0
-    if mask:
-        low = (mask & -mask).bit_length() - 1
-        if kind == GROUP:
-            candidates = COLUMN << low % 13 & ~mask
-        else:
-            shift = low - low % 13
-            ranks = mask >> shift & SUIT_MASK
-            near = (ranks << 1 | ranks >> 1 | ranks >> 12 | (ranks & 1) << 12) & SUIT_MASK
-            candidates = (near & ~ranks) << shift
-        for card in cards_of(candidates):
-            if layoff_fits(mask, kind, card, ace):
-                out |= 1 << card
-    if len(_FITS) >= _FITS_LIMIT:
-        _FITS.clear()
-    _FITS[key] = out
-    return out

@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
-from ..engine.limits import TIME_RANGE
-from ..engine.parse import FORMAT, MAX_PLAYER_LENGTH, instant, parse_game
+from ..engine.limits import MAX_PLAYER_LENGTH, TIME_RANGE, instant
+from ..engine.logformat import FORMAT, parse_game
 from ..engine.replay import verify
 from ..engine.rules import PRESETS, Rules, resolve_rules
 from ..engine.scoring import Scoreboard
@@ -30,7 +30,7 @@ Seed = int | tuple[int, ...]
 def generate_game(variant: str, seed: Seed, players: int | None = None,
                   rules: dict | None = None, with_deck: bool = False,
                   names: Sequence[str] | None = None, tournament: dict | None = None,
-                  played_at: str | None = None) -> Json:
+                  played_at: str | None = None, collude: tuple[str, str] | None = None) -> Json:
     """One complete, legal game as a JSON-ready dict, the same for the same arguments.
 
     ``seed`` is an int or a tuple of ints.  ``players`` defaults to a seeded choice within
@@ -48,24 +48,35 @@ def generate_game(variant: str, seed: Seed, players: int | None = None,
     pool; distinct names, seat order as drawn; in four-player gin seats 0 and 2 are one
     team); default ``PLAYER_NAMES`` in order.  ``tournament`` (``id``, ``round``,
     ``table``) and ``played_at`` (an RFC 3339 date-time) are copied into the log.
+
+    ``collude`` plants a colluding pair, ``(feeder, partner)`` by player id: in every
+    deal both of them play, the feeder plays for the partner (see ``feeder``); without
+    it, or when either is not seated, every player is honest and the game is the same
+    as without the argument.
     """
     _check_context(tournament, played_at)
+    if collude is not None and (len(collude) != 2 or collude[0] == collude[1]):
+        raise ValueError("collude is a pair of two player ids: (feeder, partner)")
     rng = _rng(seed)
     seated = None
     if names is not None:
         seated = _draw_names(names, seed, variant, players, rng)
-    log = GameWriter(variant, rng, players, rules, with_deck, seated).run()
+    writer = GameWriter(variant, rng, players, rules, with_deck, seated)
+    if collude is not None and collude[0] in writer.names and collude[1] in writer.names:
+        writer.collusion = (writer.names.index(collude[0]), writer.names.index(collude[1]))
+    log = writer.run()
     return _with_context(log, tournament, played_at)
 
 
 def generate_games(variant: str, games: int, seed: int = 0, players: int | None = None,
                    rules: dict | None = None, with_deck: bool = False,
                    names: Sequence[str] | None = None, tournament: dict | None = None,
-                   played_at: str | None = None) -> Iterator[Json]:
+                   played_at: str | None = None,
+                   collude: tuple[str, str] | None = None) -> Iterator[Json]:
     """``games`` games; game ``i`` is ``generate_game(variant, (seed, i), ...)``."""
     for i in range(games):
         yield generate_game(variant, (seed, i), players, rules, with_deck, names, tournament,
-                            played_at)
+                            played_at, collude)
 
 
 def corpus(variant: str, games: int, seed: int) -> list[bytes]:
@@ -183,6 +194,7 @@ class GameWriter:
         self.player_points = dict.fromkeys(range(players), 0)
         self.deals: list[Json] = []
         self.outcomes: list[str] = []
+        self.collusion: tuple[int, int] | None = None  # (feeder, partner) seats
         self.memo: dict[int, tuple[int, tuple[int, ...]]] = {}  # hand -> best arrangement
         self.dw_memo: dict[int, int] = {}  # hand holding a rank 3+ times -> deadwood
 

@@ -4,12 +4,14 @@ off and show as defender."""
 from __future__ import annotations
 
 from ..engine.cards import card_name, cards_of
-from ..engine.gin import UPCARD, GinTable
+from ..engine.gin import GinTable
 from ..engine.melds import (
     discard_deadwoods,
 )
 from ..engine.model import (
     DISCARD,
+    DISCARD_PILE,
+    DRAW,
     GIN,
     KNOCK,
     LAYOFF,
@@ -17,8 +19,18 @@ from ..engine.model import (
     SHOW,
     Deal,
     Move,
+    move_of,
 )
-from .deal import DealWriter, move_of, union
+from .deal import DealWriter, chosen, declared, listed, union
+
+
+def discarded(moves: list[Move]) -> int:
+    """The cards that the listed moves discard (plainly, knocking or going gin)."""
+    out = 0
+    for move in moves:
+        if move.card is not None and move.action in (DISCARD, KNOCK, GIN):
+            out |= 1 << move.card
+    return out
 
 
 class GinDeal(DealWriter):
@@ -42,25 +54,23 @@ class GinDeal(DealWriter):
     def score(self) -> tuple[str, int | None, dict[int, int]]:
         return self.table.score()
 
-    def best_discard(self, hand: int, taken: int | None) -> tuple[int, int]:
-        """The least deadwood after a discard, and that discard (among equals the most
-        points, then the highest card); the card taken from the pile stays unless the
-        rules allow otherwise (``melds.discard_deadwoods``)."""
-        keep = taken if taken is not None and not self.rules.discard_taken_card else -1
+    def best_discard(self, hand: int, offered: int) -> tuple[int, int]:
+        """Among the cards of ``offered`` (a mask), the least deadwood a discard leaves,
+        and that discard (among equals the most points, then the highest card)."""
         last = self.last_discard
-        if last is not None and last[0] == hand and last[1] == keep:
+        if last is not None and last[0] == hand and last[1] == offered:
             return last[2]
         points = self.points
         best_dw = best_points = best_card = -1
         for card, dw in discard_deadwoods(hand, self.ace, points):
-            if card == keep:
+            if not offered >> card & 1:
                 continue
             value = points[card]
             if best_card < 0 or dw < best_dw or (dw == best_dw and value >= best_points):
                 best_dw, best_points, best_card = dw, value, card
-        assert best_card >= 0
+        assert best_card >= 0, "the engine lists no discard"
         result = best_dw, best_card
-        self.last_discard = (hand, keep, result)
+        self.last_discard = (hand, offered, result)
         return result
 
     def takes(self, seat: int, card: int, must_knock: bool) -> bool:
@@ -68,53 +78,85 @@ class GinDeal(DealWriter):
         lets the player knock at once)."""
         table = self.table
         hand = table.hands[seat]
-        after, _ = self.best_discard(hand | 1 << card, card)
+        after, _ = self.after_taking(hand | 1 << card, card)
         if must_knock:
             return after <= table.knock_limit
         return after < self.deadwood(hand)
 
+    def after_taking(self, hand: int, taken: int) -> tuple[int, int]:
+        """The least deadwood after discarding from ``hand`` once ``taken`` is drawn
+        from the pile (which stays unless the rules allow otherwise), and that discard:
+        a look ahead, before the engine lists the moves of that position."""
+        keep = 0 if self.rules.discard_taken_card else 1 << taken
+        return self.best_discard(hand, hand & ~keep)
+
     def turn(self) -> None:
         table = self.table
         seat = table.to_move
-        top = table.pile[-1] if table.pile else None
-        if table.phase == UPCARD and table.refusals < 2:
-            if top is not None and self.takes(seat, top, table.at_floor):
-                self.draw_discard(seat)
-            else:
-                self.do(move_of(seat, PASS), self.entry(seat, PASS))
-                return
-        elif table.at_floor:
-            if (table.phase != UPCARD and top is not None
-                    and self.takes(seat, top, must_knock=True)):
-                self.draw_discard(seat)
-            else:
-                self.do(move_of(seat, PASS), self.entry(seat, PASS))  # a void deal
-                return
-        elif table.phase != UPCARD and top is not None and self.takes(seat, top, False):
+        if table.at_floor and self.feeds is not None and seat == self.feeds[0]:
+            self.do(move_of(seat, PASS), self.entry(seat, PASS))  # taking would mean knocking
+            return
+        moves = table.legal_moves()
+        take = listed(moves, DRAW, source=DISCARD_PILE)
+        if take is not None and self.takes(seat, take.card, must_knock=table.at_floor):
             self.draw_discard(seat)
+        elif listed(moves, PASS) is not None:
+            # The upcard refused, or nothing worth a knock at the floor: a void deal.
+            self.do(move_of(seat, PASS), self.entry(seat, PASS))
+            return
         else:
-            self.draw_stock(seat)
+            self.draw_stock(seat, moves)
         self.after_draw(seat)
 
     def after_draw(self, seat: int) -> None:
         table = self.table
         rules = self.rules
         hand = table.hands[seat]
-        if rules.big_gin_bonus is not None and self.deadwood(hand) == 0:
+        moves = table.legal_moves()
+        if self.feeds is not None and seat == self.feeds[0]:
+            card = self.fed_card(seat, moves)  # the feeder never knocks against the partner
+            chosen(moves, move_of(seat, DISCARD, card=card))
+            self.do(move_of(seat, DISCARD, card=card),
+                    self.entry(seat, DISCARD, card=card_name(card)))
+            return
+        if listed(moves, GIN, card=None) is not None:  # big gin
             self.end_turn(seat, GIN, None, hand)
             return
-        dw, card = self.best_discard(hand, table.taken)
+        dw, card = self.best_discard(hand, discarded(moves))
         rest = hand & ~(1 << card)
         if dw == 0:
+            # The listed gin, written as a knock without deadwood at times.
+            chosen(moves, Move(seat, GIN, card=card, melds=declared(self.best(rest)[1])))
             self.end_turn(seat, KNOCK if self.rng.random() < 0.15 else GIN, card, rest)
         elif dw <= table.knock_limit and (
                 table.at_floor or not self.hunter[seat]
                 or table.stock_count <= rules.stock_floor + 4):
+            chosen(moves, Move(seat, KNOCK, card=card, melds=declared(self.best(rest)[1])))
             self.end_turn(seat, KNOCK, card, rest)
         else:
-            assert not table.at_floor, "took the discard at the floor without knocking"
+            chosen(moves, move_of(seat, DISCARD, card=card))
             self.do(move_of(seat, DISCARD, card=card),
                     self.entry(seat, DISCARD, card=card_name(card)))
+
+    def fed_card(self, seat: int, moves: list[Move]) -> int:
+        """The feeder's discard, of the listed ones: the card that lowers the partner's
+        deadwood most (the partner, honest, takes such a card), the feeder's own best
+        discard when none does."""
+        hand = self.table.hands[seat]
+        partner = self.table.hands[self.feeds[1]]
+        offered = 0
+        for move in moves:
+            if move.action == DISCARD:
+                offered |= 1 << move.card
+        now = self.deadwood(partner)
+        best, best_gain = None, 0
+        for card in cards_of(offered):
+            gain = now - self.after_taking(partner | 1 << card, card)[0]
+            if gain > best_gain:
+                best, best_gain = card, gain
+        if best is None:
+            best = self.best_discard(hand, offered)[1]
+        return best
 
     def end_turn(self, seat: int, action: str, card: int | None, rest: int) -> None:
         """Knock or gin, declaring the best melds or leaving them to the engine."""
@@ -123,7 +165,7 @@ class GinDeal(DealWriter):
             entry["card"] = card_name(card)
         melds = None
         if self.rng.random() < 0.6:
-            melds = tuple(tuple(cards_of(m)) for m in self.best(rest)[1])
+            melds = declared(self.best(rest)[1])
             entry["melds"] = [[card_name(c) for c in m] for m in melds]
         self.do(Move(seat, action, card=card, melds=melds), entry)
 
@@ -142,33 +184,38 @@ class GinDeal(DealWriter):
             self.show(seat)
 
     def lay_off(self, seat: int) -> None:
-        """Lay off, one card at a time, whatever fits and lowers the deadwood (a run
-        grows as cards are added to it)."""
+        """Lay off, one card at a time, whatever the engine lists that lowers the
+        deadwood (a run grows as cards are added to it), on the first meld it fits."""
         table = self.table
-        changed = True
-        while changed:
-            changed = False
+        while True:
+            moves = table.legal_moves(LAYOFF)
             shown = union(table.shown or ())
             free = table.hands[seat] & ~table.laid_off & ~shown
             base = None if shown or table.shown is not None else self.deadwood(free)
-            for card in sorted(cards_of(free), key=lambda c: (-self.points[c], c)):
+            offered = 0
+            for move in moves:
+                offered |= 1 << move.card
+            for card in sorted(cards_of(offered), key=lambda c: (-self.points[c], c)):
                 bit = 1 << card
                 if base is not None and self.deadwood(free & ~bit) >= base:
                     continue
-                target = self.fitting_meld(table.knock_melds, card)
-                if target is None:
-                    continue
+                target = next(m.meld for m in moves if m.card == card)  # the first it fits
                 self.do(move_of(seat, LAYOFF, card=card, meld=target),
                         self.entry(seat, LAYOFF, card=card_name(card), meld=target))
-                changed = True
                 break
+            else:
+                return
 
     def show(self, seat: int) -> None:
+        """Show the hand's melds (the listed show declares the best arrangement; the log
+        sometimes leaves it to the engine)."""
         table = self.table
-        free = table.hands[seat] & ~table.laid_off
+        listed_show = table.legal_moves(SHOW)
+        assert len(listed_show) == 1, "the engine lists no show"
+        shown = listed_show[0].melds
         entry = self.entry(seat, SHOW)
         melds = None
         if self.rng.random() < 0.8:
-            melds = tuple(tuple(cards_of(m)) for m in self.best(free)[1])
-            entry["melds"] = [[card_name(c) for c in m] for m in melds]
+            melds = shown
+            entry["melds"] = [[card_name(c) for c in m] for m in melds or ()]
         self.do(Move(seat, SHOW, melds=melds), entry)

@@ -8,18 +8,21 @@ from ..engine.melds import (
 )
 from ..engine.model import (
     DISCARD,
+    DISCARD_PILE,
+    DRAW,
     END,
     LAYOFF,
     MELD,
     RESHUFFLE,
     Deal,
     Move,
+    move_of,
 )
 from ..engine.rules import StockPolicy
 from ..engine.rummy import BLOCKED, RummyTable
 from ..engine.rummy import RUMMY as WENT_RUMMY
 from ..engine.scoring import rummy_blocked_points, rummy_out_points
-from .deal import COLUMN, NEAR, DealWriter, move_of, points_of, unconnected, union
+from .deal import COLUMN, NEAR, DealWriter, chosen, points_of, unconnected, union
 
 AGGRESSIVE_AFTER = 200  # moves after which nobody holds melds back any more
 KEEP_LAST = StockPolicy.KEEP_LAST_DISCARD
@@ -81,17 +84,19 @@ class RummyDeal(DealWriter):
 
     def turn(self) -> None:
         table = self.table
-        rules = self.rules
         seat = table.to_move
-        keep_last = rules.stock_exhausted == KEEP_LAST
-        stock_left = table.stock_count > 0
-        if keep_last and table.reuse_pending and table.reusable():
+        moves = table.legal_moves()
+        keep_last = self.rules.stock_exhausted == KEEP_LAST
+        actions = {move.action for move in moves}
+        may_reuse = RESHUFFLE in actions  # listed for every seat when a reuse is due
+        if keep_last and may_reuse:
             self.reuse(seat)  # right after the discard that emptied the stock
-            stock_left = True
+            moves = table.legal_moves()
+            actions = {move.action for move in moves}
         top = table.pile[-1] if table.pile else None
-        want = top is not None and self.wants(seat, top)
-        rebuild_on_draw = not stock_left and not keep_last and bool(table.reusable())
-        if not stock_left and not rebuild_on_draw:
+        take = move_of(seat, DRAW, DISCARD_PILE, top) if top is not None else None
+        want = take in moves and self.wants(seat, top)
+        if END in actions:
             # The stock is empty for good: take a useful discard a few times, else end.
             if want and self.blocked_takes < 2 * len(self.seats):
                 self.blocked_takes += 1
@@ -103,9 +108,10 @@ class RummyDeal(DealWriter):
         elif want:
             self.draw_discard(seat)
         else:
-            if rebuild_on_draw:
-                self.reuse(seat)
-            self.draw_stock(seat)
+            if not keep_last and may_reuse:
+                self.reuse(seat)  # the empty stock is rebuilt as it is drawn from
+                moves = table.legal_moves()
+            self.draw_stock(seat, moves)
         self.turns[seat] += 1
         self.meld_and_lay_off(seat)
         if not table.ended:
@@ -200,11 +206,13 @@ class RummyDeal(DealWriter):
         for action in actions:
             if action[0] == MELD:
                 cards = cards_of(action[1])
+                chosen(table.legal_moves(MELD), Move(seat, MELD, cards=tuple(cards)))
                 self.rng.shuffle(cards)  # runs are sets: any order is fine
                 self.do(Move(seat, MELD, cards=tuple(cards)),
                         self.entry(seat, MELD, cards=[card_name(c) for c in cards]))
             else:
                 _, card, target = action
+                chosen(table.legal_moves(LAYOFF), move_of(seat, LAYOFF, card=card, meld=target))
                 self.do(move_of(seat, LAYOFF, card=card, meld=target),
                         self.entry(seat, LAYOFF, card=card_name(card), meld=target))
             if table.ended:
@@ -225,12 +233,17 @@ class RummyDeal(DealWriter):
         that drags on, often a random card outside melds instead)."""
         table = self.table
         hand = table.hands[seat]
-        taken = table.taken
         in_melds = union(self.best(hand)[1])
-        allowed = hand
-        if taken is not None and not self.rules.discard_taken_card:
-            allowed &= ~(1 << taken)
-        assert allowed, "no card may be discarded"
+        allowed = 0
+        for move in table.legal_moves(DISCARD):
+            allowed |= 1 << move.card
+        assert allowed, "the engine lists no discard"
+        if self.feeds is not None and seat == self.feeds[0]:
+            fed = self.fed_card(allowed)
+            if fed is not None:
+                self.do(move_of(seat, DISCARD, card=fed),
+                        self.entry(seat, DISCARD, card=CARD_NAMES[fed]))
+                return
         # The greatest (outside melds, fits no table meld, not connected, points, card):
         # narrowed one criterion at a time.
         pick = allowed & ~in_melds or allowed
@@ -253,3 +266,12 @@ class RummyDeal(DealWriter):
             card = self.rng.choice(lonely or loose or options)
         self.do(move_of(seat, DISCARD, card=card),
                 self.entry(seat, DISCARD, card=CARD_NAMES[card]))
+
+    def fed_card(self, allowed: int) -> int | None:
+        """The feeder's discard: of the cards it may discard, one the partner wants (it
+        makes or extends a meld of the partner's hand or fits a table meld), the most
+        points first, then the highest card; None when the partner wants none."""
+        partner = self.feeds[1]
+        points = self.points
+        wanted = [c for c in cards_of(allowed) if self.wants(partner, c)]
+        return max(wanted, key=lambda c: (points[c], c)) if wanted else None

@@ -1,7 +1,18 @@
 """Storage: the DuckDB file, its migrations, and every SQL statement of the service."""
 
-from .db import Answer, GameFilter, GameRows, Store, StoreError, StoreLocked, game_rows, joined
+from .db import (
+    Answer,
+    Cursor,
+    GameFilter,
+    GameRows,
+    Reader,
+    Store,
+    StoreError,
+    StoreLocked,
+    game_rows,
+    joined,
+)
 from .records import GameRecord, build_record, game_id
 
-__all__ = ["Answer", "GameFilter", "GameRecord", "GameRows", "Store", "StoreError", "StoreLocked",
-           "build_record", "game_id", "game_rows", "joined"]
+__all__ = ["Answer", "Cursor", "GameFilter", "GameRecord", "GameRows", "Reader", "Store",
+           "StoreError", "StoreLocked", "build_record", "game_id", "game_rows", "joined"]

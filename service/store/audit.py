@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 
 from ..engine.words import plural
-from .db import LIVE, RECOMPUTED_LEADER, RESULT_WINNER, StoreReads
+from .db import LIVE, RECOMPUTED_LEADER, RESULT_WINNER, Reader
 
 ILLEGAL_GAME = "illegal_game"
 SCORE_MISMATCH = "score_mismatch"
@@ -151,7 +151,7 @@ LIMIT ?
 """
 
 
-def list_tournaments(store: StoreReads, limit: int,
+def list_tournaments(store: Reader, limit: int,
                      after: str | None = None) -> list[dict[str, Any]]:
     """Tournaments by id (games not deleted): games, counted games, the first and last
     game time (played, else uploaded), the variants; ``after`` is the last id of the
@@ -195,7 +195,7 @@ def _rank_text(rank: int | None) -> str:
     return f"rank {rank}" if rank is not None else "unranked"
 
 
-def tournament_audit(store: StoreReads, tournament_id: str) -> TournamentAudit | None:
+def tournament_audit(store: Reader, tournament_id: str) -> TournamentAudit | None:
     """The audit of one tournament, or None when no stored game belongs to it.  Its
     five statements are read from one snapshot (``read_many``): the standings and the
     discrepancies are those of the games listed, whatever is committed meanwhile."""

@@ -28,7 +28,7 @@ from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import duckdb
 import pyarrow as pa
@@ -180,6 +180,31 @@ class Rows:
         return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
 
 
+class Cursor(Protocol):
+    """What the storage modules use of a DuckDB cursor: ``execute`` (SQL of this package
+    and its parameters), then ``fetchall``, ``fetchone`` or ``description``."""
+
+    description: Any
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> Any: ...
+
+    def fetchall(self) -> list[tuple]: ...
+
+    def fetchone(self) -> tuple | None: ...
+
+
+@runtime_checkable
+class Reader(Protocol):
+    """The interface the statistics, audit and export queries read through: the store
+    opened in this process (:class:`Store`) and the one in its own process
+    (``remote.RemoteStore``) both provide it.  See :class:`StoreReads` for the rule of
+    which one to use."""
+
+    def cursor(self) -> AbstractContextManager[Cursor]: ...
+
+    def read_many(self, statements: Sequence[Statement]) -> list[Rows]: ...
+
+
 class StoreReads:
     """The reads of the store: shared by the store opened in this process and the one
     reached in its own process (``remote.RemoteStore``).
@@ -194,7 +219,7 @@ class StoreReads:
     the log export, which hold one snapshot by their keyset: see ``export``).
     """
 
-    def cursor(self) -> AbstractContextManager[Any]:
+    def cursor(self) -> AbstractContextManager[Cursor]:
         """A cursor for one statement: each ``execute`` is its own snapshot."""
         raise NotImplementedError
 

@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from .db import GameFilter, StoreReads, filter_sql, keyset_sql
+from .db import GameFilter, Reader, filter_sql, keyset_sql
 
 PAGE_SIZE = 100  # logs per query: at most this many uploaded logs are held at once
 BLOCK_SIZE = 256 << 10  # bytes per chunk when streaming the Parquet file
@@ -44,7 +44,7 @@ DEAL_RESULT_COLUMNS: tuple[str, ...] = tuple(
     part.strip().split()[-1].split(".")[-1] for part in _DEAL_COLUMNS.split(","))
 
 
-def iter_logs(store: StoreReads, where: GameFilter) -> Iterator[bytes]:
+def iter_logs(store: Reader, where: GameFilter) -> Iterator[bytes]:
     """The matching games' logs exactly as uploaded, newest first, one query per page
     of :data:`PAGE_SIZE` (read when each page is fetched, so tests can lower it)."""
     before: int | None = None
@@ -86,7 +86,7 @@ class TempExport:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def deal_results_parquet(store: StoreReads, where: GameFilter) -> TempExport:
+def deal_results_parquet(store: Reader, where: GameFilter) -> TempExport:
     """The per-deal results of the matching games written as one Parquet file by
     DuckDB's COPY; the caller streams it with :meth:`TempExport.blocks`."""
     clauses, params = filter_sql(where)

@@ -40,6 +40,7 @@ from datetime import datetime
 from multiprocessing.connection import Client, Connection, Listener, wait
 from typing import Any
 
+from ..pool import sigint_held
 from .db import (
     Answer,
     GameRows,
@@ -196,19 +197,6 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
 
 
 # --------------------------------------------------------------------------- signals
-
-@contextmanager
-def sigint_held() -> Iterator[None]:
-    """SIGINT blocked in this thread while it starts processes.  A process started
-    meanwhile inherits the mask, so a terminal's Ctrl-C, which reaches the whole
-    process group, never interrupts it, even while it is still importing; its parent
-    ends it.  (Only this thread's mask: the parent itself still takes the signal.)"""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
 
 # --------------------------------------------------------------------------- the folder
 

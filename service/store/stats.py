@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from ..engine.rules import GIN, PRESETS
-from .db import StoreReads, live
+from .db import Reader, live
 
 RUMMY_FIGURES = ("won_out", "won_rummy", "won_blocked", "avg_hand_left_when_losing")
 GIN_FIGURES = ("gins", "knocks", "undercuts_made", "undercuts_suffered",
@@ -83,7 +83,7 @@ def _mean(total: int, count: int) -> float | None:
     return ratio(total, count, MEAN_PLACES) if count else None
 
 
-def player_stats(store: StoreReads, player: str, flt: StatsFilter) -> dict[str, dict[str, Any]]:
+def player_stats(store: Reader, player: str, flt: StatsFilter) -> dict[str, dict[str, Any]]:
     """Every figure of one player, by variant; empty when the player has no game.
 
     Each table is read once, grouped by the few columns the figures depend on (a
@@ -161,7 +161,7 @@ def player_stats(store: StoreReads, player: str, flt: StatsFilter) -> dict[str, 
     return dict(sorted(out.items()))
 
 
-def leaderboard(store: StoreReads, flt: StatsFilter, sort: str, order: str, min_games: int,
+def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_games: int,
                 limit: int, after: tuple[Any, str] | None = None) -> list[dict[str, Any]]:
     """Players ranked by ``sort`` (a key of SORT_KEYS), ties by player id; ``after`` is the
     (sort value, player) of the last row of the previous page.  With a ``variant`` each
@@ -210,7 +210,7 @@ def leaderboard(store: StoreReads, flt: StatsFilter, sort: str, order: str, min_
             for p, games, wins, rate, deals, ppd, rating in rows]
 
 
-def head_to_head(store: StoreReads, a: str, b: str,
+def head_to_head(store: Reader, a: str, b: str,
                  flt: StatsFilter) -> dict[str, Any] | None:
     """Games where ``a`` and ``b`` sat as opponents (partners are not opponents), in one
     statement: each such game once, with both players' figures, newest first; the
@@ -268,7 +268,7 @@ def tournament_of(tid: str | None, round_: int | None,
     return {"id": tid, "round": round_, "table": table}
 
 
-def variant_stats(store: StoreReads, top_codes: int = 5) -> list[dict[str, Any]]:
+def variant_stats(store: Reader, top_codes: int = 5) -> list[dict[str, Any]]:
     """Per variant: games, deals, how scored deals ended, deal length, first-player wins,
     the most frequent violation codes."""
     games, deals, outcomes, codes = (result.rows for result in store.read_many([

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.engine import verify
-from service.engine.parse import parse_game
+from service.engine.logformat import parse_game
 
 
 def move(text: str) -> dict[str, Any]:

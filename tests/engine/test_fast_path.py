@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from service.engine.cards import CARD_NAMES
+from service.engine.logformat import LogValidationError, parse_game
 from service.engine.model import Game
-from service.engine.parse import LogValidationError, parse_game
 from service.engine.rummy import RummyTable
 from service.engine.table import Table
 from service.generator import generate_game, random_rules

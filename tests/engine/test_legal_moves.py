@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from service.engine import report as R
 from service.engine.cards import cards_of, parse_card
 from service.engine.gin import AFTER_KNOCK, GinTable
+from service.engine.logformat import parse_game
 from service.engine.melds import candidate_melds
 from service.engine.model import (
     DISCARD,
@@ -28,10 +29,10 @@ from service.engine.model import (
     RESHUFFLE,
     SHOW,
     STOCK,
+    Action,
     Game,
     Move,
 )
-from service.engine.parse import parse_game
 from service.engine.rules import PRESETS
 from service.engine.rummy import RummyTable
 from service.engine.table import Table
@@ -122,6 +123,8 @@ def check_position(table: Table, logged: Move | None, exhaustive: bool) -> None:
         assert played(table, move) is None, (move, played(table, move))
     if logged is not None:
         assert any(same_choice(move, logged) for move in listed), (logged, listed)
+    for action in Action:  # the moves of one action: the same, in the same order
+        assert table.legal_moves(action) == [m for m in listed if m.action == action], action
     if not exhaustive:
         return
     chosen = set(listed)

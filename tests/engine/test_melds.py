@@ -452,7 +452,7 @@ def test_deadwood_alone_equals_the_best_arrangement(hand, ace, ace_points):
     points = point_table(ace_points)
     mask = sum(1 << c for c in hand)
     assert least_deadwood(mask, ace, points) == best_arrangement(mask, ace, points)[0]
-    assert discard_deadwoods(mask, ace, points) == [
+    assert list(discard_deadwoods(mask, ace, points)) == [
         (c, best_arrangement(mask & ~(1 << c), ace, points)[0]) for c in sorted(hand)]
 
 

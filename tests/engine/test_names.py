@@ -9,10 +9,10 @@ from enum import StrEnum
 
 import orjson
 
-from service.engine import melds, model, parse, report, rules
+from service.engine import logformat, melds, model, report, rules
 from service.engine.gin import GinPhase, GinTable
+from service.engine.logformat import parse_game
 from service.engine.model import Action, Outcome, Pile
-from service.engine.parse import parse_game
 from service.engine.replay import verify
 from service.engine.rules import (
     OPTIONS,
@@ -33,9 +33,9 @@ CHOICES = {"ace": AceMode, "rummy_bonus": RummyBonus, "stock_exhausted": StockPo
 
 def test_each_closed_set_has_one_definition():
     assert melds.ACE_MODES is rules.ACE_MODES == tuple(AceMode)
-    assert parse.OUTCOMES is model.OUTCOMES and tuple(Outcome) == report.OUTCOMES
-    assert parse.ACTIONS is model.ACTIONS == tuple(Action)
-    assert set(parse.ACTION_FIELDS) == set(Action)
+    assert tuple(Outcome) == model.OUTCOMES == report.OUTCOMES
+    assert tuple(Action) == model.ACTIONS
+    assert set(logformat.ACTION_FIELDS) == set(Action)
     assert tuple(Pile) == (model.STOCK, model.DISCARD_PILE)
     for name, kind in CHOICES.items():
         assert OPTIONS[name].choices == tuple(kind)

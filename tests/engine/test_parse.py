@@ -1,4 +1,4 @@
-"""Parsing and validation of rummy-log/1 documents (service.engine.parse) and the JSON Schemas.
+"""Parsing and validation of rummy-log/1 documents (service.engine.logformat) and the JSON Schemas.
 
 The rule under test: a document is accepted exactly when it has the shape of LOG_FORMAT.md;
 the fast path and the marshmallow schemas agree on every document and build equal games;
@@ -25,14 +25,18 @@ from hypothesis import strategies as st
 from marshmallow import ValidationError
 
 from service.engine.cards import CARD_NAMES, parse_card
-from service.engine.limits import MAX_CLAIM, MAX_MELD_INDEX, MAX_OPTION_POINTS, MAX_ROUND
-from service.engine.model import Deal, Game, Move
-from service.engine.parse import (
-    ACTION_FIELDS,
-    FORMAT,
+from service.engine.limits import (
+    MAX_CLAIM,
     MAX_DEALS,
     MAX_DEPTH,
+    MAX_MELD_INDEX,
     MAX_MOVES,
+    MAX_OPTION_POINTS,
+    MAX_ROUND,
+)
+from service.engine.logformat import (
+    ACTION_FIELDS,
+    FORMAT,
     GameSchema,
     LogValidationError,
     fast_parse_game,
@@ -42,6 +46,7 @@ from service.engine.parse import (
     parse_header,
     schema_errors,
 )
+from service.engine.model import Deal, Game, Move
 from service.engine.report import WARNING_CODES
 from service.engine.rules import GIN, OPTIONS, PRESETS, RUMMY
 
