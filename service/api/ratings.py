@@ -16,7 +16,7 @@ from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields
 from marshmallow.validate import Length, OneOf
 
-from ..engine.parse import MAX_PLAYER_LENGTH
+from ..engine.limits import MAX_PLAYER_LENGTH
 from ..engine.rules import GIN, PRESETS
 from ..ratings import Provisional, Rating, initial_rating, predict_win
 from ..store.rating_reads import current_ratings, rated_player, rating_board, rating_history

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from ..ratings import Provisional, Rating
-from .db import StoreReads
+from .db import Reader
 
 _AT = "date_trunc('second', game_time)"  # the order of rating (service.ratings.ledger)
 BOARD_COLUMNS = ("variant", "player", "mu", "sigma", "ordinal", "games", "last_game",
@@ -18,7 +18,7 @@ HISTORY_COLUMNS = ("variant", "game_id", "game_time", "seq", "rank", "mu_before"
                    "sigma_before", "mu", "sigma", "games")
 
 
-def rating_board(store: StoreReads, variant: str | None, min_games: int,
+def rating_board(store: Reader, variant: str | None, min_games: int,
                  provisional: bool | None, rule: Provisional, limit: int,
                  after: tuple[float, str, str] | None = None) -> list[dict[str, Any]]:
     """Ratings by ordinal, highest first, ties by variant then player; ``after`` is the
@@ -48,7 +48,7 @@ def rating_board(store: StoreReads, variant: str | None, min_games: int,
     return out
 
 
-def rating_history(store: StoreReads, player: str, variant: str | None, limit: int,
+def rating_history(store: Reader, player: str, variant: str | None, limit: int,
                    after: tuple[datetime, int] | None = None) -> list[dict[str, Any]]:
     """The player's rating before and after each rated game in the order the games were
     rated in (their time to the second, then upload order), continuing after the
@@ -67,7 +67,7 @@ def rating_history(store: StoreReads, player: str, variant: str | None, limit: i
     return [dict(zip(HISTORY_COLUMNS, row, strict=True)) for row in rows]
 
 
-def rated_player(store: StoreReads, player: str, variant: str | None) -> bool:
+def rated_player(store: Reader, player: str, variant: str | None) -> bool:
     """Whether the player has a rating (in ``variant``, or in any)."""
     sql, params = "SELECT count(*) FROM ratings WHERE player = ?", [player]
     if variant is not None:
@@ -77,7 +77,7 @@ def rated_player(store: StoreReads, player: str, variant: str | None) -> bool:
         return cur.execute(sql, params).fetchone()[0] > 0
 
 
-def current_ratings(store: StoreReads, variant: str, players: list[str]) -> dict[str, Rating]:
+def current_ratings(store: Reader, variant: str, players: list[str]) -> dict[str, Rating]:
     """The current ratings of those of ``players`` rated in ``variant``."""
     with store.cursor() as cur:
         rows = cur.execute("SELECT player, mu, sigma, games, last_played FROM ratings "
