@@ -37,7 +37,7 @@ from ..ratings import (
     rate_game,
 )
 from ..ratings.model import DESCRIPTION
-from .rows import columns
+from .rows import GamePlayerRow, GameRow, columns
 
 _STRUCTS = {"rating_history": pa.struct(columns("rating_history"))}
 LIVE_GAMES = "g.id NOT IN (SELECT game_id FROM deletions)"
@@ -96,17 +96,22 @@ def counted_batches(cur: Any, size: int = 10_000) -> Iterator[list[RatedGame]]:
 
 # --------------------------------------------------------------------------- new games
 
+_G = {name: i for i, name in enumerate(GameRow._fields)}  # records are plain tuples
+_P = {name: i for i, name in enumerate(GamePlayerRow._fields)}
+
+
 def from_records(records: Sequence[Any], seq: int) -> list[RatedGame]:
     """The counted games among records (``GameRecord``) numbered from ``seq + 1``."""
     out = []
     for k, record in enumerate(records, 1):
         g = record.games
-        if not counts(g[6], g[18]):
+        if not counts(g[_G["status"]], g[_G["finished"]]):
             continue
-        seats = sorted(record.game_players, key=lambda row: row[1])
-        out.append(RatedGame(g[0], g[5], g[15], seq + k, g[23], g[16],
-                             tuple(r[2] for r in seats), tuple(r[3] for r in seats),
-                             tuple(r[8] for r in seats)))
+        seats = sorted(record.game_players, key=lambda row: row[_P["seat"]])
+        out.append(RatedGame(
+            g[_G["id"]], g[_G["variant"]], g[_G["game_time"]], seq + k, g[_G["lower_wins"]],
+            g[_G["winner"]], tuple(r[_P["player"]] for r in seats),
+            tuple(r[_P["team"]] for r in seats), tuple(r[_P["points"]] for r in seats)))
     return out
 
 
