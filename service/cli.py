@@ -229,9 +229,9 @@ def cmd_ratings_recompute(args: argparse.Namespace) -> int:
         print(f"rummy-audit ratings: {error}", file=sys.stderr)
         return EXIT_MALFORMED
     try:
-        with tqdm(unit=" games", file=sys.stderr, disable=args.quiet or None) as bar:
+        with tqdm(unit=" games", file=sys.stderr, disable=args.quiet) as bar:
             rated = store.recompute_ratings(progress=bar.update,
-                                            total=lambda n: setattr(bar, "total", n))
+                                            total=lambda n: bar.reset(total=n))
     finally:
         store.close()
     print(f"rated {rated:,} games of {args.db} in {time.perf_counter() - started:.1f} s")

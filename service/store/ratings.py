@@ -345,12 +345,14 @@ def recompute(cur: Any, progress: Callable[[int], None] | None = None,
         for game in batch:
             ledger = ledgers.setdefault(game.variant, Ledger())
             history += _history_rows(rate_game(game, ledger.ratings))
-        rated += len(batch)
+            rated += 1
+            if progress is not None and rated % 1000 == 0:
+                progress(1000)
         if len(history) >= 50_000:
             _insert(cur, "rating_history", history)
             history = []
-        if progress is not None:
-            progress(len(batch))
+    if progress is not None and rated % 1000:
+        progress(rated % 1000)
     _insert(cur, "rating_history", history)
     cur.execute("DELETE FROM rating_model")
     cur.execute("INSERT INTO rating_model VALUES (?, ?)", [DESCRIPTION, datetime.now(UTC)])
