@@ -1,22 +1,27 @@
 """Gunicorn settings for rummy-audit.
 
-DuckDB lets one process at a time open the database file for writing, so the service
-runs ONE worker process with threads.  The app is created in the worker, after the
-fork (no preload), and starts the store process (spawned: DuckDB is not fork-safe),
-the only one to open the file: every request queries it over its own connection and
-all writes go through its single writer thread (group commits).
-Override with the environment: HOST, PORT, RUMMY_THREADS, RUMMY_KEEPALIVE_LINGER_MS,
-RUMMY_HEADER_TIMEOUT_S, RUMMY_BODY_TIMEOUT_S, RUMMY_TIMEOUT, RUMMY_ACCESS_LOG (`-`: a line
-per request on standard output), RUMMY_LOG_LEVEL.
+DuckDB lets one process at a time open the database file for writing, so that process
+is the store process, and only it: the master starts it once, before forking its
+workers (``on_starting``; spawned, never forked: DuckDB is not fork-safe), and starts it
+again should it end on its own.  ``RUMMY_WORKERS`` HTTP worker processes (default: one
+per core), each with ``RUMMY_THREADS`` threads, create the app after the fork (no
+preload) and reach the store over a private Unix socket; every write goes through its
+single writer thread (group commits).  A worker that dies is replaced by the master,
+and the store never notices.  With ``RUMMY_STORE_PROCESS=0`` the worker opens DuckDB
+itself, so there is one worker.
+Override with the environment: HOST, PORT, RUMMY_WORKERS, RUMMY_THREADS,
+RUMMY_KEEPALIVE_LINGER_MS, RUMMY_HEADER_TIMEOUT_S, RUMMY_BODY_TIMEOUT_S, RUMMY_TIMEOUT,
+RUMMY_ACCESS_LOG (`-`: a line per request on standard output), RUMMY_LOG_LEVEL.
 """
 
 import os
 
 from service.http_worker import linger_seconds, read_timeouts
+from service.serving import worker_count
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
-workers = 1  # one read-write DuckDB process; never raise this
-# No control socket: it could raise the worker count at run time (and instances would
+workers = worker_count()  # RUMMY_WORKERS, default the cores; 1 without a store process
+# No control socket: it could change the worker count at run time (and instances would
 # share its default path in the home directory).
 control_socket_disable = True
 # gunicorn's gthread worker, reading each request within its timeouts (a client that
@@ -39,10 +44,33 @@ loglevel = os.environ.get("RUMMY_LOG_LEVEL", "info")
 wsgi_app = "service.api:create_app()"
 
 
+def on_starting(server):
+    """In the master, before any worker: the store process of RUMMY_DB (migrated, ready)
+    and the folder of the workers' metrics."""
+    from service.serving import start_master
+
+    start_master(server.log)
+
+
+def child_exit(server, worker):
+    """A worker ended (or was killed): its request counts stay in the metrics, as they
+    should, since counters never go down."""
+    from service.serving import worker_exited
+
+    worker_exited(worker.pid)
+
+
+def on_exit(server):
+    """The master stops, its workers gone: close the store (a checkpoint)."""
+    from service.serving import stop_master
+
+    stop_master(server.log)
+
+
 def post_worker_init(worker):
-    """Should the store process end while the worker serves (killed, out of memory),
-    the worker stops taking requests and exits; the master starts a new worker, which
-    starts a new store process on the same file."""
+    """Should the worker's own store process end while the worker serves (only with a
+    store of its own: the master's is started again by the master), the worker stops
+    taking requests and exits; the master starts a new worker."""
     from service.api import on_store_lost
 
     def lost():

@@ -52,6 +52,13 @@ class Connection:
             f"POST {path} HTTP/1.1\r\n".encode(), self.head,
             f"Content-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n".encode(),
             body)))
+        return self._answer()
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\n".encode() + self.head + b"\r\n")
+        return self._answer()
+
+    def _answer(self) -> tuple[int, bytes]:
         header = self._until(b"\r\n\r\n")
         status = int(header[9:12])
         fields = {}

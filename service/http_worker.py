@@ -17,7 +17,7 @@ threads in turn, each for a timeout at most; in front of the service, a bufferin
 
 Lingering.  The threaded worker hands every kept-alive connection back to its main
 thread after each request, which polls it and hands it to a thread again when the next
-request arrives, all in the one process that serves every request.  A client sending
+request arrives, all in the worker process that serves the connection.  A client sending
 one request after another (a card room uploading its logs) usually sends the next
 within a few milliseconds, so the thread that answered waits that long for it, and
 serves it at once: 0.2-0.35 ms less CPU per upload in the serving process, measured

@@ -5,11 +5,13 @@ built)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import runpy
 from http import HTTPStatus
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,16 +49,32 @@ def test_dockerfile_copies_only_what_exists():
                 assert (ROOT / source).exists(), source
 
 
-def test_gunicorn_runs_one_worker_with_threads_and_no_preload(monkeypatch):
+def test_gunicorn_runs_a_worker_per_core_with_threads_and_no_preload(monkeypatch):
     monkeypatch.setenv("PORT", "8123")
+    monkeypatch.delenv("RUMMY_WORKERS", raising=False)
+    monkeypatch.delenv("RUMMY_STORE_PROCESS", raising=False)
     settings = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
-    assert settings["workers"] == 1
+    assert settings["workers"] == (os.cpu_count() or 1)
+    assert {"on_starting", "on_exit", "child_exit"} <= set(settings)  # the store's hooks
     assert settings["control_socket_disable"] is True  # nothing may raise the worker count
     assert settings["worker_class"] == "service.http_worker.LingeringThreadWorker"
     assert settings["threads"] >= 4
     assert settings["preload_app"] is False
     assert settings["bind"].endswith(":8123")
     assert settings["wsgi_app"] == "service.api:create_app()"
+
+
+def test_worker_count_from_the_environment(monkeypatch):
+    monkeypatch.setenv("RUMMY_WORKERS", "3")
+    assert runpy.run_path(str(ROOT / "gunicorn.conf.py"))["workers"] == 3
+    monkeypatch.setenv("RUMMY_STORE_PROCESS", "0")  # DuckDB in the worker: one writer
+    with pytest.raises(ValueError, match="RUMMY_STORE_PROCESS=1"):
+        runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    monkeypatch.delenv("RUMMY_WORKERS")
+    assert runpy.run_path(str(ROOT / "gunicorn.conf.py"))["workers"] == 1
+    monkeypatch.setenv("RUMMY_WORKERS", "many")
+    with pytest.raises(ValueError, match="RUMMY_WORKERS must be an integer"):
+        runpy.run_path(str(ROOT / "gunicorn.conf.py"))
 
 
 def test_access_log_only_when_asked(monkeypatch):

@@ -16,6 +16,7 @@ from service.engine import parse_game, verify
 from service.store import (
     GameFilter,
     Store,
+    StoreBusy,
     StoreError,
     StoreLocked,
     build_record,
@@ -386,3 +387,18 @@ def test_a_deleted_game_keeps_its_rows_and_its_first_deletion(store):
     assert store.count("games") == 1 and store.count("moves") == 2  # kept for the audit
     assert store.add_games([rec]) == [(rec.id, False)]  # the log again: still deleted
     assert store.deletion(rec.id) == deletion
+
+
+def test_past_the_queue_limit_a_write_that_may_be_refused_is(tmp_path):
+    """Store opened with no room in its queue, here and in a process of its own (the
+    refusal crosses the socket as StoreBusy): a single upload's write is refused, a
+    batch's waits its turn."""
+    for store in (Store(tmp_path / "here.duckdb", max_queued_games=0),
+                  RemoteStore(str(tmp_path / "remote.duckdb"), max_queued_games=0)):
+        try:
+            with pytest.raises(StoreBusy, match="at most 0"):
+                store.submit([record(id="refused")], refuse_when_busy=True)
+            assert store.submit([record(id="waits")]) == [(record(id="waits").id, True)]
+            assert store.write_health()["queued_games"] == 0
+        finally:
+            store.close()

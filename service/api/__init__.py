@@ -7,15 +7,17 @@
 The app opens its DuckDB store when it is created, so create it in the process that
 serves (a gunicorn worker after the fork, never at import time), and in one process per
 database file: DuckDB allows one writer process.  By default the store runs in a
-process of its own that the app starts (``service.store.remote``: DuckDB statements
-would otherwise wait on the HTTP threads for the interpreter lock).  The store is
-closed at exit, or by :func:`close_app`.
+process of its own (``service.store.remote``: DuckDB statements would otherwise wait on
+the HTTP threads for the interpreter lock): under gunicorn the one the master started
+for all its workers, elsewhere one that the app starts.  The app's own store is closed
+at exit, or by :func:`close_app`.
 
 Modules, one concern each: ``config`` (settings), ``problems`` (RFC 9457 errors),
 ``auth`` (API keys), ``pagination`` (cursors, Link), ``spec`` (OpenAPI), ``jsonio``
 (JSON answers by orjson), ``intake`` (body reads and verification), and the blueprints
-``games``, ``batch``, ``variants``, ``health`` (+ ``metrics``), ``index`` (``/api/v1``
-and ``/``) and ``docs``, each with its schemas beside it.
+``games``, ``positions`` (a deal's every position), ``batch``, ``variants``, ``health``
+(+ ``metrics``), ``index`` (``/api/v1`` and ``/``) and ``docs``, each with its schemas
+beside it.  The pages for people (``service.web``) are registered on the same app.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any
 from flask import Flask
 
 from ..store import Store
-from ..store.remote import RemoteStore
+from ..store.remote import AttachedStore, RemoteStore, shared_store
 from . import (
     batch,
     docs,
@@ -38,6 +40,7 @@ from . import (
     index,
     metrics,
     players,
+    positions,
     problems,
     ratings,
     stats,
@@ -73,23 +76,38 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     metrics.install(app)
     api = make_api(app)
     for blueprint in (export.blp, games.blp, batch.blp, variants.blp, health.blp, players.blp,
-                      tournaments.blp, stats.blp, index.blp, ratings.blp):
+                      tournaments.blp, stats.blp, index.blp, positions.blp,
+                      ratings.blp):
         api.register_blueprint(blueprint)
+    from ..web import install as install_pages  # the pages import this package
+
+    install_pages(app)  # before index.root: the pages take "/" over for browsers
     app.register_blueprint(index.root)
     app.register_blueprint(docs.blp)
     app.register_blueprint(docs.root)
 
-    store = RemoteStore(settings.db_path) if settings.store_process else Store(settings.db_path)
+    store = open_store(settings)
     app.extensions[STORE_EXTENSION] = store
     verifier = Verifier(settings.verify_processes,
-                        store.where if isinstance(store, RemoteStore) else None)
+                        store.where if isinstance(store, RemoteStore | AttachedStore) else None)
     app.extensions[VERIFIER_EXTENSION] = verifier
     app.extensions[_CLOSER] = _closer(store, verifier)
     atexit.register(app.extensions[_CLOSER])
     return app
 
 
-def _closer(store: Store | RemoteStore, verifier: Verifier) -> Callable[[], None]:
+def open_store(settings: Settings) -> Store | RemoteStore | AttachedStore:
+    """The store of the app: the one the gunicorn master serves for its workers when
+    there is one for this file, else a store process of the app's own, or DuckDB in
+    this process (``RUMMY_STORE_PROCESS=0``)."""
+    if not settings.store_process:
+        return Store(settings.db_path, max_queued_games=settings.max_queued_games)
+    return shared_store(settings.db_path) \
+        or RemoteStore(settings.db_path, max_queued_games=settings.max_queued_games)
+
+
+def _closer(store: Store | RemoteStore | AttachedStore,
+            verifier: Verifier) -> Callable[[], None]:
     """Close the store and the verifying pool once, whoever asks first (atexit or
     close_app)."""
     lock = threading.Lock()
@@ -107,8 +125,10 @@ def _closer(store: Store | RemoteStore, verifier: Verifier) -> Callable[[], None
 
 
 def on_store_lost(app: Flask, callback: Callable[[], None]) -> None:
-    """Have ``callback`` called if the app's store process ends on its own (the shipped
-    gunicorn configuration then ends the worker, and its replacement starts afresh)."""
+    """Have ``callback`` called if the app's own store process ends on its own (the
+    shipped gunicorn configuration then ends the worker, and its replacement starts
+    afresh).  The store the gunicorn master serves is none of the app's: the master
+    starts it again, and the app's calls reconnect."""
     store = app.extensions[STORE_EXTENSION]
     if isinstance(store, RemoteStore):
         store.on_lost = callback

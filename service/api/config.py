@@ -21,6 +21,8 @@ later.
     RUMMY_BATCH_MAX_BAD_LINES  malformed lines in all that stop a batch    1000
     RUMMY_VERIFY_PROCESSES processes verifying batch lines (0: none)  cores
     RUMMY_STORE_PROCESS    1: DuckDB in a process of its own; 0: in this one  1
+    RUMMY_MAX_QUEUED_GAMES games waiting to be written before a single upload is
+                           refused with 503 and Retry-After (back-pressure)  2000
     RUMMY_RATING_PROVISIONAL_SIGMA  a rating is provisional above this sigma  6.0
     RUMMY_RATING_PROVISIONAL_GAMES  ... or below this many rated games        10
 """
@@ -38,7 +40,8 @@ from flask import current_app
 from ..engine.limits import MAX_BYTES
 from ..engine.words import integer_range
 from ..store import Store
-from ..store.remote import RemoteStore
+from ..store.db import MAX_QUEUED_GAMES
+from ..store.remote import AttachedStore, RemoteStore
 
 if TYPE_CHECKING:
     from .verifier import Verifier
@@ -47,7 +50,7 @@ VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_LABEL_SECRE
              "RUMMY_MAX_GAME_BYTES",
              "RUMMY_MAX_BATCH_BYTES", "RUMMY_PAGE_SIZE", "RUMMY_MAX_PAGE_SIZE",
              "RUMMY_BATCH_CHUNK", "RUMMY_BATCH_MAX_BAD_RUN", "RUMMY_BATCH_MAX_BAD_LINES",
-             "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS",
+             "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS", "RUMMY_MAX_QUEUED_GAMES",
              "RUMMY_RATING_PROVISIONAL_SIGMA", "RUMMY_RATING_PROVISIONAL_GAMES")
 EXTENSION = "rummy_settings"
 STORE_EXTENSION = "rummy_store"
@@ -90,6 +93,7 @@ class Settings:
     batch_max_bad_lines: int = 1000
     verify_processes: int = field(default_factory=_cores)
     store_process: bool = True
+    max_queued_games: int = MAX_QUEUED_GAMES
     rating_max_sigma: float = 6.0
     rating_min_games: int = 10
 
@@ -118,6 +122,7 @@ class Settings:
             verify_processes=_int(source, "RUMMY_VERIFY_PROCESSES", base.verify_processes,
                                   minimum=0),
             store_process=_flag(source, "RUMMY_STORE_PROCESS", base.store_process),
+            max_queued_games=_int(source, "RUMMY_MAX_QUEUED_GAMES", base.max_queued_games),
             rating_max_sigma=_float(source, "RUMMY_RATING_PROVISIONAL_SIGMA",
                                     base.rating_max_sigma),
             rating_min_games=_int(source, "RUMMY_RATING_PROVISIONAL_GAMES",
@@ -217,7 +222,7 @@ def settings() -> Settings:
     return current_app.extensions[EXTENSION]
 
 
-def current_store() -> Store | RemoteStore:
+def current_store() -> Store | RemoteStore | AttachedStore:
     """The store the current app opened (one per process, shared by its threads)."""
     return current_app.extensions[STORE_EXTENSION]
 

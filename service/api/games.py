@@ -120,7 +120,7 @@ def _deleted(status: int, deletion: dict[str, Any], what: str) -> Problem:
     "report": EXAMPLE_REPORT, "links": EXAMPLE_LINKS})
 @blp.alt_response(200, schema=UploadResultSchema, success=True,
                   description="The same log was stored before (created false), or a dry run")
-@problem_responses(blp, 400, 401, 403, 408, 409, 413, 415, 422)
+@problem_responses(blp, 400, 401, 403, 408, 409, 413, 415, 422, 503)
 @blp.doc(summary="Verify one log and store it", requestBody={
     "required": True, "description": "One rummy-log/1 game, as sent or with "
                                        "`Content-Encoding: gzip` (the size limit is that "
@@ -144,7 +144,8 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     if args["dry_run"]:
         return body, 200, {}
     try:
-        [(game_id, created)] = current_store().submit([checked.record(g.uploader)])
+        [(game_id, created)] = current_store().submit([checked.record(g.uploader)],
+                                                      refuse_when_busy=True)
     except ValueError:
         created = None  # a lone game of its commit: the store raises instead of answering
         current_app.logger.exception("game %s could not be stored", checked.id)

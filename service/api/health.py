@@ -10,7 +10,12 @@ folder not writable) it is 503, a problem of type ``degraded`` with ``health``
 reason: the service still reads but does not store.  It turns ``ok`` again with the
 next commit that succeeds; an orchestrator that restarts an unhealthy container
 restarts it meanwhile.  A database that does not answer at all is 503
-``database-unavailable``, as before.
+``database-unavailable``, as before; so is a store process that does not answer within
+``CHECK_TIMEOUT``.
+
+The check is one read in the store process, which never waits for the writer, and the
+answer reports the queue in front of it (``writes.queued_games``): under a deep queue
+the health check still answers at once, and says how deep it is.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from .metrics import CONTENT_TYPE, metrics_of_app
 from .problems import DATABASE_UNAVAILABLE, DEGRADED, Problem
 from .spec import PREFIX, problem_responses
 
+CHECK_TIMEOUT = 2.0  # seconds the health check waits for the store process
+
 blp = Blueprint("health", __name__, url_prefix=PREFIX, description="Health and metrics")
 
 
@@ -39,6 +46,11 @@ class WritesSchema(Schema):
         "description": "Why the last commit failed"})
     queued = fields.Integer(required=True, metadata={
         "description": "Writes waiting for the store's writer"})
+    queued_games = fields.Integer(required=True, metadata={
+        "description": "Games handed to the writer and not committed yet"})
+    max_queued_games = fields.Integer(required=True, metadata={
+        "description": "Beyond this many queued games a single upload is refused with "
+                       "503 store-busy and Retry-After (RUMMY_MAX_QUEUED_GAMES)"})
 
 
 class HealthSchema(Schema):
@@ -55,10 +67,7 @@ class HealthSchema(Schema):
 def healthz() -> dict[str, Any]:
     store = current_store()
     try:
-        if not store.ping():
-            raise RuntimeError("the database answered SELECT 1 wrongly")
-        version = store.schema_version
-        writes = store.write_health()
+        version, writes = store.check(timeout=CHECK_TIMEOUT)
     except Exception:
         current_app.logger.exception("health check: the database does not answer")
         raise Problem(503, DATABASE_UNAVAILABLE, "the database does not answer",

@@ -3,8 +3,8 @@
 The index names every collection, the OpenAPI document and the docs page by a link, so
 a client needs only the base URL.  Links with ``{...}`` are templates (RFC 6570 level
 1): fill in the id.  It stays open when API keys are configured, as /healthz does: it
-reveals nothing stored.  ``/`` redirects here (302, not permanent: a web app is to take
-``/`` over later).
+reveals nothing stored.  ``/`` redirects here (302) for API clients; the pages
+(``service.web``) answer ``/`` to a browser and call :func:`home` for anyone else.
 """
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ LINKS: dict[str, tuple[str, str]] = {
     "batch": ("/games/batch", "POST: many games as NDJSON"),
     "export": ("/games/export", "The stored logs (NDJSON) or per-deal results (Parquet)"),
     "players": ("/players", "The leaderboard"),
+    "positions": ("/games/{game_id}/deals/{deal}/positions",
+                  "Every position of one deal of a game, for a replay viewer"),
     "player_stats": ("/players/{player}/stats", "One player's figures by variant"),
+    "player_months": ("/players/{player}/months", "One player's figures month by month"),
     "versus": ("/players/{a}/versus/{b}", "Head-to-head of two players"),
     "tournament": ("/tournaments/{tournament_id}", "A tournament's audit"),
     "variant_stats": ("/stats/variants", "How each variant is played"),

@@ -1,94 +1,111 @@
-"""Request metrics in the Prometheus text exposition format (version 0.0.4).
+"""Request metrics in the Prometheus text exposition format (version 0.0.4), by
+prometheus-client.
 
-Hand-written rather than a client library: four metric families do not need a
-dependency.  Labels are bounded: the endpoint is the matched URL rule as OpenAPI writes
-it (``/api/v1/games/{game_id}``; ``unmatched`` for unknown paths), the method one of the
-HTTP verbs (``other`` for anything else), so a client cannot grow the series without
-limit.  Latency is measured to the moment the
-response starts (for the streamed batch, before its body).
+Several HTTP worker processes serve the same service, and a scrape reaches one of them:
+it must still answer the requests of all.  Each worker counts its own requests in
+prometheus-client's multiprocess mode (``PROMETHEUS_MULTIPROC_DIR``, a private folder
+the gunicorn master makes before forking: ``service.serving``): every counter and
+histogram is a memory-mapped file per process, and a scrape adds up the files of every
+worker, those of dead workers included (their counts happened).  Without that folder
+(tests, an embedding server) the app counts in memory, as one process does.  The
+store's figures (games by status, commits) are read from the store process at each
+scrape, which sees every worker's writes already.
+
+Labels are bounded: the endpoint is the matched URL rule as OpenAPI writes it
+(``/api/v1/games/{game_id}``; ``unmatched`` for unknown paths), the method one of the
+HTTP verbs (``other`` for anything else), so a client cannot grow the series (nor the
+files) without limit.  Latency is measured to the moment the response starts (for the
+streamed batch, before its body).
 """
 
 from __future__ import annotations
 
+import os
 import re
-import threading
 import time
-from bisect import bisect_left
-from collections import defaultdict
 
+import prometheus_client
 from flask import Flask, Response, current_app, g, request
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.multiprocess import MultiProcessCollector
 
 EXTENSION = "rummy_metrics"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+MULTIPROCESS_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 _PARAMETER = re.compile(r"<(?:[^:>]+:)?([^>]+)>")  # <int(signed=True):move> -> {move}
 _METHODS = frozenset(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"))
 
+# The series a scrape answers are those of the text format 0.0.4: no ``_created``
+# samples (the multiprocess mode has none either, so both modes answer alike).
+prometheus_client.disable_created_metrics()
 
-def _label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+def multiprocess_folder() -> str | None:
+    """The folder of the workers' metric files, when several processes serve."""
+    return os.environ.get(MULTIPROCESS_VARIABLE) or None
 
 
 class Metrics:
-    """Counters and a latency histogram of the requests one process served."""
+    """The request counter and latency histogram of one app (one worker process)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._requests: dict[tuple[str, str, str], int] = defaultdict(int)
-        # (method, endpoint) -> [count per bucket..., +Inf], sum
-        self._buckets: dict[tuple[str, str], list[int]] = {}
-        self._sums: dict[tuple[str, str], float] = defaultdict(float)
+        self.registry = CollectorRegistry(auto_describe=False)
+        self.requests = Counter("rummy_http_requests",
+                                "HTTP requests by method, endpoint and status.",
+                                ("method", "endpoint", "status"), registry=self.registry)
+        self.latency = Histogram("rummy_http_request_duration_seconds",
+                                 "Time to the start of the response, by method and endpoint.",
+                                 ("method", "endpoint"), buckets=BUCKETS,
+                                 registry=self.registry)
 
     def observe(self, method: str, endpoint: str, status: int, seconds: float) -> None:
         method = method if method in _METHODS else "other"
-        key = (method, endpoint)
-        with self._lock:
-            self._requests[(method, endpoint, str(status))] += 1
-            counts = self._buckets.setdefault(key, [0] * (len(BUCKETS) + 1))
-            counts[bisect_left(BUCKETS, seconds)] += 1
-            self._sums[key] += seconds
+        self.requests.labels(method, endpoint, str(status)).inc()
+        self.latency.labels(method, endpoint).observe(seconds)
 
     def render(self, games_by_status: dict[str, int] | None,
                writes: dict[str, int] | None = None) -> str:
-        """The exposition text; ``games_by_status`` None when the database is down;
-        ``writes`` the store's counts of commits and games committed since start-up."""
-        out = ["# HELP rummy_http_requests_total HTTP requests by method, endpoint and status.",
-               "# TYPE rummy_http_requests_total counter"]
-        with self._lock:
-            requests = sorted(self._requests.items())
-            histograms = sorted((key, list(counts), self._sums[key])
-                                for key, counts in self._buckets.items())
-        for (method, endpoint, status), count in requests:
-            out.append(f'rummy_http_requests_total{{method="{method}",'
-                       f'endpoint="{_label(endpoint)}",status="{status}"}} {count}')
-        out += ["# HELP rummy_http_request_duration_seconds Time to the start of the "
-                "response, by method and endpoint.",
-                "# TYPE rummy_http_request_duration_seconds histogram"]
-        for (method, endpoint), counts, total in histograms:
-            labels = f'method="{method}",endpoint="{_label(endpoint)}"'
-            running = 0
-            for bound, count in zip((*BUCKETS, "+Inf"), counts, strict=True):
-                running += count
-                out.append(f'rummy_http_request_duration_seconds_bucket{{{labels},'
-                           f'le="{bound}"}} {running}')
-            out.append(f"rummy_http_request_duration_seconds_sum{{{labels}}} {total!r}")
-            out.append(f"rummy_http_request_duration_seconds_count{{{labels}}} {running}")
-        out += ["# HELP rummy_database_up Whether the database answered this scrape.",
-                "# TYPE rummy_database_up gauge",
-                f"rummy_database_up {0 if games_by_status is None else 1}",
-                "# HELP rummy_games_stored Games stored, by verification status.",
-                "# TYPE rummy_games_stored gauge"]
-        for status, count in sorted((games_by_status or {}).items()):
-            out.append(f'rummy_games_stored{{status="{_label(status)}"}} {count}')
-        if writes is not None:
-            out += ["# HELP rummy_store_commits_total Write transactions committed (each a "
-                    "group of games from any number of requests).",
-                    "# TYPE rummy_store_commits_total counter",
-                    f"rummy_store_commits_total {writes['commits']}",
-                    "# HELP rummy_store_games_committed_total Games written since start-up.",
-                    "# TYPE rummy_store_games_committed_total counter",
-                    f"rummy_store_games_committed_total {writes['games_committed']}"]
-        return "\n".join(out) + "\n"
+        """The exposition text: the requests of every worker (or of this process alone
+        without a multiprocess folder), then the store's figures: ``games_by_status``
+        None when the database is down; ``writes`` the store's counts of commits and
+        games committed since it started."""
+        folder = multiprocess_folder()
+        if folder is None:
+            requests = generate_latest(self.registry)
+        else:
+            every_worker = CollectorRegistry(auto_describe=False)
+            MultiProcessCollector(every_worker, path=folder)
+            requests = generate_latest(every_worker)
+        store = CollectorRegistry(auto_describe=False)
+        store.register(_StoreFigures(games_by_status, writes))
+        return (requests + generate_latest(store)).decode()
+
+
+class _StoreFigures:
+    """The store's figures of one scrape, as metric families."""
+
+    def __init__(self, games_by_status: dict[str, int] | None,
+                 writes: dict[str, int] | None) -> None:
+        self.games_by_status = games_by_status
+        self.writes = writes
+
+    def collect(self):
+        yield GaugeMetricFamily("rummy_database_up", "Whether the database answered this "
+                                "scrape.", value=0 if self.games_by_status is None else 1)
+        stored = GaugeMetricFamily("rummy_games_stored", "Games stored, by verification "
+                                   "status.", labels=("status",))
+        for status, count in sorted((self.games_by_status or {}).items()):
+            stored.add_metric((status,), count)
+        yield stored
+        if self.writes is not None:
+            yield CounterMetricFamily("rummy_store_commits", "Write transactions committed "
+                                      "(each a group of games from any number of requests).",
+                                      value=self.writes["commits"])
+            yield CounterMetricFamily("rummy_store_games_committed", "Games written since "
+                                      "the store process started.",
+                                      value=self.writes["games_committed"])
 
 
 def _start() -> None:

@@ -15,7 +15,15 @@ from marshmallow.validate import Length, OneOf
 
 from ..engine.limits import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
 from ..engine.rules import PRESETS
-from ..store.stats import ORDERS, SORT_KEYS, StatsFilter, head_to_head, leaderboard, player_stats
+from ..store.stats import (
+    ORDERS,
+    SORT_KEYS,
+    StatsFilter,
+    head_to_head,
+    leaderboard,
+    player_months,
+    player_stats,
+)
 from .auth import read_access
 from .config import current_store, settings
 from .games_schemas import (
@@ -80,6 +88,22 @@ class VariantFiguresSchema(Schema):
 class PlayerStatsSchema(Schema):
     player = fields.String(required=True)
     variants = fields.Dict(keys=fields.String(), values=fields.Nested(VariantFiguresSchema))
+
+
+class MonthSchema(Schema):
+    month = fields.String(required=True, metadata={"example": "2024-05",
+                                                   "description": "UTC, by game time"})
+    games = fields.Integer(required=True, metadata={"description": "Finished games"})
+    won = fields.Integer(required=True)
+    deals = fields.Integer(required=True, metadata={"description": "Scored deals"})
+    points = fields.Integer(required=True, metadata={"description": "Deal points scored"})
+    points_per_deal = fields.Float(required=True)
+
+
+class PlayerMonthsSchema(Schema):
+    player = fields.String(required=True)
+    variants = fields.Dict(keys=fields.String(), values=fields.List(fields.Nested(MonthSchema)),
+                           metadata={"description": "Each variant's months, oldest first"})
 
 
 class LeaderRowSchema(Schema):
@@ -152,6 +176,25 @@ def _path(*names: str) -> list[dict[str, Any]]:
          description="404 when no stored game matches the player with the filters.")
 def stats(args: dict[str, Any], player: str) -> dict[str, Any]:
     figures = player_stats(current_store(), _player(player), _filter(args))
+    if not figures:
+        raise Problem(404, NOT_FOUND, f"no stored game matches player {player[:64]!r} "
+                      "with these filters")
+    return {"player": player, "variants": figures}
+
+
+@blp.route("/<path:player>/months", methods=["GET"], parameters=_path("player"))
+@read_access
+@blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, PlayerMonthsSchema, example={"player": "ana", "variants": {"gin": [
+    {"month": "2024-04", "games": 3, "won": 2, "deals": 11, "points": 140,
+     "points_per_deal": 12.73},
+    {"month": "2024-05", "games": 2, "won": 1, "deals": 8, "points": 77,
+     "points_per_deal": 9.63}]}})
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="A player's figures month by month, by variant (docs/STATISTICS.md)",
+         description="404 when no stored game matches the player with the filters.")
+def months(args: dict[str, Any], player: str) -> dict[str, Any]:
+    figures = player_months(current_store(), _player(player), _filter(args))
     if not figures:
         raise Problem(404, NOT_FOUND, f"no stored game matches player {player[:64]!r} "
                       "with these filters")

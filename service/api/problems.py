@@ -18,7 +18,7 @@ import orjson
 from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import HTTPException
 
-from ..store import StoreError
+from ..store import StoreBusy, StoreError
 
 MEDIA_TYPE = "application/problem+json"
 
@@ -45,6 +45,7 @@ BAD_GATEWAY = "bad-gateway"  # 502: by the proxy, the service not reachable
 DATABASE_UNAVAILABLE = "database-unavailable"  # 503
 GATEWAY_TIMEOUT = "gateway-timeout"  # 504: by the proxy, the service not answering
 DEGRADED = "degraded"  # 503: /healthz, the database answers but the last write failed
+STORE_BUSY = "store-busy"  # 503: too many games wait to be written; try again shortly
 
 _BY_STATUS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUND,
               405: METHOD_NOT_ALLOWED, 406: NOT_ACCEPTABLE, 408: REQUEST_TIMEOUT,
@@ -57,7 +58,7 @@ PROBLEM_TYPES: tuple[str, ...] = (
     NO_SUCH_POSITION, METHOD_NOT_ALLOWED, GAME_DELETED, NOT_ACCEPTABLE, REQUEST_TIMEOUT,
     PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE, VALIDATION_ERROR, BATCH_STOPPED,
     HEADER_FIELDS_TOO_LARGE, INTERNAL_ERROR, BAD_GATEWAY, DATABASE_UNAVAILABLE, GATEWAY_TIMEOUT,
-    DEGRADED)
+    DEGRADED, STORE_BUSY)
 
 # What a validation problem lists of a document's errors: its answer stays small however
 # many fields are wrong and however long the keys the document invented.
@@ -180,10 +181,23 @@ def _http_problem(error: HTTPException) -> Response:
                             headers=headers)
 
 
+def http_problem(error: HTTPException) -> Response:
+    """The problem+json answer of an HTTP error (for other layers' error handlers)."""
+    return _http_problem(error)
+
+
 def _store_problem(error: StoreError) -> Response:
     current_app.logger.exception("database error on %s %s", request.method, request.path)
     return problem_response(503, DATABASE_UNAVAILABLE, "the database is not available; "
                             "try again later", headers={"Retry-After": "5"})
+
+
+def _busy(error: StoreBusy) -> Response:
+    """Back-pressure: answered at once, without waiting for the writer, and logged
+    without a traceback (a burst may refuse many uploads)."""
+    current_app.logger.warning("store busy on %s %s: %s", request.method, request.path, error)
+    return problem_response(503, STORE_BUSY, f"the service is busy writing: {error}; "
+                            "try again shortly", headers={"Retry-After": "1"})
 
 
 def _unexpected(error: Exception) -> Response:
@@ -196,4 +210,5 @@ def install(app: Flask) -> None:
     """Answer every error of the app as a problem."""
     app.register_error_handler(HTTPException, _http_problem)
     app.register_error_handler(StoreError, _store_problem)
+    app.register_error_handler(StoreBusy, _busy)
     app.register_error_handler(Exception, _unexpected)

@@ -72,6 +72,11 @@ class TournamentRowSchema(Schema):
     games = fields.Integer(required=True, metadata={"description": "Games stored"})
     counted = fields.Integer(required=True, metadata={
         "description": "Games counted for the verified standings"})
+    illegal = fields.Integer(required=True, metadata={
+        "description": "Illegal games: each is a discrepancy of the audit"})
+    mismatch = fields.Integer(required=True, metadata={
+        "description": "Legal games whose claims do not match the recomputed scores"})
+    players = fields.Integer(required=True, metadata={"description": "Distinct players"})
     first_game_time = UtcDateTime(required=True, metadata={
         "description": "The earliest game: played, else uploaded"})
     last_game_time = UtcDateTime(required=True)
@@ -255,7 +260,8 @@ def _game_links(game_id: str) -> dict[str, str]:
 @read_access
 @blp.arguments(ListArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, TournamentPageSchema, example={"tournaments": [{
-    "id": "spring", "games": 7, "counted": 5, "first_game_time": "2024-03-01T19:00:00Z",
+    "id": "spring", "games": 7, "counted": 5, "illegal": 1, "mismatch": 1, "players": 4,
+    "first_game_time": "2024-03-01T19:00:00Z",
     "last_game_time": "2024-03-03T22:10:00Z", "variants": ["gin", "rummy"],
     "links": {"self": f"{PREFIX}/tournaments/spring",
               "report": f"{PREFIX}/tournaments/spring/report.csv"}}], "next": None},

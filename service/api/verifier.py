@@ -18,6 +18,9 @@ the pool is ``service.pool``'s, which the synthetic loader uses too.
 from __future__ import annotations
 
 import gc
+import os
+import threading
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -99,9 +102,27 @@ _STORE: StoreClient | None = None  # in a pool process: the store process, if an
 
 
 def _connect(where: tuple[str, bytes] | None) -> None:
-    """A pool process starts: it connects to the store process, if there is one."""
+    """A pool process starts: it connects to the store process, if there is one, and
+    ends with its HTTP worker (``_end_with_parent``)."""
     global _STORE
     _STORE = StoreClient(*where) if where is not None else None
+    _end_with_parent(os.getppid())
+
+
+PARENT_CHECK = 1.0  # seconds between two looks at whether the pool's parent still runs
+
+
+def _end_with_parent(parent: int) -> None:
+    """Exit once ``parent`` is gone.  A worker killed outright (gunicorn's timeout, out
+    of memory) never shuts its pool down, and the pool's processes, waiting on a queue
+    they themselves hold open, would otherwise live on, each with a connection to the
+    store process, one pool more for every worker replaced."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
 
 
 def judge_part(items: list[tuple[int, bytes | None]], limit: int,

@@ -7,6 +7,7 @@ from .db import (
     GameRows,
     Reader,
     Store,
+    StoreBusy,
     StoreError,
     StoreLocked,
     game_rows,
@@ -15,4 +16,5 @@ from .db import (
 from .records import GameRecord, build_record, game_id
 
 __all__ = ["Answer", "Cursor", "GameFilter", "GameRecord", "GameRows", "Reader", "Store",
-           "StoreError", "StoreLocked", "build_record", "game_id", "game_rows", "joined"]
+           "StoreBusy", "StoreError", "StoreLocked", "build_record", "game_id", "game_rows",
+           "joined"]

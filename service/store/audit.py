@@ -139,26 +139,36 @@ ORDER BY v.game_id, v.deal_no NULLS LAST, v.player NULLS LAST, v.message
 
 
 _LIST_SQL = f"""
-SELECT tournament_id AS id, count(*) AS games,
-       count(*) FILTER (WHERE finished AND status <> 'illegal') AS counted,
-       min(game_time) AS first_game_time, max(game_time) AS last_game_time,
-       list(DISTINCT variant ORDER BY variant) AS variants
-FROM games
-WHERE tournament_id IS NOT NULL AND id {LIVE} AND (? IS NULL OR tournament_id > ?)
-GROUP BY tournament_id
-ORDER BY tournament_id
-LIMIT ?
+WITH page AS (
+    SELECT tournament_id AS id, count(*) AS games,
+           count(*) FILTER (WHERE finished AND status <> 'illegal') AS counted,
+           count(*) FILTER (WHERE status = 'illegal') AS illegal,
+           count(*) FILTER (WHERE status = 'mismatch') AS mismatch,
+           min(game_time) AS first_game_time, max(game_time) AS last_game_time,
+           list(DISTINCT variant ORDER BY variant) AS variants
+    FROM games
+    WHERE tournament_id IS NOT NULL AND id {LIVE} AND (? IS NULL OR tournament_id > ?)
+    GROUP BY tournament_id
+    ORDER BY tournament_id
+    LIMIT ?)
+SELECT page.id, games, counted, illegal, mismatch, first_game_time, last_game_time,
+       variants,
+       (SELECT count(DISTINCT player) FROM game_players
+        WHERE tournament_id = page.id AND game_id {LIVE}) AS players
+FROM page
+ORDER BY page.id
 """
 
 
 def list_tournaments(store: Reader, limit: int,
                      after: str | None = None) -> list[dict[str, Any]]:
-    """Tournaments by id (games not deleted): games, counted games, the first and last
-    game time (played, else uploaded), the variants; ``after`` is the last id of the
-    previous page (keyset)."""
+    """Tournaments by id (games not deleted): games, counted games, illegal games and
+    games with wrong claims, the first and last game time (played, else uploaded), the
+    variants, the players; ``after`` is the last id of the previous page (keyset)."""
     with store.cursor() as cur:
         rows = cur.execute(_LIST_SQL, [after, after, limit]).fetchall()
-    names = ("id", "games", "counted", "first_game_time", "last_game_time", "variants")
+    names = ("id", "games", "counted", "illegal", "mismatch", "first_game_time",
+             "last_game_time", "variants", "players")
     return [dict(zip(names, row, strict=True)) for row in rows]
 
 

@@ -53,6 +53,11 @@ class StoreLocked(StoreError):
     """Another process holds the database file open for writing."""
 
 
+class StoreBusy(StoreError):
+    """Too many games wait for the writer: a write that may be refused is (back-pressure;
+    the client should try again shortly)."""
+
+
 @dataclass(frozen=True, slots=True)
 class GameFilter:
     player: str | None = None
@@ -146,6 +151,8 @@ def _kept(rows: GameRows, keep: list[bool]) -> GameRows:
 
 _log = logging.getLogger(__name__)
 MAX_GROUP = 2000  # games per group commit
+MAX_QUEUED_GAMES = 2000  # games handed to the writer and not committed yet, before
+# ``put(..., refuse_when_busy=True)`` is refused (StoreBusy): about one full group commit
 LINGER = 0.002  # seconds the writer waits for more games before a small commit
 
 
@@ -307,8 +314,10 @@ class Store(StoreReads):
     opened without them, are computed again here first.  Without, writes leave the
     ratings stale (a bulk load, which then calls ``recompute_ratings`` once)."""
 
-    def __init__(self, path: str | Path, read_only: bool = False, ratings: bool = True):
+    def __init__(self, path: str | Path, read_only: bool = False,
+                 max_queued_games: int = MAX_QUEUED_GAMES, ratings: bool = True):
         self.path = str(path)
+        self.max_queued_games = max_queued_games
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -323,6 +332,8 @@ class Store(StoreReads):
         self._writer: threading.Thread | None = None
         self._writer_start = threading.Lock()
         self._writes: _Writer | None = None
+        self._pending = 0  # games put and not yet committed (or failed)
+        self._pending_lock = threading.Lock()
         self.commits = 0  # write transactions committed since start-up
         self.games_committed = 0
         # The outcome of the last write transaction: (ok, when, why it failed), or None.
@@ -401,17 +412,30 @@ class Store(StoreReads):
 
     # -- writes -------------------------------------------------------------------------
 
-    def submit(self, games: Sequence[GameRecord] | GameRows) -> list[Answer]:
+    def submit(self, games: Sequence[GameRecord] | GameRows,
+               refuse_when_busy: bool = False) -> list[Answer]:
         """Store games through the writer thread, committed together with whatever other
-        requests are waiting; returns once they are committed, as ``add_games``."""
-        return self.put(games).result()
+        requests are waiting; returns once they are committed, as ``add_games``.
+        ``refuse_when_busy``: see ``put``."""
+        return self.put(games, refuse_when_busy).result()
 
-    def put(self, games: Sequence[GameRecord] | GameRows) -> Future:
-        """``submit`` without the wait: the future holds the answers once committed."""
+    def put(self, games: Sequence[GameRecord] | GameRows,
+            refuse_when_busy: bool = False) -> Future:
+        """``submit`` without the wait: the future holds the answers once committed.
+
+        Back-pressure: with ``refuse_when_busy`` (single uploads), games that would
+        bring the games waiting for their commit past ``max_queued_games`` are refused
+        at once with StoreBusy, rather than queued behind seconds of writes.  Batches
+        are never refused: their answer is streaming already, and they wait."""
         future: Future = Future()
         if not len(games):
             future.set_result([])
             return future
+        with self._pending_lock:
+            if refuse_when_busy and self._pending + len(games) > self.max_queued_games:
+                raise StoreBusy(f"{self._pending} games are waiting to be written "
+                                f"(at most {self.max_queued_games})")
+            self._pending += len(games)
         with self._writer_start:
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write_loop, name="store-writer",
@@ -441,6 +465,13 @@ class Store(StoreReads):
             self._commit_group(group)
 
     def _commit_group(self, group: list[tuple[Games, Future]]) -> None:
+        try:
+            self._commit_group_now(group)
+        finally:
+            with self._pending_lock:
+                self._pending -= sum(len(games) for games, _ in group)
+
+    def _commit_group_now(self, group: list[tuple[Games, Future]]) -> None:
         try:
             answers = self._add([games for games, _ in group])
         except Exception as error:
@@ -582,12 +613,21 @@ class Store(StoreReads):
 
     def write_health(self) -> dict[str, Any]:
         """How writes fare: the last commit's outcome (``ok``, ``failed`` or None before
-        any), its time and its reason, and the writes waiting for the writer."""
+        any), its time and its reason, the writes waiting for the writer, and the games
+        handed to it and not committed yet (what back-pressure counts)."""
         last = self.last_write
         return {"last_commit": None if last is None else ("ok" if last[0] else "failed"),
                 "at": None if last is None else last[1],
                 "reason": None if last is None else last[2],
-                "queued": self._queue.qsize()}
+                "queued": self._queue.qsize(),
+                "queued_games": self._pending,
+                "max_queued_games": self.max_queued_games}
+
+    def check(self, timeout: float | None = None) -> tuple[int, dict[str, Any]]:
+        """What a health check needs, read at once: the schema version (the database
+        answers) and ``write_health``.  Reads only: it never waits for the writer (so
+        ``timeout``, which bounds the wait for a store process, does not apply here)."""
+        return self.schema_version, self.write_health()
 
     def _writer_connection(self) -> _Writer:
         if self._writes is None:

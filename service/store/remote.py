@@ -11,8 +11,20 @@ on DuckDB, and the serving process keeps its lock for HTTP.
 same reads and writes as ``Store``: each call is one message over a Unix socket
 authenticated with a random key, answered once done (a write once committed).  The
 store process ends with its parent: when the parent exits, is killed, or closes it.
-Should it end first, ``on_lost`` is called (the gunicorn worker then exits, and its
-replacement starts a new store process).
+Should it end first, ``on_lost`` is called.
+
+Two owners.  Served by gunicorn (``gunicorn.conf.py``), the master process starts the
+one store process of the database file (``serve_shared``) before it forks its HTTP
+workers, and starts it again on the same socket and key should it end (killed, out of
+memory): the workers, which reach it as an ``AttachedStore`` (``shared_store``), keep
+running, their calls in flight fail (their requests answer 503) and the next ones
+reconnect.  A worker that dies is replaced by the master without the store noticing.
+Anywhere else (tests, an embedding server) the app starts a store process of its own.
+
+The store process ignores SIGINT (and the shared one SIGTERM): a terminal's Ctrl-C and
+``kill`` of the process group reach every process of the group, and the store must
+outlive the workers still answering; its owner closes it once they are gone (a
+checkpoint).
 
 The socket lives in a private temporary folder, ``rummy-store-<pid>-<random>``, named
 after the process that made it, and removed when the store is closed.  A ``kill -9``
@@ -22,6 +34,7 @@ is gone (never one whose owner still runs: another server on the same machine).
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import multiprocessing
 import os
@@ -42,11 +55,13 @@ from typing import Any
 
 from ..pool import sigint_held
 from .db import (
+    MAX_QUEUED_GAMES,
     Answer,
     GameRows,
     Rows,
     Statement,
     Store,
+    StoreBusy,
     StoreError,
     StoreLocked,
     StoreReads,
@@ -58,29 +73,37 @@ DIR_PREFIX = "rummy-store-"
 _DIR_NAME = re.compile(re.escape(DIR_PREFIX) + r"([0-9]+)-[A-Za-z0-9_]+")
 START_TIMEOUT = 120.0  # seconds for the store process to open and migrate the file
 TICKET_LIFETIME = 600.0  # seconds a committed write waits for its ticket to be taken
-_ERRORS: dict[str, type[Exception]] = {"StoreError": StoreError, "ValueError": ValueError,
-                                        "TypeError": TypeError}
+RESTART_PAUSE = 1.0  # seconds between two attempts to start a lost shared store again
+_ERRORS: dict[str, type[Exception]] = {"StoreError": StoreError, "StoreBusy": StoreBusy,
+                                        "ValueError": ValueError, "TypeError": TypeError}
 
 
 # --------------------------------------------------------------------------- the process
 
-def _serve(path: str, address: str, key: bytes, control: Connection) -> None:
+def _serve(path: str, address: str, key: bytes, control: Connection,
+           max_queued_games: int = MAX_QUEUED_GAMES, shared: bool = False) -> None:
     """The store process: open the store, answer every connection in a thread, and
     end when the parent closes the control pipe (or dies, which closes it too).
 
     It ignores SIGINT: Ctrl-C in a terminal reaches the whole process group, and the
     store must not end under its parent's feet (a KeyboardInterrupt here left the
     write-ahead log behind and the worker believing its store lost).  The parent,
-    shutting down on that SIGINT, closes it, which checkpoints the file."""
+    shutting down on that SIGINT, closes it, which checkpoints the file.  ``shared``
+    (the gunicorn master's store): SIGTERM too, for the same reason, since the master
+    stops its workers first and closes the store only then."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if shared:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     try:
-        store = Store(path)
+        store = Store(path, max_queued_games=max_queued_games)
     except StoreLocked as error:
         control.send(("locked", str(error)))
         return
     except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
         control.send(("failed", f"{type(error).__name__}: {error}"))
         return
+    with suppress(FileNotFoundError):
+        os.unlink(address)  # left by the store process this one replaces
     listener = Listener(address, family="AF_UNIX", authkey=key)
     threading.Thread(target=_accept, args=(listener, _Served(store)), daemon=True).start()
     control.send(("ready", None))
@@ -180,7 +203,7 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
     if op == "read":
         return store.read_many(args[0])
     if op == "submit":
-        return store.submit(args[0])
+        return store.submit(*args)
     if op == "put":
         return served.tickets.add(store.put(args[0]))
     if op == "take":
@@ -193,6 +216,8 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.commits, store.games_committed
     if op == "health":
         return store.write_health()
+    if op == "check":
+        return store.check()
     raise ValueError(f"unknown store operation {op!r}")
 
 
@@ -277,8 +302,10 @@ class StoreClient:
         self._local = threading.local()
         self._closed = False
 
-    def call(self, op: str, *args: Any) -> Any:
-        """One call, on this thread's own connection; the store's errors raised here."""
+    def call(self, op: str, *args: Any, timeout: float | None = None) -> Any:
+        """One call, on this thread's own connection; the store's errors raised here.
+        ``timeout``: seconds to wait for the answer (StoreError after them, and the
+        connection is dropped: its late answer must not be read as the next one's)."""
         if self._closed:
             raise StoreError("the store is closed")
         conn = getattr(self._local, "conn", None)
@@ -287,20 +314,29 @@ class StoreClient:
                 conn = self._local.conn = Client(self._address, family="AF_UNIX",
                                                  authkey=self._key)
             conn.send((op, args))
+            if timeout is not None and not conn.poll(timeout):
+                self._local.conn = None
+                conn.close()
+                raise StoreError(f"the store process did not answer within {timeout:g} s")
             status, value = conn.recv()
-        except (OSError, EOFError) as error:
+        except (OSError, EOFError, multiprocessing.AuthenticationError) as error:
             self._local.conn = None
+            if conn is not None:
+                with suppress(OSError):
+                    conn.close()
             raise StoreError(f"the store process is not answering: {error}") from error
         if status == "ok":
             return value
         kind, message = value
         raise _ERRORS.get(kind, StoreError)(message)
 
-    def submit(self, games: Sequence[GameRecord] | GameRows) -> list[Answer]:
-        """As ``Store.submit``: returns once the games are committed."""
+    def submit(self, games: Sequence[GameRecord] | GameRows,
+               refuse_when_busy: bool = False) -> list[Answer]:
+        """As ``Store.submit``: returns once the games are committed (StoreBusy at once
+        when ``refuse_when_busy`` and too many games wait)."""
         if not len(games):
             return []
-        return self.call("submit", games_of(games))
+        return self.call("submit", games_of(games), refuse_when_busy)
 
     def put(self, games: GameRows) -> int:
         """Hand rows to the writer without waiting: a ticket for ``take``."""
@@ -312,35 +348,10 @@ class StoreClient:
         return self.call("take", ticket)
 
 
-class RemoteStore(StoreClient, StoreReads):
-    """The store of ``path``, opened in a process of its own (see the module)."""
+class _StoreCalls(StoreClient, StoreReads):
+    """The reads and writes of ``Store``, each one call to a store process."""
 
-    def __init__(self, path: str, start_timeout: float = START_TIMEOUT):
-        self.path = str(path)
-        remove_stale_folders()
-        self._dir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-")
-        super().__init__(os.path.join(self._dir, "store.sock"), secrets.token_bytes(32))
-        context = multiprocessing.get_context("spawn")
-        self._control, child_end = context.Pipe()
-        self._process = context.Process(target=_serve, name="rummy-store", daemon=True,
-                                        args=(self.path, self._address, self._key, child_end))
-        with sigint_held():
-            self._process.start()
-        child_end.close()
-        if not self._control.poll(start_timeout):
-            self._stop(wait=0)
-            raise StoreError(f"the store process did not open {self.path} in time")
-        try:
-            status, detail = self._control.recv()
-        except EOFError:
-            status, detail = "failed", "the store process ended at start-up"
-        if status != "ready":
-            self._stop()
-            raise (StoreLocked if status == "locked" else StoreError)(detail)
-        self.on_lost: Callable[[], None] | None = None
-        threading.Thread(target=self._watch, name="store-watch", daemon=True).start()
-
-    # -- calls ----------------------------------------------------------------------
+    path: str
 
     @property
     def where(self) -> tuple[str, bytes]:
@@ -373,6 +384,11 @@ class RemoteStore(StoreClient, StoreReads):
         """As ``Store.write_health``, in one call."""
         return self.call("health")
 
+    def check(self, timeout: float | None = None) -> tuple[int, dict[str, Any]]:
+        """As ``Store.check``, in one call, answered within ``timeout`` seconds or
+        StoreError."""
+        return self.call("check", timeout=timeout)
+
     @property
     def commits(self) -> int:
         return self.write_counts()["commits"]
@@ -381,14 +397,99 @@ class RemoteStore(StoreClient, StoreReads):
     def games_committed(self) -> int:
         return self.write_counts()["games_committed"]
 
+
+class RemoteStore(_StoreCalls):
+    """The store of ``path``, opened in a process of its own (see the module).
+
+    ``restart``: should the store process end on its own, start another on the same
+    socket and key (after ``on_lost``), so that clients reconnect to it; otherwise only
+    ``on_lost`` is called.  ``daemon``: the process is ended with this one at its exit
+    (never for a store whose owner forks: a forked child's exit would end it too)."""
+
+    def __init__(self, path: str, start_timeout: float = START_TIMEOUT,
+                 max_queued_games: int = MAX_QUEUED_GAMES, restart: bool = False,
+                 daemon: bool = True):
+        self.path = str(path)
+        remove_stale_folders()
+        self._dir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-")
+        super().__init__(os.path.join(self._dir, "store.sock"), secrets.token_bytes(32))
+        self.max_queued_games = max_queued_games
+        self.start_timeout = start_timeout
+        self.restart = restart
+        self.daemon = daemon
+        self.restarts = 0
+        self.on_lost: Callable[[], None] | None = None
+        self._owner = os.getpid()
+        try:
+            self._launch()
+        except BaseException:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            raise
+        threading.Thread(target=self._watch, name="store-watch", daemon=True).start()
+
+    def _launch(self) -> None:
+        """Start the store process and wait until it opened the file; StoreLocked or
+        StoreError when it cannot."""
+        context = multiprocessing.get_context("spawn")
+        self._control, child_end = context.Pipe()
+        self._process = context.Process(target=_serve, name="rummy-store", daemon=self.daemon,
+                                        args=(self.path, self._address, self._key, child_end,
+                                              self.max_queued_games, not self.daemon))
+        with sigint_held():
+            self._process.start()
+        child_end.close()
+        if not self._control.poll(self.start_timeout):
+            self._end_process(wait=0)
+            raise StoreError(f"the store process did not open {self.path} in time")
+        try:
+            status, detail = self._control.recv()
+        except EOFError:
+            status, detail = "failed", "the store process ended at start-up"
+        if status != "ready":
+            self._end_process()
+            raise (StoreLocked if status == "locked" else StoreError)(detail)
+
+    @property
+    def pid(self) -> int | None:
+        """The store process's id (a new one after a restart)."""
+        return self._process.pid
+
     # -- lifecycle ------------------------------------------------------------------
 
     def _watch(self) -> None:
         """Call ``on_lost`` if the store process ends without being closed (killed, or
-        out of memory): every call fails from then on, and the owner may restart."""
-        wait([self._process.sentinel])
-        if not self._closed and self.on_lost is not None:
-            self.on_lost()
+        out of memory): every call fails from then on, and the owner may restart; with
+        ``restart``, start another store process, again until one opens the file."""
+        while True:
+            wait([self._process.sentinel])
+            if self._closed:
+                return
+            if self.on_lost is not None:
+                self.on_lost()
+            if not self.restart:
+                return
+            with suppress(OSError):
+                self._control.close()
+            while not self._closed:
+                try:
+                    self._launch()
+                    self.restarts += 1
+                    break
+                except StoreError:
+                    time.sleep(RESTART_PAUSE)  # the dead one's lock not yet released
+            if self._closed:
+                self._end_process()
+                return
+
+    def forget_after_fork(self) -> None:
+        """In a forked child (a gunicorn worker): close the child's copies of the control
+        pipe, so that the store process still ends when its owner does.  The child
+        reaches the store as an ``AttachedStore``."""
+        self._closed = True
+        with suppress(OSError):
+            self._control.close()
+        # Not this child's child: multiprocessing would join it at this process's exit.
+        multiprocessing.process._children.discard(self._process)  # type: ignore[attr-defined]
 
     def close(self) -> None:
         """Ask the store process to close the file (a checkpoint) and wait for it."""
@@ -397,12 +498,69 @@ class RemoteStore(StoreClient, StoreReads):
         self._closed = True
         with suppress(OSError):
             self._control.send(("close", None))
-        self._stop()
+        self._end_process()
+        shutil.rmtree(self._dir, ignore_errors=True)
 
-    def _stop(self, wait: float = 60) -> None:
+    def _end_process(self, wait: float = 60) -> None:
         self._process.join(wait)
         if self._process.is_alive():
             self._process.kill()
             self._process.join()
         self._control.close()
-        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+class AttachedStore(_StoreCalls):
+    """A store process started by another process of the service (the gunicorn master),
+    reached by its address and key; closing it closes only this side."""
+
+    def __init__(self, path: str, address: str, key: bytes):
+        self.path = str(path)
+        super().__init__(address, key)
+
+    def close(self) -> None:
+        self._closed = True
+
+
+# --------------------------------------------------------------------------- shared
+
+_SHARED: RemoteStore | None = None  # in the gunicorn master, and inherited by its workers
+
+
+def serve_shared(path: str, max_queued_games: int = MAX_QUEUED_GAMES) -> RemoteStore:
+    """Start the one store process of ``path`` for the processes this one forks (the
+    gunicorn master, before its workers), restarted should it end on its own."""
+    global _SHARED
+    if _SHARED is not None:
+        raise StoreError("a shared store is served already")
+    _SHARED = RemoteStore(path, max_queued_games=max_queued_games, restart=True,
+                          daemon=False)
+    os.register_at_fork(after_in_child=after_fork)
+    atexit.register(close_shared)  # before multiprocessing's own exit handler joins it
+    return _SHARED
+
+
+def after_fork() -> None:
+    """In a forked child of the process serving the shared store: let go of it."""
+    if _SHARED is not None and _SHARED._owner != os.getpid():
+        _SHARED.forget_after_fork()
+
+
+def shared_store(path: str) -> AttachedStore | None:
+    """In a forked child: the shared store of ``path``, if its parent serves one."""
+    if _SHARED is None or _SHARED._owner == os.getpid() \
+            or os.path.abspath(_SHARED.path) != os.path.abspath(path):
+        return None
+    return AttachedStore(_SHARED.path, *_SHARED.where)
+
+
+def shared_pid() -> int | None:
+    """The id of the shared store process, when this process serves one."""
+    return _SHARED.pid if _SHARED is not None and _SHARED._owner == os.getpid() else None
+
+
+def close_shared() -> None:
+    """Close the shared store (the gunicorn master, once its workers are gone)."""
+    global _SHARED
+    if _SHARED is not None and _SHARED._owner == os.getpid():
+        _SHARED.close()
+    _SHARED = None

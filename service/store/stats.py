@@ -161,6 +161,37 @@ def player_stats(store: Reader, player: str, flt: StatsFilter) -> dict[str, dict
     return dict(sorted(out.items()))
 
 
+def player_months(store: Reader, player: str,
+                  flt: StatsFilter) -> dict[str, list[dict[str, Any]]]:
+    """One player's figures month by month (UTC, by game time), by variant: finished
+    games and wins, scored deals and their points, points per deal; months without a
+    game of the variant are left out.  Empty when the player has no game."""
+    where, params = _where(flt)
+    month = "strftime(timezone('UTC', game_time), '%Y-%m')"
+    games, deals = (result.rows for result in store.read_many([
+        (f"SELECT variant, {month} AS month, count(*) FILTER (WHERE finished), "
+         f"count(*) FILTER (WHERE won) FROM game_players WHERE player = ?{where} "
+         "GROUP BY ALL", [player, *params]),
+        (f"SELECT variant, {month} AS month, count(*), sum(points) FROM deal_players "
+         f"WHERE player = ? AND scored{where} GROUP BY ALL", [player, *params]),
+    ]))
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def row(variant: str, when: str) -> dict[str, Any]:
+        return rows.setdefault((variant, when), {"month": when, "games": 0, "won": 0,
+                                                 "deals": 0, "points": 0})
+
+    for variant, when, finished, won in games:
+        row(variant, when).update(games=finished, won=won)
+    for variant, when, count, points in deals:
+        row(variant, when).update(deals=count, points=int(points))
+    out: dict[str, list[dict[str, Any]]] = {}
+    for (variant, _), figures in sorted(rows.items()):
+        figures["points_per_deal"] = ratio(figures["points"], figures["deals"], MEAN_PLACES)
+        out.setdefault(variant, []).append(figures)
+    return out
+
+
 def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_games: int,
                 limit: int, after: tuple[Any, str] | None = None) -> list[dict[str, Any]]:
     """Players ranked by ``sort`` (a key of SORT_KEYS), ties by player id; ``after`` is the

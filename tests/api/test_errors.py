@@ -89,7 +89,7 @@ def test_unexpected_exception_is_500_logged_not_shown(app, client, monkeypatch, 
 
 
 def test_database_errors_are_503(app, client, monkeypatch):
-    def down(records):
+    def down(records, refuse_when_busy=False):
         raise StoreError("disk full")
 
     monkeypatch.setattr(store_of(app), "submit", down)

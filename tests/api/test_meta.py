@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from service.api.games_schemas import EXAMPLE_ID, EXAMPLE_LOG, EXAMPLE_REPORT
 from service.engine import parse_game, verify
@@ -49,7 +50,8 @@ def test_healthz(client):
     assert response.status_code == 200
     assert response.get_json() == {"status": "ok", "database": "ok", "schema_version": LATEST,
                                    "writes": {"last_commit": None, "at": None, "reason": None,
-                                              "queued": 0}}
+                                              "queued": 0, "queued_games": 0,
+                                              "max_queued_games": 2000}}
 
 
 @pytest.mark.parametrize("store_process", ["0", "1"])
@@ -86,13 +88,20 @@ def test_healthz_is_degraded_while_writes_fail(make_app, store_process):
 
 
 def test_healthz_is_503_when_the_database_fails(app, client, monkeypatch):
-    def broken():
+    def broken(timeout=None):
         raise RuntimeError("connection lost")
 
-    monkeypatch.setattr(store_of(app), "ping", broken)
+    monkeypatch.setattr(store_of(app), "check", broken)
     problem = assert_problem(client.get(f"{API}/healthz"), 503, "database-unavailable")
     assert problem["database"] == "unavailable"
     assert "connection lost" not in str(problem)
+
+
+def samples(text: str) -> dict[tuple[str, frozenset], float]:
+    """Every sample of an exposition, read by prometheus-client's own parser: by name and
+    labels (in any order, as Prometheus reads them)."""
+    return {(s.name, frozenset(s.labels.items())): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
 
 
 def test_metrics_count_requests_and_stored_games(client):
@@ -105,17 +114,23 @@ def test_metrics_count_requests_and_stored_games(client):
     assert response.status_code == 200
     assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
     text = response.get_data(as_text=True)
-    assert ('rummy_http_requests_total{method="POST",endpoint="/api/v1/games",status="201"} 2'
-            in text)
-    assert 'rummy_http_requests_total{method="GET",endpoint="unmatched",status="404"} 1' in text
-    assert ('rummy_http_requests_total{method="GET",endpoint="/api/v1/games/{game_id}",'
-            'status="404"} 1') in text
+    found = samples(text)
+
+    def value(name: str, **labels: str) -> float | None:
+        return found.get((name, frozenset(labels.items())))
+
+    assert value("rummy_http_requests_total", method="POST", endpoint="/api/v1/games",
+                 status="201") == 2
+    assert value("rummy_http_requests_total", method="GET", endpoint="unmatched",
+                 status="404") == 1
+    assert value("rummy_http_requests_total", method="GET", endpoint="/api/v1/games/{game_id}",
+                 status="404") == 1
     assert "# TYPE rummy_http_request_duration_seconds histogram" in text
-    assert ('rummy_http_request_duration_seconds_bucket{method="POST",'
-            'endpoint="/api/v1/games",le="+Inf"} 2') in text
-    assert 'rummy_games_stored{status="valid"} 1' in text
-    assert 'rummy_games_stored{status="illegal"} 1' in text
-    assert "rummy_database_up 1" in text
+    assert value("rummy_http_request_duration_seconds_bucket", method="POST",
+                 endpoint="/api/v1/games", le="+Inf") == 2
+    assert value("rummy_games_stored", status="valid") == 1
+    assert value("rummy_games_stored", status="illegal") == 1
+    assert value("rummy_database_up") == 1
     label = r'[a-z_]+="(?:[^"\\\n]|\\.)*"'
     sample = re.compile(rf"[a-z_]+(\{{{label}(,{label})*\}})? [0-9.e+-]+")
     for line in text.splitlines():  # every sample line is "name{labels} number"
@@ -135,7 +150,7 @@ def test_openapi_documents_every_path(app, client):
     documented = set(spec["paths"])
     routes = {re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
               for rule in app.url_map.iter_rules()
-              if rule.endpoint.split(".")[0] not in ("docs", "root_docs", "root", "static",
+              if rule.endpoint.split(".")[0] not in ("docs", "root_docs", "root", "static", "web",
                                                         "api-docs")}
     assert routes == documented
     assert {"/api/v1/games", "/api/v1/games/batch", "/api/v1/games/{game_id}",

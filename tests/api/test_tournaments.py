@@ -410,7 +410,8 @@ def test_tournaments_are_listed_by_id_a_page_at_a_time(client):
     second = client.get(body["next"]).get_json()
     assert second["next"] is None
     assert second["tournaments"] == [{
-        "id": "b-cup", "games": 2, "counted": 1, "first_game_time": "2024-03-01T20:00:00Z",
+        "id": "b-cup", "games": 2, "counted": 1, "illegal": 1, "mismatch": 0, "players": 2,
+        "first_game_time": "2024-03-01T20:00:00Z",
         "last_game_time": "2024-03-02T20:00:00Z", "variants": ["gin"],
         "links": {"self": f"{API}/tournaments/b-cup",
                   "report": f"{API}/tournaments/b-cup/report.csv"}}]

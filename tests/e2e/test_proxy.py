@@ -21,12 +21,14 @@ pytestmark = pytest.mark.skipif(
     NGINX is None, reason="nginx is not installed (Debian: apt-get install nginx)")
 
 SLOW_CLIENTS = 200
-THREADS = 4  # far fewer threads than slow clients
+THREADS = 4  # far fewer threads than slow clients, in one worker (with more workers a
+# stalled client holds the threads of the worker that accepted it, which may be another)
 
 
 @pytest.fixture
 def service(tmp_path):
-    server = Server(tmp_path / "rummy.duckdb", env={"RUMMY_THREADS": str(THREADS)}).start()
+    server = Server(tmp_path / "rummy.duckdb",
+                    env={"RUMMY_WORKERS": "1", "RUMMY_THREADS": str(THREADS)}).start()
     proxy = Nginx(tmp_path / "nginx", server.port)
     try:
         proxy.start()

@@ -171,11 +171,14 @@ def store_processes(server: Server) -> list[int]:
     return [int(pid) for pid in found]
 
 
-def test_a_killed_store_process_is_replaced_with_its_worker(server):
-    """The store process killed alone: the worker exits, gunicorn starts another with
-    a new store process, and the games stored before are all there."""
+def test_a_killed_store_process_is_started_again_and_the_workers_stay(server):
+    """The store process killed alone: the master starts another on the same file, the
+    workers stay and reconnect, and the games stored before are all there."""
+    from .test_workers import worker_pids
+
     games = distinct_games(5, seed=31)
     ids = [upload(server, raw)["id"] for raw in games]
+    workers = worker_pids(server)
     [store] = store_processes(server)  # no batch yet: no pool processes
     os.kill(store, signal.SIGKILL)
     deadline = time.monotonic() + 60
@@ -188,8 +191,12 @@ def test_a_killed_store_process_is_replaced_with_its_worker(server):
             break
         assert time.monotonic() < deadline, "the service did not come back"
         time.sleep(0.2)
+    assert worker_pids(server) == workers  # no worker restarted
     assert sorted(all_ids(server)) == sorted(ids)
     assert upload(server, distinct_games(1, seed=32)[0])["created"] is True
+    for _ in range(4):  # each worker reconnects
+        assert upload(server, distinct_games(1, seed=32)[0])["created"] is False
+    assert "starting another" in server.log.read_text()
 
 
 def test_sample_logs_dir_exists():
@@ -200,7 +207,8 @@ def test_kept_alive_clients_share_the_threads_fairly(tmp_path):
     """The worker's threads wait on a kept-alive connection for its next request only
     while another thread is free: four clients sending request after request to two
     threads are all served from the start, none after the others are done."""
-    srv = Server(tmp_path / "rummy.duckdb", env={"RUMMY_THREADS": "2"}).start()
+    srv = Server(tmp_path / "rummy.duckdb",
+                 env={"RUMMY_WORKERS": "1", "RUMMY_THREADS": "2"}).start()
     first, done, statuses = {}, {}, []
 
     def client(k: int) -> None:

@@ -1,0 +1,75 @@
+"""The web app for people: pages served beside the API by the same Flask app.
+
+Server-rendered Jinja pages (``templates/``) with a few small ES modules and one
+stylesheet (``static/``, served under ``/assets``); nothing is loaded from elsewhere,
+so the pages work on a machine without internet.  The pages read through the same
+layers as the API (the store's reads, the engine's replay) and add no SQL and no
+rules; the replay viewer and the upload page call the API from the browser.
+
+Errors of the pages are answered as a page to a browser and as the API's problem+json
+to any other client (:func:`wants_html`): the same status, the same detail.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, Response, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from ..api import problems
+from ..api.spec import PREFIX
+
+blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
+                static_url_path="/assets")
+
+
+def wants_html() -> bool:
+    """The client prefers a page to JSON, as a browser does (``text/html`` ranked above
+    ``application/json``); a client sending no Accept header, or ``*/*``, gets JSON."""
+    accept = request.accept_mimetypes
+    return accept.quality("text/html") > accept.quality("application/json")
+
+
+def _page_error(error: HTTPException):
+    """A friendly page for a browser; the API's problem+json for anyone else."""
+    if not wants_html():
+        return problems.http_problem(error)
+    status = error.code or 500
+    headers = [(name, value) for name, value in error.get_headers()
+               if name.lower() != "content-type"]  # Allow, WWW-Authenticate, ...
+    if isinstance(error, problems.Problem):
+        headers.extend(error.extra_headers.items())
+    return render_template("error.html", status=status, title=error.name,
+                           detail=error.description), status, headers
+
+
+def install(app: Flask) -> None:
+    """Register the pages (before the API's ``/`` redirect, which they take over for
+    browsers) and their error pages."""
+    from . import views  # noqa: F401 - registers the routes on ``blp``
+
+    app.register_blueprint(blp)
+    app.register_error_handler(404, _unknown_path)
+
+
+def _unknown_path(error: HTTPException):
+    """A path no route serves: a page for a browser outside the API, else a problem."""
+    if request.path.startswith(PREFIX + "/") or request.path == PREFIX:
+        return problems.http_problem(error)
+    return _page_error(error)
+
+
+# The pages load nothing from elsewhere, and the browser is told to hold them to it.
+POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+          "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+          "frame-ancestors 'none'")
+
+
+@blp.after_request
+def _policy(response: Response) -> Response:
+    if response.mimetype == "text/html":
+        response.headers.setdefault("Content-Security-Policy", POLICY)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    return response
+
+
+blp.register_error_handler(HTTPException, _page_error)

@@ -1,0 +1,228 @@
+"""The pages.  Each view reads what the API would answer, through the same store and
+engine calls, and renders it; query arguments are read by the API's own schemas, so a
+page takes the filters the API takes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from flask import abort, render_template, request, url_for
+from marshmallow import EXCLUDE, ValidationError
+
+from ..api import index
+from ..api.auth import read_access
+from ..api.config import current_store, settings
+from ..api.games import FILTERS, _not_found
+from ..api.games_schemas import ListArgsSchema, utc_text
+from ..api.pagination import decode_cursor, decode_key_cursor, encode_cursor, encode_key_cursor
+from ..api.players import FILTERS as STATS_FILTERS
+from ..api.players import FilterArgsSchema, LeaderboardArgsSchema
+from ..api.problems import Problem
+from ..api.spec import PREFIX
+from ..api.tournaments import ListArgsSchema as TournamentListArgsSchema
+from ..api.variants import describe_variants
+from ..engine.rules import PRESETS
+from ..store import GameFilter
+from ..store.audit import list_tournaments, tournament_audit
+from ..store.stats import (
+    SORT_KEYS,
+    StatsFilter,
+    leaderboard,
+    player_months,
+    player_stats,
+    tournament_of,
+)
+from . import blp, verdict, wants_html
+from .charts import bar_chart
+
+GAMES_PAGE = 25
+
+
+def _args(schema: Any) -> dict[str, Any]:
+    """The query read by an API schema; blank form fields count as not given."""
+    given = {key: value for key, value in request.args.items() if value != ""}
+    try:
+        return schema.load(given, unknown=EXCLUDE)
+    except ValidationError as error:
+        fields = "; ".join(f"{name}: {' '.join(map(str, messages))}"
+                           for name, messages in error.normalized_messages().items())
+        abort(400, description=f"some parameters are not valid ({fields})")
+
+
+def _game(game_id: str) -> dict[str, Any]:
+    row = current_store().get_game(game_id)
+    if row is None:
+        raise _not_found(game_id)
+    return {**row, "tournament": tournament_of(row["tournament_id"], row["tournament_round"],
+                                               row["tournament_table"]),
+            "rules": orjson.loads(row["rules"]),
+            "meta": orjson.loads(row["meta"]) if row["meta"] is not None else None,
+            "report": orjson.loads(row["report"])}
+
+
+def _pages(endpoint: str, query: dict[str, Any],
+           next_cursor: str | None) -> tuple[str | None, str | None]:
+    """The next and previous pages of a keyset listing.  The API pages forwards only; a
+    page keeps the cursors of the pages before it (``trail``), so going back is one
+    link, whatever the listing's order."""
+    trail = [part for part in request.args.get("trail", "").split(",") if part != ""] \
+        if request.args.get("trail") else []
+    here = request.args.get("cursor", "")
+    later = None
+    if next_cursor is not None:
+        later = url_for(endpoint, **query, cursor=next_cursor,
+                        trail=",".join([*trail, here or "first"]))
+    earlier = None
+    if here:
+        back = trail[-1] if trail else "first"
+        rest = {"trail": ",".join(trail[:-1])} if len(trail) > 1 else {}
+        earlier = url_for(endpoint, **query, **rest,
+                          **({"cursor": back} if back != "first" else {}))
+    return later, earlier
+
+
+def api_url(path: str) -> str:
+    return request.script_root + PREFIX + path
+
+
+@blp.app_template_filter("when")
+def _when(value: Any) -> str:
+    return utc_text(value) or "—"
+
+
+@blp.app_context_processor
+def _links() -> dict[str, Any]:
+    return {"api_url": api_url, "presets": tuple(PRESETS)}
+
+
+@blp.get("/")
+def home():
+    """Upload page for a browser; an API client is sent to the API's index, as before."""
+    if not wants_html():
+        return index.home()
+    return render_template("home.html", title="Upload and verify")
+
+
+@blp.get("/games")
+@read_access
+def games():
+    args = _args(ListArgsSchema())
+    limit = args.get("limit", GAMES_PAGE)
+    filters = {name: args.get(name) for name in FILTERS}
+    before = decode_cursor(args["cursor"], filters) if "cursor" in args else None
+    rows = current_store().list_games(GameFilter(**filters), limit + 1, before)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    query = {name: request.args[name] for name in FILTERS if request.args.get(name)}
+    later, earlier = _pages("web.games", {**query, "limit": limit},
+                            encode_cursor(rows[-1]["seq"], filters) if more else None)
+    return render_template("games.html", title="Games", games=rows, args=args,
+                           later=later, earlier=earlier, statuses=verdict.STATUS_WORDS)
+
+
+@blp.get("/games/<game_id:game_id>")
+@read_access
+def game(game_id: str):
+    data = _game(game_id)
+    return render_template("game.html", title=f"Game {game_id}", game=data,
+                           said=verdict.verdict(data), deals=verdict.deal_rows(data),
+                           totals=verdict.total_rows(data), where=verdict.where)
+
+
+@blp.get("/games/<game_id:game_id>/replay")
+@read_access
+def replay(game_id: str):
+    data = _game(game_id)
+    report = data["report"]
+    shown = {"id": game_id, "variant": data["variant"], "players": data["players"],
+             "gin": PRESETS[data["variant"]].family == "gin",
+             "deals": len(report["deals"]), "status": data["status"],
+             "violations": report["violations"],
+             "positions": api_url(f"/games/{game_id}/deals/{{deal}}/positions")}
+    return render_template("replay.html", title=f"Replay of game {game_id}", game=data,
+                           shown=shown)
+
+
+@blp.get("/players")
+@read_access
+def players():
+    args = _args(LeaderboardArgsSchema())
+    limit = args.get("limit", settings().page_size)
+    scope = {name: args.get(name) for name in (*STATS_FILTERS, "sort", "order", "min_games")}
+    after, rank = None, 0
+    if "cursor" in args:
+        value, player, rank = decode_key_cursor(args["cursor"], scope, 3)
+        after = (value, player)
+    rows = leaderboard(current_store(), StatsFilter(**{n: args.get(n) for n in STATS_FILTERS}),
+                       args["sort"], args["order"], args["min_games"], limit + 1, after)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    for offset, row in enumerate(rows, start=rank + 1):
+        row["rank"] = offset
+    query = {k: request.args[k] for k in scope if request.args.get(k)}
+    later, earlier = _pages("web.players", {**query, "limit": limit}, encode_key_cursor(
+        [rows[-1][args["sort"]], rows[-1]["player"], rows[-1]["rank"]], scope) if more else None)
+    return render_template("players.html", title="Leaderboard", rows=rows, args=args,
+                           sort_keys=tuple(SORT_KEYS), later=later,
+                           earlier=earlier)
+
+
+@blp.get("/players/<path:player>")
+@read_access
+def player(player: str):
+    args = _args(FilterArgsSchema())
+    scope = StatsFilter(**{n: args.get(n) for n in STATS_FILTERS})
+    figures = player_stats(current_store(), player, scope)
+    if not figures:
+        raise Problem(404, "not-found", f"no stored game matches player {player[:64]!r}")
+    months = player_months(current_store(), player, scope)
+    recent = current_store().list_games(GameFilter(player=player), 10, None)
+    charts = {variant: verdict.player_charts(variant, row, months.get(variant, []))
+              for variant, row in figures.items()}
+    rendered = {variant: [bar_chart(chart) for chart in chart_list]
+                for variant, chart_list in charts.items()}
+    opponents = sorted({name for game in recent for name in game["players"]} - {player})
+    return render_template("player.html", title=f"Player {player}", player=player,
+                           figures=figures, charts=rendered, recent=recent, args=args,
+                           opponents=opponents)
+
+
+@blp.get("/tournaments")
+@read_access
+def tournaments():
+    args = _args(TournamentListArgsSchema())
+    limit = args.get("limit", settings().page_size)
+    after = decode_key_cursor(args["cursor"], {}, 1)[0] if "cursor" in args else None
+    rows = list_tournaments(current_store(), limit + 1, after)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    later, earlier = _pages("web.tournaments", {"limit": limit},
+                            encode_key_cursor([rows[-1]["id"]], {}) if more else None)
+    return render_template("tournaments.html", title="Tournaments", rows=rows, later=later,
+                           earlier=earlier)
+
+
+@blp.get("/tournaments/<path:tournament_id>")
+@read_access
+def tournament(tournament_id: str):
+    audit = tournament_audit(current_store(), tournament_id)
+    if audit is None:
+        raise Problem(404, "not-found", f"there is no tournament {tournament_id[:64]!r}")
+    moves = {}  # an illegal game's first violation, to link to its move in the viewer
+    for item in audit.discrepancies:
+        if item["kind"] == "illegal_game" and item["game"] and item["game"] not in moves:
+            row = current_store().get_game(item["game"])
+            violations = [v for v in orjson.loads(row["report"])["violations"]
+                          if v["code"] != "SCORE_MISMATCH"] if row else []
+            if violations:
+                moves[item["game"]] = verdict.replay_fragment(violations[0]["deal"],
+                                                              violations[0]["move"])
+    return render_template("tournament.html", title=f"Tournament {tournament_id}",
+                           audit=audit, summary=audit.summary, moves=moves)
+
+
+@blp.get("/variants")
+@read_access
+def variants():
+    return render_template("variants.html", title="Variants", variants=describe_variants())

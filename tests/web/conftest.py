@@ -1,0 +1,35 @@
+"""Fixtures of the page tests: one app per module on a temporary DuckDB file, with every
+sample log uploaded through the API."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+
+from service.api import close_app, create_app
+from service.api.config import VARIABLES
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = sorted((ROOT / "sample_logs").glob("*.json"))
+BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Iterator[tuple[Flask, dict[str, str]]]:
+    """The app, and the id of each sample by its file's stem."""
+    config = dict.fromkeys(VARIABLES, "") | {"RUMMY_VERIFY_PROCESSES": "0",
+                                             "RUMMY_STORE_PROCESS": "0"}
+    app = create_app({**config, "TESTING": True,
+                      "RUMMY_DB": str(tmp_path_factory.mktemp("web") / "rummy.duckdb")})
+    client = app.test_client()
+    ids = {}
+    for path in SAMPLES:
+        response = client.post("/api/v1/games", data=path.read_bytes(),
+                               content_type="application/json")
+        assert response.status_code == 201, response.get_json()
+        ids[path.stem] = response.get_json()["id"]
+    yield app, ids
+    close_app(app)

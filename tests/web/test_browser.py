@@ -1,0 +1,403 @@
+"""The pages in a real headless Chromium (Debian's, driven by Playwright) against the
+real service: gunicorn as shipped, on a free port, with a DuckDB file of the test's own.
+
+Every page a test opens is watched: a console error, an uncaught exception or a request
+to anywhere but the test server fails the test.  Screenshots of every page at 360 px
+(the first screen) and 1280 px (the whole page) are written under
+``build/screenshots/`` (ignored by git).
+
+Without Chromium (``apt-get install chromium``) or Playwright the module is skipped and
+says so; ``playwright install`` is never needed, nor run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.server import Server
+
+from .conftest import ROOT, SAMPLES
+
+CHROMIUM = os.environ.get("RUMMY_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
+SHOTS = ROOT / "build" / "screenshots"
+THROUGH_THE_PAGE = "gin-3p"  # uploaded by the upload test, not beforehand
+KEY = "browser-test-key"  # writes need it: the upload page must send it
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need "
+                               "Playwright: pip install -e '.[test]'")
+if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+    pytest.skip(f"the browser tests need Chromium at {CHROMIUM}: apt-get install chromium "
+                "(or set RUMMY_CHROMIUM to its path)", allow_module_level=True)
+# A shared two-core machine can be slow: wait for what the page shows for up to 30 s
+# (a batch's verdicts wait for its games' commits).
+sync_api.expect.set_options(timeout=30_000)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[Server]:
+    srv = Server(tmp_path_factory.mktemp("browser") / "rummy.duckdb",
+                 # batches verified in the request: the pool has tests of its own, and
+                 # spawning it costs seconds here
+                 env={"RUMMY_API_KEYS": f"tester:{KEY}", "RUMMY_VERIFY_PROCESSES": "0"}).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def ids(server: Server) -> dict[str, str]:
+    out = {}
+    for path in SAMPLES:
+        if path.stem == THROUGH_THE_PAGE:
+            continue
+        status, _, body = server.request("POST", "/api/v1/games", path.read_bytes(), {
+            "Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
+        assert status == 201, body
+        out[path.stem] = json.loads(body)["id"]
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Watched:
+    """A page whose console errors, exceptions and requests are recorded."""
+
+    def __init__(self, browser, base: str, width: int = 1280) -> None:
+        self.base = base
+        self.context = browser.new_context(viewport={"width": width, "height": 900},
+                                           base_url=base)
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error"
+                     else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.context.on("request", lambda r: self.requests.append(r.url))
+
+    def check(self) -> None:
+        assert self.errors == []
+        assert self.requests, "the page made no request"
+        outside = [url for url in self.requests if not url.startswith(self.base + "/")
+                   and not url.startswith("data:")]
+        assert outside == []
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def watched(browser, server) -> Iterator[Watched]:
+    page = Watched(browser, f"http://127.0.0.1:{server.port}")
+    yield page
+    page.check()
+    page.close()
+
+
+def api(server: Server, path: str) -> dict:
+    status, body = server.get_json(f"/api/v1{path}")
+    assert status == 200, (path, body)
+    return body
+
+
+def test_upload_one_log_then_a_batch_and_see_each_verdict(watched, server):
+    page = watched.page
+    page.goto("/")
+    sample = str(ROOT / "sample_logs" / f"{THROUGH_THE_PAGE}.json")
+    page.set_input_files("#files", sample)  # without the key: refused, and said so
+    refused = page.locator("#results > li").first
+    sync_api.expect(refused).to_have_attribute("data-status", "error")
+    sync_api.expect(refused).to_contain_text("refused")
+    watched.errors.clear()  # the browser logs the 401 itself
+    page.fill("#api-key", KEY)
+    page.set_input_files("#files", sample)
+    first = page.locator("#results > li").nth(1)
+    sync_api.expect(first).to_have_attribute("data-status", re.compile(r"\w+"))
+    link = first.locator("a.game-link")
+    href = link.get_attribute("href")
+    game_id = href.rsplit("/", 1)[1]
+    stored = api(server, f"/games/{game_id}")
+    assert first.get_attribute("data-status") == stored["status"]
+    sync_api.expect(first).to_contain_text(THROUGH_THE_PAGE)
+
+    batch = ROOT / "sample_logs" / "batch-gin.ndjson"
+    lines = [json.loads(line) for line in batch.read_text().splitlines() if line.strip()]
+    page.set_input_files("#files", str(batch))
+    results = page.locator("#results > li")
+    sync_api.expect(results).to_have_count(2 + len(lines))
+    sync_api.expect(page.locator("#upload-state")).to_contain_text("Done")
+    for n in range(1, len(lines) + 1):
+        item = results.nth(n + 1)
+        sync_api.expect(item).to_contain_text(f"line {n}")
+        game = api(server, "/games/" + item.locator("a.game-link").get_attribute("href")
+                   .rsplit("/", 1)[1])
+        assert item.get_attribute("data-status") == game["status"]
+
+    link.click()
+    page.wait_for_url(f"**/games/{game_id}")
+    sync_api.expect(page.locator("#verdict-title")).to_be_visible()
+    sync_api.expect(page.locator("dl.facts")).to_contain_text("tester")  # the key's name
+
+
+@pytest.mark.usefixtures("ids")
+def test_check_only_stores_nothing_and_the_key_stays_in_the_tab(watched, server):
+    page = watched.page
+    before = len(api(server, "/games?limit=500")["games"])
+    page.goto("/")
+    page.fill("#api-key", KEY)
+    page.check("#dry-run")
+    page.set_input_files("#files", str(ROOT / "sample_logs" / "illegal-greek-invalid-meld.json"))
+    item = page.locator("#results > li").first
+    sync_api.expect(item).to_have_attribute("data-status", "illegal")
+    sync_api.expect(item).to_contain_text("checked only, not stored")
+    sync_api.expect(item.locator("code").first).to_have_text("INVALID_MELD")
+    assert len(api(server, "/games?limit=500")["games"]) == before
+    assert page.evaluate("sessionStorage.getItem('rummy-audit.api-key')") == KEY
+    page.reload()
+    sync_api.expect(page.locator("#api-key")).to_have_value(KEY)  # kept in the tab
+    assert page.evaluate("localStorage.length") == 0
+    assert page.context.cookies() == []
+
+
+@pytest.mark.parametrize("sample", ["illegal-rummy-not-your-turn",
+                                    "illegal-gin-discard-of-taken-card"])
+def test_a_violation_link_opens_the_viewer_on_the_move(watched, server, ids, sample):
+    page = watched.page
+    game_id = ids[sample]
+    [violation] = [v for v in api(server, f"/games/{game_id}")["report"]["violations"]
+                   if v["code"] != "SCORE_MISMATCH"][:1]
+    page.goto(f"/games/{game_id}")
+    page.locator("a.violation-link").first.click()
+    page.wait_for_url(re.compile(r"/replay#"))
+    box = page.locator("#violation")
+    sync_api.expect(box).to_be_visible()
+    sync_api.expect(box).to_contain_text(violation["code"])
+    sync_api.expect(box).to_contain_text(violation["message"])
+    move = violation["move"] + 1
+    assert page.evaluate("location.hash") == f"#deal={violation['deal'] + 1}&move={move}"
+    current = page.locator("#moves li[aria-current=step]")
+    sync_api.expect(current).to_have_class("illegal")
+    sync_api.expect(page.locator("#move-words")).to_contain_text(f"Move {move}:")
+
+
+def _on_screen(page) -> dict:
+    """What the viewer shows: cards drawn in each hand, the stock, the discard top."""
+    return page.evaluate("""() => ({
+        position: document.body.dataset.position,
+        hash: location.hash,
+        hands: Object.fromEntries([...document.querySelectorAll('#hands .hand')].map(
+            (h) => [h.dataset.player, h.querySelectorAll('svg.card').length])),
+        stock: document.getElementById('stock').textContent,
+        top: document.querySelector('#discard-top svg.card')?.dataset.card ?? null,
+    })""")
+
+
+def _expected(server: Server, game_id: str, deal: int, move: int) -> dict:
+    state = api(server, f"/games/{game_id}/deals/{deal}/moves/{move - 1}/state")
+    count = state["stock_count"]
+    return {"position": f"{deal + 1}:{move}", "hash": f"#deal={deal + 1}&move={move}",
+            "hands": {player: len(cards) for player, cards in state["hands"].items()},
+            "stock": f"{count} card{'' if count == 1 else 's'}", "top": state["discard_top"]}
+
+
+def test_the_keyboard_steps_through_a_whole_deal_as_the_api_replays_it(watched, server, ids):
+    page = watched.page
+    game_id = ids["rummy-01"]
+    moves = len(api(server, f"/games/{game_id}/deals/0/positions")["moves"])
+    page.goto(f"/games/{game_id}/replay#deal=1&move=0")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "1:0")
+    for move in range(moves + 1):
+        if move:
+            page.keyboard.press("ArrowRight")
+            sync_api.expect(page.locator("body")).to_have_attribute("data-position",
+                                                                    f"1:{move}")
+        assert _on_screen(page) == _expected(server, game_id, 0, move), move
+    page.keyboard.press("Home")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "1:0")
+    page.keyboard.press("End")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"1:{moves}")
+    page.keyboard.press("PageDown")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "2:0")
+    page.keyboard.press("ArrowLeft")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"1:{moves}")
+    page.keyboard.press("PageDown")
+    page.keyboard.press("PageUp")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "1:0")
+    page.select_option("#speed", "400")
+    page.locator("h1").click()  # the keys act outside the form fields
+    page.keyboard.press("Space")  # autoplay
+    page.wait_for_function("() => document.body.dataset.position === '1:2'")
+    page.keyboard.press("Space")
+    stopped = page.locator("body").get_attribute("data-position")
+    page.wait_for_timeout(900)
+    assert page.locator("body").get_attribute("data-position") == stopped
+    first = page.locator("#hands svg.card").first
+    assert re.fullmatch(r"(ace|two|three|four|five|six|seven|eight|nine|ten|jack|queen|"
+                        r"king) of (clubs|diamonds|hearts|spades)",
+                        first.get_attribute("aria-label"))
+
+
+def test_a_deep_link_opens_its_position_and_a_seat_sees_only_its_hand(watched, server, ids):
+    page = watched.page
+    game_id = ids["rummy-01"]
+    page.goto(f"/games/{game_id}/replay#deal=2&move=7")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "2:7")
+    expected = _expected(server, game_id, 1, 7)
+    assert _on_screen(page) == expected
+    page.select_option("#seat", "ana")
+    ben = page.locator('#hands .hand[data-player="ben"]')
+    assert ben.locator("svg.card.back").count() == expected["hands"]["ben"]
+    assert page.locator('#hands .hand[data-player="ana"] svg.card.back').count() == 0
+    page.locator("#pile summary").click()
+    state = api(server, f"/games/{game_id}/deals/1/moves/6/state")
+    sync_api.expect(page.locator("#pile-cards svg.card")).to_have_count(state["discard_count"])
+    sync_api.expect(page.locator("#violation")).to_be_hidden()
+    # a wrong claim is told at the end of its deal
+    wrong = ids["mismatch-gin-deal-points"]
+    [claim] = [v for v in api(server, f"/games/{wrong}")["report"]["violations"]]
+    moves = len(api(server, f"/games/{wrong}/deals/{claim['deal']}/positions")["moves"])
+    page.goto(f"/games/{wrong}/replay#deal={claim['deal'] + 1}&move={moves}")
+    sync_api.expect(page.locator("#violation")).to_contain_text(claim["message"])
+    page.keyboard.press("ArrowLeft")
+    sync_api.expect(page.locator("#violation")).to_be_hidden()
+
+
+def test_the_deadwood_chart_has_the_apis_points_and_jumps_where_clicked(watched, server, ids):
+    page = watched.page
+    game_id = ids["gin-01"]
+    positions = api(server, f"/games/{game_id}/deals/0/positions")
+    page.goto(f"/games/{game_id}/replay#deal=1&move=0")
+    sync_api.expect(page.locator("#chart-box")).to_be_visible()
+    for player in positions["players"]:
+        points = page.locator(f'#chart circle[data-player="{player}"]')
+        values = [int(v) for v in points.evaluate_all("(ps) => ps.map((p) => p.dataset.value)")]
+        assert values == [p["hand_values"][player] for p in positions["positions"]]
+    target = len(positions["positions"]) // 2
+    page.locator(f'#chart circle[data-move="{target}"]').first.click()
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"1:{target}")
+
+
+@pytest.mark.usefixtures("ids")
+def test_the_player_page_charts_the_apis_figures(watched, server):
+    page = watched.page
+    figures = api(server, "/players/ana/stats")["variants"]
+    page.goto("/players/ana")
+    for variant, row in figures.items():
+        chart = page.locator(f'svg[data-chart="{variant}-games"]')
+        sync_api.expect(chart).to_be_visible()
+        assert chart.locator('g.bar[data-label="won"]').get_attribute("data-value") \
+            == str(row["won"])
+        assert chart.locator('g.bar[data-label="lost"]').get_attribute("data-value") \
+            == str(row["lost"])
+        ends = page.locator(f'svg[data-chart="{variant}-ends"] g.bar')
+        key = {"gin": "gins", "knock": "knocks", "out": "won_out", "rummy": "won_rummy",
+               "blocked": "won_blocked", "undercut made": "undercuts_made",
+               "undercut suffered": "undercuts_suffered"}
+        for bar in ends.all():
+            assert bar.get_attribute("data-value") == str(row[key[bar.get_attribute(
+                "data-label")]])
+    months = api(server, "/players/ana/months")["variants"]
+    for variant, rows in months.items():
+        wins = page.locator(f'svg[data-chart="{variant}-wins-by-month"] g.bar')
+        assert [(bar.get_attribute("data-label"), int(bar.get_attribute("data-value")))
+                for bar in wins.all()] == [(r["month"], r["won"]) for r in rows]
+        points = page.locator(f'svg[data-chart="{variant}-points-by-month"] g.bar')
+        assert [float(bar.get_attribute("data-value")) for bar in points.all()] \
+            == [r["points_per_deal"] for r in rows]
+    page.fill("#opponent", "ben")
+    page.click("#versus-form button")
+    versus = api(server, "/players/ana/versus/ben")
+    sync_api.expect(page.locator("#versus")).to_contain_text(f"{versus['games']} games")
+
+
+@pytest.mark.usefixtures("ids")
+def test_the_leaderboard_sorts_by_each_column(watched, server):
+    page = watched.page
+    page.goto("/players")
+    for label, key in (("Win rate", "win_rate"), ("Points per deal", "points_per_deal"),
+                       ("Games", "games")):
+        page.locator("#leaderboard thead a", has_text=label).click()
+        page.wait_for_url(f"**sort={key}**")
+        shown = page.locator("#leaderboard tbody tr").evaluate_all(
+            "(rows) => rows.map((r) => r.dataset.player)")
+        assert shown == [r["player"] for r in api(server, f"/players?sort={key}")["players"]]
+    page.locator("#leaderboard thead a", has_text="Games").click()  # again: ascending
+    page.wait_for_url("**order=asc**")
+    shown = page.locator("#leaderboard tbody tr").evaluate_all(
+        "(rows) => rows.map((r) => r.dataset.player)")
+    assert shown == [r["player"] for r in api(server, "/players?sort=games&order=asc")["players"]]
+
+
+def test_the_tournament_page_shows_the_planted_mismatch_and_the_illegal_game(
+        watched, server, ids):
+    page = watched.page
+    page.goto("/tournaments")
+    listed = next(t for t in api(server, "/tournaments")["tournaments"]
+                  if t["id"] == "spring-cup")
+    row = page.locator("#tournaments tbody tr", has_text="spring-cup")
+    assert row.locator("td").evaluate_all("(cells) => cells.map((c) => c.textContent)")[1:7] \
+        == [str(listed[k]) for k in ("games", "counted", "players")] + \
+        [f"✘ {listed['illegal']}", f"≠ {listed['mismatch']}", ", ".join(listed["variants"])]
+    page.locator("#tournaments a", has_text="spring-cup").click()
+    page.wait_for_url("**/tournaments/spring-cup")
+    illegal = page.locator('li.discrepancy[data-kind="illegal_game"]')
+    mismatch = page.locator('li.discrepancy[data-kind="score_mismatch"]')
+    sync_api.expect(illegal.first).to_be_visible()
+    assert illegal.locator(f'a[href="/games/{ids["illegal-gin-discard-of-taken-card"]}"]') \
+        .count() == 1
+    assert mismatch.locator(f'a[href="/games/{ids["mismatch-gin-deal-points"]}"]').count() >= 1
+    illegal.locator("a.to-move").click()
+    page.wait_for_url(f"**/games/{ids['illegal-gin-discard-of-taken-card']}/replay#*")
+    sync_api.expect(page.locator("#violation")).to_contain_text("DISCARD_OF_TAKEN_CARD")
+    page.go_back()
+    illegal.locator("a").first.click()
+    page.wait_for_url(f"**/games/{ids['illegal-gin-discard-of-taken-card']}")
+    sync_api.expect(page.locator("#verdict-title")).to_contain_text("Illegal game")
+
+
+def test_the_game_page_works_without_javascript(browser, server, ids):
+    context = browser.new_context(java_script_enabled=False,
+                                  base_url=f"http://127.0.0.1:{server.port}")
+    page = context.new_page()
+    page.goto(f"/games/{ids['mismatch-gin-deal-points']}")
+    sync_api.expect(page.locator("#verdict-title")).to_contain_text("claimed scores are wrong")
+    sync_api.expect(page.locator("table.deals .differs").first).to_be_visible()
+    page.goto("/games?variant=gin")
+    assert page.locator("#games tbody tr").count() == len(api(server, "/games?variant=gin")
+                                                          ["games"])
+    context.close()
+
+
+def test_screenshots_of_every_page_at_two_widths(browser, server, ids):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    pages = {"home": "/", "games": "/games", "game": f"/games/{ids['mismatch-gin-deal-points']}",
+             "replay": f"/games/{ids['illegal-gin-discard-of-taken-card']}/replay#deal=1&move=6",
+             "players": "/players", "player": "/players/ana", "tournaments": "/tournaments",
+             "tournament": "/tournaments/spring-cup", "variants": "/variants"}
+    base = f"http://127.0.0.1:{server.port}"
+    for width in (360, 1280):
+        watched = Watched(browser, base, width)
+        for name, path in pages.items():
+            watched.page.goto(path)
+            if name == "replay":
+                sync_api.expect(watched.page.locator("body")).to_have_attribute(
+                    "data-position", "1:6")
+            shot = SHOTS / f"{name}-{width}.png"
+            # whole pages at 1280 px; the first screen at 360 px (a phone's view; whole
+            # narrow pages cost seconds to encode)
+            watched.page.screenshot(path=str(shot), full_page=width > 360)
+            assert shot.stat().st_size > 1000
+        watched.check()
+        watched.close()

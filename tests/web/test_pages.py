@@ -1,0 +1,242 @@
+"""The pages, through Flask's test client: status codes, a page for a browser and a
+problem for an API client, the verdict in words, links into the viewer, nothing
+loaded from elsewhere, and the same figures as the API."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from tests.api.helpers import assert_problem
+
+from .conftest import BROWSER
+
+PAGES = ["/", "/games", "/games?variant=gin&status=valid", "/players",
+         "/players?sort=win_rate&order=asc", "/players/ana", "/tournaments",
+         "/tournaments/spring-cup", "/variants"]
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in ("href", "src", "action") and value:
+                self.urls.append(value)
+            if name == "id":
+                self.ids.add(value)
+
+
+def _parse(html: str) -> _Links:
+    parser = _Links()
+    parser.feed(html)
+    return parser
+
+
+def _page(client, path: str) -> str:
+    response = client.get(path, headers=BROWSER)
+    assert response.status_code == 200, (path, response.data[:500])
+    assert response.mimetype == "text/html"
+    assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+    return response.get_data(as_text=True)
+
+
+@pytest.fixture
+def client(site):
+    return site[0].test_client()
+
+
+@pytest.fixture
+def ids(site):
+    return site[1]
+
+
+def test_every_page_answers_and_loads_only_from_the_app(client, ids):
+    pages = [*PAGES, *(f"/games/{i}" for i in ids.values()),
+             *(f"/games/{i}/replay" for i in ids.values())]
+    assets = set()
+    for path in pages:
+        html = _page(client, path)
+        assert "http://" not in html and "https://" not in html, path  # no CDN, no host
+        for url in _parse(html).urls:
+            assert url.startswith(("/", "#")), (path, url)
+            if url.startswith("/assets/"):
+                assets.add(url)
+    assert {"/assets/style.css", "/assets/replay.js", "/assets/upload.js"} <= assets
+    for url in assets:
+        response = client.get(url)
+        assert response.status_code == 200 and len(response.data) > 100, url
+    for module in ("replay.js", "upload.js", "versus.js"):
+        source = client.get(f"/assets/{module}").get_data(as_text=True)
+        assert "http://" not in source.replace("http://www.w3.org/2000/svg", "")
+        assert "https://" not in source
+        for imported in re.findall(r'from "(\./[^"]+)"', source):
+            assert client.get(f"/assets/{imported[2:]}").status_code == 200
+
+
+def test_an_unknown_game_is_a_page_for_a_browser_and_a_problem_for_a_client(client):
+    for path in ("/games/no-such-game", "/games/no-such-game/replay"):
+        page = client.get(path, headers=BROWSER)
+        assert page.status_code == 404 and page.mimetype == "text/html"
+        html = page.get_data(as_text=True)
+        assert "there is no game" in html and 'href="/games"' in html
+        assert_problem(client.get(path), 404, "not-found")
+        assert_problem(client.get(path, headers={"Accept": "application/json"}), 404,
+                       "not-found")
+
+
+def test_unknown_paths_unknown_players_and_tournaments(client):
+    page = client.get("/no/such/page", headers=BROWSER)
+    assert page.status_code == 404 and page.mimetype == "text/html"
+    assert_problem(client.get("/no/such/page"), 404, "not-found")
+    assert_problem(client.get("/api/v1/nothing", headers=BROWSER), 404, "not-found")
+    for path in ("/players/nobody-at-all", "/tournaments/no-such-cup"):
+        assert client.get(path, headers=BROWSER).status_code == 404
+        assert_problem(client.get(path), 404, "not-found")
+    bad = client.get("/games?status=lost", headers=BROWSER)
+    assert bad.status_code == 400 and bad.mimetype == "text/html"
+    assert "status" in bad.get_data(as_text=True)
+
+
+def test_the_site_root_is_the_upload_page_for_browsers_only(client):
+    html = _page(client, "/")
+    assert 'type="file"' in html and 'id="dry-run"' in html and 'id="api-key"' in html
+    assert client.get("/").status_code == 302  # API clients: as before
+    assert client.get("/", headers={"Accept": "application/json"}).status_code == 302
+
+
+def test_a_valid_game_says_so_and_names_its_winner(client, ids):
+    html = _page(client, f"/games/{ids['gin-01']}")
+    assert "Valid game" in html and "Every move is legal and every claim matches" in html
+    api = client.get(f"/api/v1/games/{ids['gin-01']}").get_json()
+    winner = api["report"]["totals"]["winner"]
+    assert f"{winner} wins by {api['report']['totals']['margin']}" in html
+    assert f'href="/api/v1/games/{ids["gin-01"]}/log"' in html
+    assert f'href="/api/v1/games/{ids["gin-01"]}"' in html
+
+
+@pytest.mark.parametrize("sample", ["illegal-gin-discard-of-taken-card",
+                                    "illegal-rummy-not-your-turn",
+                                    "illegal-greek-invalid-meld"])
+def test_an_illegal_game_links_each_violation_to_its_move_and_names_no_winner(
+        client, ids, sample):
+    game_id = ids[sample]
+    html = _page(client, f"/games/{game_id}")
+    report = client.get(f"/api/v1/games/{game_id}").get_json()["report"]
+    assert "Illegal game: it has no result" in html and "No winner is recognised" in html
+    assert "wins by" not in html and "none (no result)" in html
+    for v in report["violations"]:
+        if v["code"] == "SCORE_MISMATCH" or v["deal"] is None:
+            continue
+        link = (f'/games/{game_id}/replay#deal={v["deal"] + 1}&amp;move='
+                f'{v["move"] + 1 if v["move"] is not None else 0}')
+        assert link in html, link
+        assert v["code"] in html and v["message"].replace("'", "&#39;") in html
+
+
+def test_a_wrong_claim_is_marked_beside_the_recomputed_figure(client, ids):
+    game_id = ids["mismatch-gin-deal-points"]
+    html = _page(client, f"/games/{game_id}")
+    report = client.get(f"/api/v1/games/{game_id}").get_json()["report"]
+    deal = report["deals"][0]
+    claimed = deal["claimed"]["points"]
+    wrong = [p for p, v in claimed.items() if deal["points"][p] != v]
+    assert wrong
+    for player in wrong:
+        assert (f"<strong>{deal['points'][player]}</strong> <span class=\"claim\">≠ claimed "
+                f"{claimed[player]}</span>") in html
+    assert html.count('<span class="differs" title=') == len(wrong)
+    assert "claimed scores are wrong" in html
+
+
+def test_an_unfinished_game_has_no_winner(client, ids):
+    html = _page(client, f"/games/{ids['incomplete-rummy-block']}")
+    assert "Unfinished game" in html and "wins by" not in html
+
+
+def test_the_games_list_filters_and_pages_both_ways(client, ids):
+    html = _page(client, "/games?status=illegal")
+    illegal = {i for name, i in ids.items() if name.startswith("illegal-")}
+    assert {i for i in ids.values() if f"/games/{i}\"" in html} == illegal
+    seen: list[str] = []
+    path = "/games?limit=4"
+    pages = []
+    while path:
+        html = _page(client, path.replace("&amp;", "&"))
+        pages.append(path)
+        found = re.findall(r'<td><a href="/games/([0-9a-f]+)">', html)
+        assert 0 < len(found) <= 4
+        seen.extend(found)
+        nxt = re.search(r'<a rel="next" href="([^"]+)"', html)
+        path = nxt.group(1) if nxt else None
+    assert sorted(seen) == sorted(ids.values()) and len(set(seen)) == len(seen)
+    # back from the last page, one page at a time, to the first
+    html = _page(client, pages[-1].replace("&amp;", "&"))
+    back = []
+    while (prev := re.search(r'<a rel="prev" href="([^"]+)"', html)):
+        html = _page(client, prev.group(1).replace("&amp;", "&"))
+        back.append(re.findall(r'<td><a href="/games/([0-9a-f]+)">', html))
+    assert [g for page in reversed(back) for g in page] == seen[:sum(map(len, back))]
+    assert len(back) == len(pages) - 1
+
+
+def test_the_leaderboard_is_the_apis(client):
+    for sort in ("wins", "win_rate", "points_per_deal", "games"):
+        api = client.get(f"/api/v1/players?sort={sort}&limit=100").get_json()["players"]
+        html = _page(client, f"/players?sort={sort}")
+        assert re.findall(r'<tr data-player="([^"]+)">', html) == [r["player"] for r in api]
+
+
+def test_the_player_page_charts_the_apis_figures(client):
+    api = client.get("/api/v1/players/ana/stats").get_json()["variants"]
+    html = _page(client, "/players/ana")
+    for variant, figures in api.items():
+        bars = dict(re.findall(rf'data-chart="{variant}-games".*?data-label="won" '
+                               r'data-value="([^"]+)"()', html, flags=re.S))
+        assert list(bars) == [str(figures["won"])]
+        assert f'data-variant="{variant}"' in html
+
+
+def test_the_tournament_page_lists_every_discrepancy(client):
+    api = client.get("/api/v1/tournaments/spring-cup").get_json()
+    html = _page(client, "/tournaments/spring-cup")
+    kinds = re.findall(r'<li class="discrepancy" data-kind="([^"]+)">', html)
+    assert kinds == [d["kind"] for d in api["discrepancies"]]
+    for d in api["discrepancies"]:
+        for game in d["games"]:
+            assert f'href="/games/{game}"' in html
+    assert 'href="/api/v1/tournaments/spring-cup/report.csv"' in html
+
+
+def test_the_variants_page_lists_every_preset_and_option(client):
+    html = _page(client, "/variants")
+    for variant in client.get("/api/v1/variants").get_json()["variants"]:
+        assert f'id="{variant["name"]}"' in html
+        for option in variant["options"]:
+            assert f"<code>{option['name']}</code>" in html
+
+
+def test_with_read_keys_the_pages_say_a_key_is_needed(tmp_path):
+    from service.api import close_app, create_app
+    from service.api.config import VARIABLES
+
+    app = create_app({**dict.fromkeys(VARIABLES, ""), "RUMMY_STORE_PROCESS": "0",
+                      "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_READ_KEYS": "reader:secret-key",
+                      "RUMMY_DB": str(tmp_path / "rummy.duckdb")})
+    try:
+        client = app.test_client()
+        page = client.get("/games", headers=BROWSER)
+        assert page.status_code == 401 and page.mimetype == "text/html"
+        assert "401" in page.get_data(as_text=True)
+        assert page.headers["WWW-Authenticate"].startswith("Bearer")
+        assert_problem(client.get("/games"), 401, "unauthorized")
+        assert client.get("/games", headers={**BROWSER, "Authorization": "Bearer secret-key"}
+                          ).status_code == 200
+        assert client.get("/", headers=BROWSER).status_code == 200  # the upload page
+    finally:
+        close_app(app)
