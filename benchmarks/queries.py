@@ -10,6 +10,7 @@ answers 404 (not written yet) prints n/a.
     python benchmarks/queries.py                       # 200,000 games
     python benchmarks/queries.py --games 5000          # a quick check
     python benchmarks/queries.py --db big.duckdb       # reuse a loaded file (or keep one)
+    python benchmarks/queries.py --lake audit-out      # an audit's Parquet, served (RUMMY_LAKE)
 """
 
 from __future__ import annotations
@@ -51,9 +52,16 @@ class Sample:
     deals: int
 
 
-def sample_store(db: Path, rng: random.Random) -> Sample:
-    """Read the store once, before the server opens it (DuckDB: one process at a time)."""
-    con = duckdb.connect(str(db), read_only=True)
+def sample_store(db: Path | None, rng: random.Random, lake: Path | None = None) -> Sample:
+    """Read the store once, before the server opens it (DuckDB: one process at a time),
+    or the lake's Parquet."""
+    if lake is not None:
+        from service.store.lake import LakeStore
+
+        reads = LakeStore(lake)
+        con = reads._con
+    else:
+        con = duckdb.connect(str(db), read_only=True)
     try:
         games, deals = con.execute("SELECT count(*), coalesce(sum(n_deals), 0) "
                                    "FROM games").fetchone()
@@ -195,8 +203,26 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=100, help="timed requests each")
     parser.add_argument("--warmups", type=int, default=3)
     parser.add_argument("--processes", type=int, default=None, help="loader processes")
+    parser.add_argument("--lake", type=Path, default=None,
+                        help="an audit's results folder, served read-only instead of a store")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+
+    if args.lake is not None:
+        sample = sample_store(None, rng, args.lake)
+        size = sum(p.stat().st_size for p in args.lake.rglob("*.parquet"))
+        print(f"lake: {sample.games:,} games, {sample.deals:,} deals, "
+              f"{len(sample.players)} players, {len(sample.tournaments)} tournaments; "
+              f"Parquet {size / 2**20:,.1f} MiB on disk", flush=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            server = Server(Path(tmp) / "unused.duckdb",
+                            env={"RUMMY_LAKE": str(args.lake)}).start(timeout=300)
+            try:
+                timings = measure(server.port, sample, rng, args.requests, args.warmups)
+            finally:
+                server.stop()
+        print(table(timings))
+        return
 
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or Path(tmp) / "queries.duckdb"

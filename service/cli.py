@@ -5,6 +5,9 @@
     python -m service verify --text games.ndjson    # a readable summary instead
     python -m service generate --variant gin --games 100 --seed 1 > games.ndjson
     python -m service load-synthetic --games 5000 --mixed --seed 1 --db data/x.duckdb
+    python -m service audit logs/ --out audit-out   # on Dask: see service.audit
+    python -m service import audit-out --db data/x.duckdb
+    python -m service analyse --text sample_logs/gin-01.json   # the facts of each decision
 
 ``verify`` exits 0 when every game is valid, 1 when any is illegal, mismatched or
 incomplete, 2 when any input is malformed (its field errors go to stderr).  Its text
@@ -207,6 +210,44 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_analyse(args: argparse.Namespace) -> int:
+    """The facts of each decision of every game (docs/ANALYSIS.md): one JSON line per
+    game, or a readable paragraph; exits as ``verify`` does."""
+    from .analysis.facts import analyse
+    from .analysis.luck import analyse_luck
+    from .analysis.text import analysis_text, luck_summary
+
+    worst = EXIT_VALID
+    out = sys.stdout.buffer
+    for path in args.paths:
+        try:
+            sources = list(read_sources(path))
+        except OSError as error:
+            print(f"{path}: cannot read: {error.strerror}", file=sys.stderr)
+            worst = EXIT_MALFORMED
+            continue
+        for source, text in sources:
+            try:
+                game = parse_game(load_json(text))
+            except LogValidationError as error:
+                worst = EXIT_MALFORMED
+                print(f"{source}: malformed: " + "; ".join(
+                    f"{p or '(document)'}: {' '.join(m)}" for p, m in error.errors.items()),
+                    file=sys.stderr)
+                continue
+            report = verify(game)
+            worst = max(worst, EXIT_VALID if report.status == VALID else EXIT_FAILED)
+            analysis = analyse(game, report)
+            luck = luck_summary(analyse_luck(game, report))
+            if args.text:
+                out.write(analysis_text(source, game, analysis, luck).encode() + b"\n")
+            else:
+                out.write(orjson.dumps({"source": source, "status": report.status,
+                                        **analysis.to_dict(), "luck": luck}) + b"\n")
+    out.flush()
+    return worst
+
+
 def cmd_load_synthetic(args: argparse.Namespace) -> int:
     from . import loader
 
@@ -245,6 +286,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("paths", nargs="+")
     v.add_argument("--text", action="store_true", help="a readable summary instead of JSON")
     v.set_defaults(func=cmd_verify)
+    a = sub.add_parser("analyse", help="the facts of each decision of game logs")
+    a.add_argument("paths", nargs="+")
+    a.add_argument("--text", action="store_true", help="readable sentences instead of JSON")
+    a.set_defaults(func=cmd_analyse)
     from .loader import MIXED, add_arguments
 
     g = sub.add_parser("generate", help="write random legal games as NDJSON")
@@ -263,6 +308,15 @@ def build_parser() -> argparse.ArgumentParser:
                        "into a DuckDB file, or through a running service (--url).")
     add_arguments(s)
     s.set_defaults(func=cmd_load_synthetic)
+
+    from .audit.command import add_audit_arguments, add_import_arguments
+
+    add_audit_arguments(sub.add_parser(
+        "audit", help="verify logs on a Dask cluster, results as Parquet",
+        description="Verify any number of logs on a Dask cluster (a local one by default); "
+                    "the results are Parquet files with the store's columns."))
+    add_import_arguments(sub.add_parser(
+        "import", help="store an audit's Parquet results in a DuckDB file"))
 
     r = sub.add_parser("ratings", help="the ratings of a store (docs/RATINGS.md)")
     rsub = r.add_subparsers(dest="ratings_command", required=True)

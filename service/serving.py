@@ -68,8 +68,8 @@ def start_master(log: Any) -> None:
     from .store.remote import serve_shared
 
     settings = Settings.load()
-    if not settings.store_process:
-        return
+    if not settings.store_process or settings.lake_path is not None:
+        return  # a lake (RUMMY_LAKE) is read by each worker itself: no store process
     store = serve_shared(settings.db_path, max_queued_games=settings.max_queued_games)
 
     def lost() -> None:

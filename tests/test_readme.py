@@ -39,3 +39,22 @@ def test_command_line_examples_run(tmp_path):
         assert result.returncode in (0, 1), (command, result.stderr[-2000:])
         assert result.stdout or "> " in command
     assert len((tmp_path / "games.ndjson").read_text().splitlines()) == 100
+
+
+def test_audit_examples_run(tmp_path):
+    """The audit block, in a folder of its own holding the samples: audit, import and a
+    re-run, as written (``.venv/bin/`` being the interpreter's folder)."""
+    (block,) = [b for b in blocks("sh") if "rummy-audit audit" in b]
+    (tmp_path / "sample_logs").symlink_to(ROOT / "sample_logs")
+    outputs = []
+    for line in block.splitlines():
+        command = line.split("#")[0].strip()
+        command = command.replace(".venv/bin/", f"{Path(sys.executable).parent}/", 1)
+        result = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True,
+                                timeout=300)
+        assert result.returncode == 0, (command, result.stderr[-2000:])
+        outputs.append(result.stdout.decode())
+    assert "23 games audited (17 valid, 3 illegal, 2 mismatch, 1 incomplete)" in outputs[0]
+    assert "23 games stored" in outputs[1]
+    assert "2 finished before; 0 games audited" in outputs[2]
+    assert (tmp_path / "audit.duckdb").exists() and not (ROOT / "audit-out").exists()

@@ -10,7 +10,9 @@ database file: DuckDB allows one writer process.  By default the store runs in a
 process of its own (``service.store.remote``: DuckDB statements would otherwise wait on
 the HTTP threads for the interpreter lock): under gunicorn the one the master started
 for all its workers, elsewhere one that the app starts.  The app's own store is closed
-at exit, or by :func:`close_app`.
+at exit, or by :func:`close_app`.  With ``RUMMY_LAKE`` the app serves an audit's
+Parquet results instead (``service.store.lake``), read-only: every write answers 405
+``read-only``.
 
 Modules, one concern each: ``config`` (settings), ``problems`` (RFC 9457 errors),
 ``auth`` (API keys), ``pagination`` (cursors, Link), ``spec`` (OpenAPI), ``jsonio``
@@ -27,11 +29,13 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Flask
+from flask import Flask, request
 
 from ..store import Store
+from ..store.lake import LakeStore
 from ..store.remote import AttachedStore, RemoteStore, shared_store
 from . import (
+    analysis,
     batch,
     docs,
     export,
@@ -50,6 +54,7 @@ from . import (
 from .auth import KEYRING_EXTENSION, Keyring
 from .config import EXTENSION, STORE_EXTENSION, VERIFIER_EXTENSION, Settings
 from .jsonio import OrjsonProvider
+from .problems import READ_ONLY, Problem
 from .spec import make_api
 from .verifier import Verifier
 
@@ -76,7 +81,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     metrics.install(app)
     api = make_api(app)
     for blueprint in (export.blp, games.blp, batch.blp, variants.blp, health.blp, players.blp,
-                      tournaments.blp, stats.blp, index.blp, positions.blp,
+                      tournaments.blp, stats.blp, index.blp, positions.blp, analysis.blp,
                       ratings.blp):
         api.register_blueprint(blueprint)
     from ..web import install as install_pages  # the pages import this package
@@ -86,14 +91,30 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(docs.blp)
     app.register_blueprint(docs.root)
 
-    store = open_store(settings)
+    if settings.lake_path is not None:
+        store: Store | RemoteStore | AttachedStore | LakeStore = LakeStore(settings.lake_path)
+        verifier = Verifier(0)
+        app.before_request(_read_only)
+    else:
+        store = open_store(settings)
+        verifier = Verifier(settings.verify_processes, store.where
+                            if isinstance(store, RemoteStore | AttachedStore) else None)
     app.extensions[STORE_EXTENSION] = store
-    verifier = Verifier(settings.verify_processes,
-                        store.where if isinstance(store, RemoteStore | AttachedStore) else None)
     app.extensions[VERIFIER_EXTENSION] = verifier
     app.extensions[_CLOSER] = _closer(store, verifier)
     atexit.register(app.extensions[_CLOSER])
     return app
+
+
+READS = ("GET", "HEAD", "OPTIONS")
+
+
+def _read_only() -> None:
+    """Serving a lake: every write is refused before its view runs."""
+    if request.method not in READS:
+        raise Problem(405, READ_ONLY, "this service serves an audit's results, read-only; "
+                      "import them into a store to add or delete games",
+                      headers={"Allow": ", ".join(READS)})
 
 
 def open_store(settings: Settings) -> Store | RemoteStore | AttachedStore:
@@ -101,12 +122,16 @@ def open_store(settings: Settings) -> Store | RemoteStore | AttachedStore:
     there is one for this file, else a store process of the app's own, or DuckDB in
     this process (``RUMMY_STORE_PROCESS=0``)."""
     if not settings.store_process:
-        return Store(settings.db_path, max_queued_games=settings.max_queued_games)
+        store = Store(settings.db_path, max_queued_games=settings.max_queued_games)
+        if settings.analysis:
+            store.start_catchup()  # the background analysis (docs/ANALYSIS.md)
+        return store
     return shared_store(settings.db_path) \
-        or RemoteStore(settings.db_path, max_queued_games=settings.max_queued_games)
+        or RemoteStore(settings.db_path, max_queued_games=settings.max_queued_games,
+                       analysis=settings.analysis)
 
 
-def _closer(store: Store | RemoteStore | AttachedStore,
+def _closer(store: Store | RemoteStore | AttachedStore | LakeStore,
             verifier: Verifier) -> Callable[[], None]:
     """Close the store and the verifying pool once, whoever asks first (atexit or
     close_app)."""

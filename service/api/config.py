@@ -23,6 +23,10 @@ later.
     RUMMY_STORE_PROCESS    1: DuckDB in a process of its own; 0: in this one  1
     RUMMY_MAX_QUEUED_GAMES games waiting to be written before a single upload is
                            refused with 503 and Retry-After (back-pressure)  2000
+    RUMMY_LAKE             an audit's results folder to serve, read-only,    (unset)
+                           instead of RUMMY_DB (service.store.lake)
+    RUMMY_ANALYSIS         1: the stored games analysed in the background; 0: only
+                           when asked for                      1
     RUMMY_RATING_PROVISIONAL_SIGMA  a rating is provisional above this sigma  6.0
     RUMMY_RATING_PROVISIONAL_GAMES  ... or below this many rated games        10
 """
@@ -51,6 +55,7 @@ VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_LABEL_SECRE
              "RUMMY_MAX_BATCH_BYTES", "RUMMY_PAGE_SIZE", "RUMMY_MAX_PAGE_SIZE",
              "RUMMY_BATCH_CHUNK", "RUMMY_BATCH_MAX_BAD_RUN", "RUMMY_BATCH_MAX_BAD_LINES",
              "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS", "RUMMY_MAX_QUEUED_GAMES",
+             "RUMMY_LAKE", "RUMMY_ANALYSIS",
              "RUMMY_RATING_PROVISIONAL_SIGMA", "RUMMY_RATING_PROVISIONAL_GAMES")
 EXTENSION = "rummy_settings"
 STORE_EXTENSION = "rummy_store"
@@ -94,6 +99,8 @@ class Settings:
     verify_processes: int = field(default_factory=_cores)
     store_process: bool = True
     max_queued_games: int = MAX_QUEUED_GAMES
+    lake_path: str | None = None  # serve an audit's results, read-only
+    analysis: bool = True
     rating_max_sigma: float = 6.0
     rating_min_games: int = 10
 
@@ -123,6 +130,8 @@ class Settings:
                                   minimum=0),
             store_process=_flag(source, "RUMMY_STORE_PROCESS", base.store_process),
             max_queued_games=_int(source, "RUMMY_MAX_QUEUED_GAMES", base.max_queued_games),
+            lake_path=str(source.get("RUMMY_LAKE") or "") or None,
+            analysis=_flag(source, "RUMMY_ANALYSIS", base.analysis),
             rating_max_sigma=_float(source, "RUMMY_RATING_PROVISIONAL_SIGMA",
                                     base.rating_max_sigma),
             rating_min_games=_int(source, "RUMMY_RATING_PROVISIONAL_GAMES",

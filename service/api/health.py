@@ -53,11 +53,27 @@ class WritesSchema(Schema):
                        "503 store-busy and Retry-After (RUMMY_MAX_QUEUED_GAMES)"})
 
 
+class AnalysisHealthSchema(Schema):
+    running = fields.Boolean(metadata={"description": "The background catch-up runs"})
+    backlog = fields.Integer(metadata={"description": "Stored games not analysed yet"})
+    analysed = fields.Integer(metadata={"description": "Games analysed since start-up"})
+    failed = fields.Integer(metadata={"description": "Games whose analysis failed"})
+    last_error = fields.String(allow_none=True)
+
+
 class HealthSchema(Schema):
     status = fields.String(required=True, metadata={"example": "ok", "enum": ["ok"]})
     database = fields.String(required=True, metadata={"example": "ok"})
     schema_version = fields.Integer(required=True, metadata={"example": 1})
     writes = fields.Nested(WritesSchema, required=True)
+    analysis = fields.Nested(AnalysisHealthSchema, allow_none=True, metadata={
+        "description": "The move analysis of stored games (docs/ANALYSIS.md)"})
+
+
+def _analysis_health(store: Any) -> dict[str, Any] | None:
+    """The analysis catch-up's figures; None for a store without analysis (a lake)."""
+    health = getattr(store, "analysis_health", None)
+    return health() if health is not None else None
 
 
 @blp.route("/healthz", methods=["GET"])
@@ -68,6 +84,7 @@ def healthz() -> dict[str, Any]:
     store = current_store()
     try:
         version, writes = store.check(timeout=CHECK_TIMEOUT)
+        analysis = _analysis_health(store)
     except Exception:
         current_app.logger.exception("health check: the database does not answer")
         raise Problem(503, DATABASE_UNAVAILABLE, "the database does not answer",
@@ -77,7 +94,8 @@ def healthz() -> dict[str, Any]:
         raise Problem(503, DEGRADED, "the database answers, but its last write failed: "
                       "games are not being stored", headers={"Retry-After": "5"},
                       health="degraded", database="ok", schema_version=version, writes=shown)
-    return {"status": "ok", "database": "ok", "schema_version": version, "writes": shown}
+    return {"status": "ok", "database": "ok", "schema_version": version, "writes": shown,
+            "analysis": analysis}
 
 
 @blp.route("/metrics", methods=["GET"])
@@ -91,6 +109,7 @@ def metrics() -> Response:
     try:
         by_status = store.games_by_status()
         writes = store.write_counts()
+        writes = {**writes, "analysis": _analysis_health(store)}
     except Exception:
         current_app.logger.exception("metrics: the database does not answer")
     return Response(metrics_of_app().render(by_status, writes), content_type=CONTENT_TYPE)

@@ -106,6 +106,15 @@ class _StoreFigures:
             yield CounterMetricFamily("rummy_store_games_committed", "Games written since "
                                       "the store process started.",
                                       value=self.writes["games_committed"])
+            analysis = self.writes.get("analysis")  # None: a store without analysis
+            if analysis is not None:
+                yield GaugeMetricFamily("rummy_analysis_backlog", "Stored games not "
+                                        "analysed yet.", value=analysis["backlog"])
+                yield CounterMetricFamily("rummy_analysis_games", "Games analysed by the "
+                                          "background catch-up since the store process "
+                                          "started.", value=analysis["analysed"])
+                yield CounterMetricFamily("rummy_analysis_failures", "Games whose analysis "
+                                          "failed.", value=analysis["failed"])
 
 
 def _start() -> None:

@@ -47,6 +47,8 @@ class ProblemSchema(Schema):
                        "(null when writes are open)"})
     reason = fields.String(allow_none=True, metadata={
         "description": "game-deleted: the reason given, if any"})
+    links = fields.Dict(keys=fields.String(), values=fields.String(), metadata={
+        "description": "game-deleted: the deleted game's URL (self)"})
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), metadata={
         "description": "Validation problems: messages by dotted field path "
                        "('' is the document as a whole)",

@@ -192,6 +192,17 @@ def layoff_cards(meld_mask: int, kind: str, ace: str) -> int:
     return out
 
 
+def joins_meld(hand_mask: int, card: int, ace: str) -> bool:
+    """Whether ``card`` added to the hand lies in some meld of it (a group of its rank or
+    a run of its suit under the ace mode): the test behind ``candidate_melds`` for one
+    card."""
+    rank, shift = card % 13, card - card % 13
+    hand = hand_mask | 1 << card
+    if (hand & _COLUMN << rank).bit_count() >= 3:
+        return True
+    return bool(_USABLE[_mode(ace)][hand >> shift & SUIT_MASK] >> rank & 1)
+
+
 @cache
 def _slice_windows(mode: int, usable: int) -> tuple[int, ...]:
     return tuple(w for w in _WINDOWS[mode] if w & usable == w)

@@ -36,9 +36,10 @@ import pyarrow as pa
 from . import ratings as rating_tables
 from .migrations import BOOKKEEPING, MIGRATIONS
 from .records import GameRecord
-from .rows import CHILD_TABLES, ROWS, columns
+from .rows import ANALYSIS_ROWS, CHILD_TABLES, ROWS, columns
 
 _COLUMNS = {table: columns(table) for table in ROWS}
+_ANALYSIS = {table: pa.struct(columns(table)) for table in ANALYSIS_ROWS}
 _SCHEMAS = {table: pa.schema(cols) for table, cols in _COLUMNS.items()}
 _STRUCTS = {table: pa.struct(cols) for table, cols in _COLUMNS.items()}
 _CHILD_TABLES = CHILD_TABLES
@@ -334,6 +335,7 @@ class Store(StoreReads):
         self._writes: _Writer | None = None
         self._pending = 0  # games put and not yet committed (or failed)
         self._pending_lock = threading.Lock()
+        self.catchup: Any = None  # the analysis catch-up (``start_catchup``)
         self.commits = 0  # write transactions committed since start-up
         self.games_committed = 0
         # The outcome of the last write transaction: (ok, when, why it failed), or None.
@@ -370,7 +372,26 @@ class Store(StoreReads):
                 con.execute("ROLLBACK")
                 raise
 
+    def start_catchup(self, processes: int = 1) -> None:
+        """Start the background analysis of the stored games (``analysis.CatchUp``)."""
+        from .analysis import CatchUp
+
+        if self.catchup is None:
+            self.catchup = CatchUp(self, processes).start()
+
+    def analysis_health(self) -> dict[str, Any]:
+        """The analysis catch-up: games stored and not analysed yet (``backlog``), games
+        analysed and failed since start-up, whether it runs."""
+        from .analysis import backlog
+
+        counts = self.catchup.counts() if self.catchup is not None else {
+            "analysed": 0, "failed": 0, "last_error": None}
+        return {"running": self.catchup is not None, "backlog": backlog(self), **counts}
+
     def close(self) -> None:
+        if self.catchup is not None:
+            self.catchup.close()
+            self.catchup = None
         if self._writer is not None:
             self._queue.put(None)
             self._writer.join()
@@ -586,15 +607,51 @@ class Store(StoreReads):
             return dict(zip(_DELETION, before, strict=True)), False
         return dict(zip(_DELETION, (gid, at, by, reason), strict=True)), True
 
-    def recompute_ratings(self, progress: Any = None, total: Any = None) -> int:
-        """Rate every counted game again from scratch, in one transaction (see
-        ``ratings.recompute``); the number of games rated."""
+    @contextmanager
+    def exclusive(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The writer's cursor for bulk SQL of this package (``lake``), no group commit
+        running meanwhile; games it inserts are numbered after the stored ones
+        (``next_seq``) and counted from ``max(seq)`` afterwards.  Games inserted so are
+        rated afterwards, by a recompute (they came without the rating of each write)."""
+        with self._write_lock:
+            cur = self._writer_connection().cursor
+            try:
+                yield cur
+            finally:
+                seq = cur.execute("SELECT coalesce(max(seq), 0) FROM games").fetchone()[0]
+                self.games_committed += seq - self._seq
+                added = seq != self._seq
+                self._seq = seq
+                if added and self._ratings is not None:
+                    self._recompute_locked(cur)
+
+    @property
+    def next_seq(self) -> int:
+        """The ``seq`` the next stored game gets."""
+        return self._seq + 1
+
+    def add_analyses(self, records: Sequence[Any]) -> int:
+        """Store the analysis rows of games (``analysis.AnalysisRecord``), replacing any
+        analysis stored for them before, in one transaction under the write lock; the
+        number of games.  A game deleted meanwhile keeps its rows, as its other rows."""
+        if not records:
+            return 0
+        ids = [r.id for r in records]
         with self._write_lock:
             cur = self._writer_connection().cursor
             try:
                 cur.execute("BEGIN TRANSACTION")
                 try:
-                    rated = rating_tables.recompute(cur, progress, total)
+                    for name in ANALYSIS_ROWS:
+                        cur.execute(f"DELETE FROM {name} WHERE game_id IN "
+                                    "(SELECT unnest(?))", [ids])
+                        rows = [r.analysis_games for r in records] \
+                            if name == "analysis_games" else \
+                            [row for r in records for row in getattr(r, name)]
+                        if rows:
+                            table = pa.Table.from_struct_array(
+                                pa.array(rows, type=_ANALYSIS[name]))
+                            cur.from_arrow(table).insert_into(name)
                     cur.execute("COMMIT")
                 except BaseException:
                     with suppress(duckdb.Error):
@@ -602,9 +659,31 @@ class Store(StoreReads):
                     raise
             except duckdb.Error as error:
                 raise StoreError(f"database error: {error}") from error
-            finally:
-                if self._ratings is not None:
-                    self._ratings.forget()
+        return len(records)
+
+    def recompute_ratings(self, progress: Any = None, total: Any = None) -> int:
+        """Rate every counted game again from scratch, in one transaction (see
+        ``ratings.recompute``); the number of games rated."""
+        with self._write_lock:
+            return self._recompute_locked(self._writer_connection().cursor, progress, total)
+
+    def _recompute_locked(self, cur: duckdb.DuckDBPyConnection, progress: Any = None,
+                          total: Any = None) -> int:
+        """``recompute_ratings`` with the write lock held."""
+        try:
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                rated = rating_tables.recompute(cur, progress, total)
+                cur.execute("COMMIT")
+            except BaseException:
+                with suppress(duckdb.Error):
+                    cur.execute("ROLLBACK")
+                raise
+        except duckdb.Error as error:
+            raise StoreError(f"database error: {error}") from error
+        finally:
+            if self._ratings is not None:
+                self._ratings.forget()
         return rated
 
     def write_counts(self) -> dict[str, int]:

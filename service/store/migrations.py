@@ -162,6 +162,55 @@ CREATE TABLE rating_model (
     computed_at  TIMESTAMPTZ NOT NULL
 );
 """),
+    (6, "move analysis: the facts of each decision, each player's tallies", """
+CREATE TABLE analysis_games (
+    game_id        VARCHAR PRIMARY KEY,
+    analysed_at    TIMESTAMPTZ NOT NULL,
+    version        SMALLINT NOT NULL,  -- of the analysis's definitions (docs/ANALYSIS.md)
+    n_facts        INTEGER NOT NULL
+);
+CREATE TABLE analysis_facts (
+    game_id        VARCHAR NOT NULL,
+    deal_no        INTEGER NOT NULL,
+    move_no        INTEGER NOT NULL,   -- the move the player made at the decision
+    player         VARCHAR NOT NULL,
+    kind           VARCHAR NOT NULL,
+    cost           BIGINT NOT NULL,    -- points
+    position       INTEGER NOT NULL,   -- the move after which the alternative is legal
+    receiver       VARCHAR,            -- fed_card: the player who took the card
+    alternative    JSON,               -- a move in the log's format
+    detail         JSON,
+    variant        VARCHAR NOT NULL,
+    status         VARCHAR NOT NULL,
+    tournament_id  VARCHAR,
+    game_time      TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE analysis_players (
+    game_id        VARCHAR NOT NULL,
+    player         VARCHAR NOT NULL,
+    opponent       VARCHAR NOT NULL,   -- the next player (gin: the deal's opponent)
+    variant        VARCHAR NOT NULL,
+    status         VARCHAR NOT NULL,
+    tournament_id  VARCHAR,
+    game_time      TIMESTAMPTZ NOT NULL,
+    deals          INTEGER NOT NULL,
+    decisions      INTEGER NOT NULL,
+    accurate       INTEGER NOT NULL,   -- decisions without an error
+    missed_gin     INTEGER NOT NULL,
+    missed_knock   INTEGER NOT NULL,
+    knock_into_undercut INTEGER NOT NULL,
+    discard_error  INTEGER NOT NULL,
+    missed_layoff  INTEGER NOT NULL,
+    missed_out     INTEGER NOT NULL,
+    missed_rummy   INTEGER NOT NULL,
+    fed_given      INTEGER NOT NULL,   -- to the opponent of the row
+    fed_received   INTEGER NOT NULL,
+    soft           INTEGER NOT NULL,   -- missed gins, knocks, outs and rummies
+    discard_error_points BIGINT NOT NULL,
+    points         BIGINT NOT NULL,    -- the player's deal points facing the opponent
+    opponent_points BIGINT NOT NULL    -- the opponent's deal points in those deals
+);
+"""),
 ]
 
 BOOKKEEPING = """

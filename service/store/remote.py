@@ -54,6 +54,7 @@ from multiprocessing.connection import Client, Connection, Listener, wait
 from typing import Any
 
 from ..pool import sigint_held
+from .analysis_switch import analysis_enabled
 from .db import (
     MAX_QUEUED_GAMES,
     Answer,
@@ -81,7 +82,8 @@ _ERRORS: dict[str, type[Exception]] = {"StoreError": StoreError, "StoreBusy": St
 # --------------------------------------------------------------------------- the process
 
 def _serve(path: str, address: str, key: bytes, control: Connection,
-           max_queued_games: int = MAX_QUEUED_GAMES, shared: bool = False) -> None:
+           max_queued_games: int = MAX_QUEUED_GAMES, shared: bool = False,
+           analysis: bool = False) -> None:
     """The store process: open the store, answer every connection in a thread, and
     end when the parent closes the control pipe (or dies, which closes it too).
 
@@ -102,6 +104,8 @@ def _serve(path: str, address: str, key: bytes, control: Connection,
     except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
         control.send(("failed", f"{type(error).__name__}: {error}"))
         return
+    if analysis:
+        store.start_catchup()  # the background analysis (``analysis.CatchUp``)
     with suppress(FileNotFoundError):
         os.unlink(address)  # left by the store process this one replaces
     listener = Listener(address, family="AF_UNIX", authkey=key)
@@ -216,6 +220,10 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.commits, store.games_committed
     if op == "health":
         return store.write_health()
+    if op == "add_analyses":
+        return store.add_analyses(args[0])
+    if op == "analysis_health":
+        return store.analysis_health()
     if op == "check":
         return store.check()
     raise ValueError(f"unknown store operation {op!r}")
@@ -384,6 +392,14 @@ class _StoreCalls(StoreClient, StoreReads):
         """As ``Store.write_health``, in one call."""
         return self.call("health")
 
+    def add_analyses(self, records: Sequence[Any]) -> int:
+        """As ``Store.add_analyses``, in one call."""
+        return self.call("add_analyses", list(records))
+
+    def analysis_health(self) -> dict[str, Any]:
+        """As ``Store.analysis_health``: the catch-up runs in the store process."""
+        return self.call("analysis_health")
+
     def check(self, timeout: float | None = None) -> tuple[int, dict[str, Any]]:
         """As ``Store.check``, in one call, answered within ``timeout`` seconds or
         StoreError."""
@@ -408,8 +424,10 @@ class RemoteStore(_StoreCalls):
 
     def __init__(self, path: str, start_timeout: float = START_TIMEOUT,
                  max_queued_games: int = MAX_QUEUED_GAMES, restart: bool = False,
-                 daemon: bool = True):
+                 daemon: bool = True, analysis: bool | None = None):
         self.path = str(path)
+        # The background analysis of stored games: RUMMY_ANALYSIS when not said.
+        self.analysis = analysis_enabled() if analysis is None else analysis
         remove_stale_folders()
         self._dir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-")
         super().__init__(os.path.join(self._dir, "store.sock"), secrets.token_bytes(32))
@@ -434,7 +452,8 @@ class RemoteStore(_StoreCalls):
         self._control, child_end = context.Pipe()
         self._process = context.Process(target=_serve, name="rummy-store", daemon=self.daemon,
                                         args=(self.path, self._address, self._key, child_end,
-                                              self.max_queued_games, not self.daemon))
+                                              self.max_queued_games, not self.daemon,
+                                              self.analysis))
         with sigint_held():
             self._process.start()
         child_end.close()

@@ -152,6 +152,63 @@ class RatingHistoryRow(NamedTuple):
     games: int  # rated games, this one included
 
 
+class AnalysisGameRow(NamedTuple):
+    game_id: str
+    analysed_at: datetime
+    version: int  # of the analysis's definitions
+    n_facts: int
+
+
+class AnalysisFactRow(NamedTuple):
+    game_id: str
+    deal_no: int
+    move_no: int  # the move the player made at the decision
+    player: str
+    kind: str
+    cost: int  # points
+    position: int  # the move after which the alternative is legal
+    receiver: str | None  # fed_card: who took the card
+    alternative: str | None  # JSON: a move in the log's format
+    detail: str | None  # JSON
+    variant: str
+    status: str
+    tournament_id: str | None
+    game_time: datetime
+
+
+class AnalysisPlayerRow(NamedTuple):
+    game_id: str
+    player: str
+    opponent: str  # the next player (gin: the deal's opponent)
+    variant: str
+    status: str
+    tournament_id: str | None
+    game_time: datetime
+    deals: int
+    decisions: int
+    accurate: int  # decisions without an error
+    missed_gin: int
+    missed_knock: int
+    knock_into_undercut: int
+    discard_error: int
+    missed_layoff: int
+    missed_out: int
+    missed_rummy: int
+    fed_given: int  # to the opponent of the row
+    fed_received: int
+    soft: int  # missed gins, knocks, outs and rummies
+    discard_error_points: int
+    points: int  # the player's deal points facing the opponent
+    opponent_points: int  # the opponent's deal points in those deals
+
+
+# The analysis's tables: filled after a game is stored (service.store.analysis), not by
+# its record, so kept apart from the tables every stored game fills at once.
+ANALYSIS_ROWS: dict[str, type[tuple]] = {
+    "analysis_games": AnalysisGameRow, "analysis_facts": AnalysisFactRow,
+    "analysis_players": AnalysisPlayerRow,
+}
+
 ROWS: dict[str, type[tuple]] = {
     "games": GameRow, "game_players": GamePlayerRow, "deals": DealRow,
     "deal_players": DealPlayerRow, "moves": MoveRow, "violations": ViolationRow,
@@ -159,7 +216,7 @@ ROWS: dict[str, type[tuple]] = {
 CHILD_TABLES = ("game_players", "deals", "deal_players", "moves", "violations")
 # The ratings tables, kept by the store from the games (service/store/ratings.py).
 RATING_ROWS: dict[str, type[tuple]] = {"ratings": RatingRow, "rating_history": RatingHistoryRow}
-TABLES: dict[str, type[tuple]] = ROWS | RATING_ROWS
+TABLES: dict[str, type[tuple]] = ROWS | RATING_ROWS | ANALYSIS_ROWS
 
 _ARROW = {str: pa.string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_(),
           bytes: pa.binary(),

@@ -24,8 +24,10 @@ from service.api.config import VARIABLES
 
 # Verification in the request thread, so that tests can patch the engine; the pool of
 # verifying processes has tests of its own (test_batch.py).
+# The background analysis is off but where a test turns it on (tests/api/test_analysis.py):
+# it would take CPU from every other test.
 DEFAULTS = dict.fromkeys(VARIABLES, "") | {"RUMMY_VERIFY_PROCESSES": "0",
-                                           "RUMMY_STORE_PROCESS": "0"}
+                                           "RUMMY_STORE_PROCESS": "0", "RUMMY_ANALYSIS": "0"}
 
 
 STORE_MODES = {"store process": "1", "store here": "0"}

@@ -51,7 +51,9 @@ def test_healthz(client):
     assert response.get_json() == {"status": "ok", "database": "ok", "schema_version": LATEST,
                                    "writes": {"last_commit": None, "at": None, "reason": None,
                                               "queued": 0, "queued_games": 0,
-                                              "max_queued_games": 2000}}
+                                              "max_queued_games": 2000},
+                                   "analysis": {"running": False, "backlog": 0, "analysed": 0,
+                                                "failed": 0, "last_error": None}}
 
 
 @pytest.mark.parametrize("store_process", ["0", "1"])

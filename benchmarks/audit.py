@@ -1,0 +1,155 @@
+"""Audit speed: games per second of ``rummy-audit audit`` on a local Dask cluster of
+one and of two worker processes, against ``verify`` of the same logs in one process.
+
+    python benchmarks/audit.py                       # 4-player Rummy and 2-player gin
+    python benchmarks/audit.py --games 400 --shard-size 50
+    python benchmarks/audit.py --memory 100,500,2000   # a worker's peak memory per shard size
+
+For each corpus (generated, written as NDJSON):
+  verify     -- ``rummy-audit verify``'s path in this process: read, validate, replay,
+                report as JSON;
+  in-process -- the audit's own work for every shard, called here without Dask: the
+                same plus the store's rows and the Parquet files;
+  1 worker, 2 workers -- ``audit()`` on a LocalCluster started beforehand (its start-up
+                is not counted; the cutting of the inputs is);
+and the speed-up from one worker to two.  The machine's load is printed with the
+figures: other processes on the same cores lower them.  Games per processor second
+(this process's for verify and in-process, the sum of the tasks' for the workers) are
+printed too: they hardly move with the load, and say what a core does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from service.audit import audit, engine_version
+from service.audit.sources import cut
+from service.audit.task import audit_shard
+from service.cli import verify_one
+from service.generator import generate_games
+
+CASES = [("rummy", 4), ("gin", 2)]
+AT = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def write_corpus(folder: Path, variant: str, players: int, games: int) -> Path:
+    path = folder / f"{variant}-{players}p.ndjson"
+    with path.open("wb") as handle:
+        for log in generate_games(variant, games, seed=11, players=players):
+            handle.write(orjson.dumps(log) + b"\n")
+    return path
+
+
+def timed(work) -> tuple[float, float]:
+    """Wall and processor seconds of ``work``."""
+    start, cpu = time.perf_counter(), time.process_time()
+    work()
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def measure(path: Path, games: int, shard_size: int, runs: int, scratch: Path) -> dict:
+    lines = [line for line in path.read_bytes().split(b"\n") if line]
+
+    def verify_all() -> None:
+        for number, line in enumerate(lines, 1):
+            orjson.dumps(verify_one(f"{path}:{number}", line)[0])
+
+    def in_process() -> None:
+        out = scratch / "in-process"
+        shutil.rmtree(out, ignore_errors=True)
+        for shard in cut([str(path)], shard_size):
+            audit_shard(shard, str(out), engine_version(), AT)
+
+    figures = {"verify": min(timed(verify_all) for _ in range(runs)),
+               "in-process": min(timed(in_process) for _ in range(runs))}
+    from distributed import Client, LocalCluster
+
+    for workers in (1, 2):
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            best = (float("inf"), 0.0)
+            for run in range(runs):
+                out = scratch / f"w{workers}-{run}"
+                result = audit([str(path)], str(out), client=client, shard_size=shard_size,
+                               uploaded_at=AT)
+                assert result.games == games and not result.failed
+                # the tasks' processor time, summed over the workers
+                best = min(best, (result.seconds, sum(e.cpu_seconds for e in result.done)))
+                shutil.rmtree(out)
+            figures[f"{workers} worker{'s' if workers > 1 else ''}"] = best
+    return {name: (games / wall, games / cpu) for name, (wall, cpu) in figures.items()}
+
+
+PEAK = """
+import resource, sys
+from datetime import datetime, UTC
+from service.audit import engine_version
+from service.audit.sources import cut
+from service.audit.task import audit_shard
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+(shard,) = cut([sys.argv[1]], int(sys.argv[2]))[:1]
+audit_shard(shard, sys.argv[3], engine_version(), datetime.now(UTC))
+print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def peak_memory(sizes: list[int], scratch: Path) -> None:
+    """The peak resident memory of a fresh process auditing one shard of each size
+    (4-player Rummy, the largest logs), against the same process before it."""
+    import sys
+
+    path = write_corpus(scratch, "rummy", 4, max(sizes))
+    for size in sizes:
+        out = subprocess.run([sys.executable, "-c", PEAK, str(path), str(size),
+                              str(scratch / f"mem-{size}")], capture_output=True, text=True,
+                             check=True).stdout.split()
+        before, peak = (int(v) / 1024 for v in out)
+        print(f"shard of {size} 4-player Rummy games: peak {peak:,.0f} MiB "
+              f"({before:,.0f} MiB before the shard)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=600)
+    parser.add_argument("--shard-size", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=2, help="best of this many runs")
+    parser.add_argument("--memory", default=None, metavar="SIZES",
+                        help="comma-separated shard sizes: print a worker's peak memory "
+                             "for each, instead of the speeds")
+    args = parser.parse_args()
+    if args.memory:
+        with tempfile.TemporaryDirectory() as tmp:
+            peak_memory([int(s) for s in args.memory.split(",")], Path(tmp))
+        return
+    print(f"cores: {os.cpu_count()}; engine {engine_version()}; {args.games} games a corpus, "
+          f"shards of {args.shard_size}, best of {args.runs}")
+    print("load before:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp)
+        for variant, players in CASES:
+            path = write_corpus(scratch, variant, players, args.games)
+            rates = measure(path, args.games, args.shard_size, args.runs, scratch)
+            wall = {name: pair[0] for name, pair in rates.items()}
+            speedup = wall["2 workers"] / wall["1 worker"]
+            print(f"{variant}/{players}p wall: " + ", ".join(
+                f"{name} {rate:,.0f} games/s" for name, rate in wall.items())
+                + f"; speed-up 1->2 workers {speedup:.2f}x; 1 worker / verify "
+                  f"{wall['1 worker'] / wall['verify']:.2f}; 1 worker / in-process "
+                  f"{wall['1 worker'] / wall['in-process']:.2f}", flush=True)
+            print(f"{variant}/{players}p per processor second: " + ", ".join(
+                f"{name} {pair[1]:,.0f} games" for name, pair in rates.items())
+                + " (the workers' figure: their tasks only)", flush=True)
+    print("load after: ", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,284 @@
+"""Move analysis (docs/ANALYSIS.md): a game's facts, a player's figures, the integrity
+screen.  The figures are computed by ``service.analysis`` and stored by
+``service.store.analysis``; this module reads the query, calls them and shapes the
+answer.  A game the store's catch-up has not reached yet is analysed when asked for,
+and its analysis stored then.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from flask import request
+from flask_smorest import Blueprint
+from marshmallow import RAISE, Schema, fields
+from marshmallow.validate import Length, OneOf
+
+from ..analysis.facts import KINDS, analyse
+from ..analysis.luck import analyse_luck
+from ..engine import load_json, parse_game, verify
+from ..engine.limits import MAX_PLAYER_LENGTH
+from ..engine.rules import PRESETS
+from ..store.analysis import (
+    analysis_record,
+    game_facts,
+    game_summary,
+    integrity_pairs,
+    pair_facts,
+    player_analysis,
+)
+from .auth import read_access
+from .config import current_store, settings
+from .games import _not_found, game_url
+from .games_schemas import between
+from .players import FilterArgsSchema, _filter, _path, _player
+from .problems import NOT_FOUND, Problem
+from .spec import PREFIX, problem_responses
+
+blp = Blueprint("analysis", __name__, url_prefix=PREFIX,
+                description="Move analysis: the facts of each decision, player figures, "
+                            "the integrity screen")
+
+MIN_GAMES = 20  # the integrity screen's default
+
+
+class FactSchema(Schema):
+    deal = fields.Integer(required=True)
+    move = fields.Integer(required=True, metadata={
+        "description": "The move the player made at the decision (from 0)"})
+    player = fields.String(required=True)
+    kind = fields.String(required=True, validate=OneOf(KINDS))
+    alternative = fields.Dict(allow_none=True, required=True, metadata={
+        "description": "The better move, in the log's move format (null: none)"})
+    cost = fields.Integer(required=True, metadata={"description": "Points"})
+    position = fields.Integer(required=True, metadata={
+        "description": "The move after which the alternative is legal (-1: as dealt)"})
+    detail = fields.Dict(metadata={"description": "The kind's own figures"})
+    replay = fields.String(metadata={"description": "The position of the decision"})
+
+
+class FiguresSchema(Schema):
+    decisions = fields.Integer()
+    errors = fields.Dict(keys=fields.String(), values=fields.Integer())
+    per_100 = fields.Dict(keys=fields.String(), values=fields.Float(allow_none=True))
+    average_discard_error = fields.Float(allow_none=True)
+    accuracy = fields.Float(allow_none=True, metadata={"description": "Percent"})
+    fed_given = fields.Integer()
+    fed_received = fields.Integer()
+
+
+class GameAnalysisSchema(Schema):
+    id = fields.String(required=True)
+    facts = fields.List(fields.Nested(FactSchema), required=True)
+    summary = fields.Dict(keys=fields.String(), values=fields.Nested(FiguresSchema))
+    stored = fields.Boolean(metadata={
+        "description": "false: analysed for this answer (the catch-up had not reached "
+                       "the game); it is stored now"})
+    luck = fields.Dict(metadata={
+        "description": "The luck of every stock draw and dealt hand, per deal and per "
+                       "player, and the luck-adjusted points (docs/ANALYSIS.md, Luck)"})
+
+
+class PlayerFiguresSchema(FiguresSchema):
+    games = fields.Integer()
+    deals = fields.Integer()
+    missed_gins_and_knocks = fields.Integer()
+
+
+class PlayerAnalysisSchema(Schema):
+    player = fields.String(required=True)
+    variants = fields.Dict(keys=fields.String(), values=fields.Nested(PlayerFiguresSchema))
+
+
+class PairArgsSchema(Schema):
+    variant = fields.String(validate=OneOf(tuple(PRESETS)))
+    min_games = fields.Integer(load_default=MIN_GAMES, validate=between(1, 10**9))
+    limit = fields.Integer(load_default=50, validate=between(1, 500))
+
+
+class PairFactsArgsSchema(Schema):
+    player = fields.String(required=True, validate=Length(1, MAX_PLAYER_LENGTH))
+    partner = fields.String(required=True, validate=Length(1, MAX_PLAYER_LENGTH))
+    variant = fields.String(validate=OneOf(tuple(PRESETS)))
+    limit = fields.Integer(load_default=50, validate=between(1, 500))
+
+
+class RateSchema(Schema):
+    count = fields.Integer()
+    rate = fields.Float(allow_none=True)
+    rest_count = fields.Integer()
+    rest_decisions = fields.Integer()
+    rest_rate = fields.Float(allow_none=True)
+    z = fields.Float()
+
+
+class PairSchema(Schema):
+    player = fields.String(metadata={"description": "A: the one who plays before B"})
+    partner = fields.String(metadata={"description": "B"})
+    games = fields.Integer()
+    decisions = fields.Integer(metadata={"description": "A's decisions facing B"})
+    fed = fields.Nested(RateSchema)
+    soft = fields.Nested(RateSchema)
+    points_conceded = fields.Integer(metadata={"description": "B's deal points in those deals"})
+    points = fields.Integer()
+    score = fields.Float()
+    statement = fields.String()
+    facts = fields.String(metadata={"description": "The games and moves behind the figures"})
+
+
+class PairsSchema(Schema):
+    pairs = fields.List(fields.Nested(PairSchema))
+    min_games = fields.Integer()
+
+
+class PairFactSchema(Schema):
+    game = fields.String()
+    deal = fields.Integer()
+    move = fields.Integer()
+    kind = fields.String()
+    cost = fields.Integer()
+    replay = fields.String()
+
+
+class PairFactsSchema(Schema):
+    player = fields.String()
+    partner = fields.String()
+    facts = fields.List(fields.Nested(PairFactSchema))
+
+
+def _keeps_analyses(store: Any) -> bool:
+    """Whether the store holds analyses (an audit's lake, read-only, does not)."""
+    return hasattr(store, "add_analyses")
+
+
+def _analysed_store() -> Any:
+    store = current_store()
+    if not _keeps_analyses(store):
+        raise Problem(404, NOT_FOUND, "this service serves an audit's results, which hold "
+                      "no analysis: a game's analysis is computed when asked for")
+    return store
+
+
+def _replay(gid: str, deal: int, position: int) -> str:
+    return f"{game_url(gid)}/deals/{deal}/moves/{position}/state"
+
+
+GAME_EXAMPLE = {"id": "5d69bdc52cdd76ed28a89e91", "stored": True, "facts": [{
+    "deal": 1, "move": 16, "player": "ben", "kind": "discard_error",
+    "alternative": {"p": "ben", "a": "discard", "card": "KS"}, "cost": 10, "position": 15,
+    "detail": {"card": "9H", "left": 14, "best": 4},
+    "replay": "/api/v1/games/5d69bdc52cdd76ed28a89e91/deals/1/moves/15/state"}],
+    "summary": {"ben": {"decisions": 14, "errors": dict.fromkeys(KINDS, 0) | {
+        "discard_error": 1}, "per_100": dict.fromkeys(KINDS, 0.0) | {"discard_error": 7.14},
+        "average_discard_error": 0.714, "accuracy": 92.86, "fed_given": 0,
+        "fed_received": 1}}}
+
+
+@blp.route("/games/<game_id:game_id>/analysis", methods=["GET"])
+@read_access
+@blp.response(200, GameAnalysisSchema, example=GAME_EXAMPLE)
+@problem_responses(blp, 401, 403, 404, 410)
+@blp.doc(summary="The facts of each decision of a stored game, its players' figures, its "
+                 "luck",
+         description="docs/ANALYSIS.md defines every kind and figure. Each fact links to "
+                     "the position where its alternative is legal (replay).")
+def game_analysis(game_id: str) -> dict[str, Any]:
+    store = current_store()
+    raw = store.get_log(game_id)
+    if raw is None:
+        raise _not_found(game_id)
+    game = parse_game(load_json(raw, max(len(raw), settings().max_game_bytes),
+                                repeated_keys=True))
+    report = verify(game)
+    luck = analyse_luck(game, report).to_dict()
+    keeps = _keeps_analyses(store)
+    facts = game_facts(store, game_id) if keeps else None
+    stored = facts is not None
+    if facts is None:
+        row = store.get_game(game_id)
+        if row is None:
+            raise _not_found(game_id)
+        analysis = analyse(game, report)
+        at = row["played_at"] or row["uploaded_at"]
+        if keeps:
+            store.add_analyses([analysis_record(game_id, game, report, row["tournament_id"],
+                                                at, analysis)])
+        facts = [f.to_dict() for f in analysis.facts]
+        summary = analysis.summary()
+    else:
+        summary = game_summary(store, game_id)
+    for fact in facts:
+        fact["replay"] = _replay(game_id, fact["deal"], fact["position"])
+    return {"id": game_id, "stored": stored, "facts": facts, "summary": summary, "luck": luck}
+
+
+@blp.route("/players/<path:player>/analysis", methods=["GET"], parameters=_path("player"))
+@read_access
+@blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, PlayerAnalysisSchema, example={"player": "ana", "variants": {"gin": {
+    "games": 12, "deals": 96, "decisions": 410, "errors": dict.fromkeys(KINDS, 0) | {
+        "missed_knock": 9, "fed_card": 31}, "per_100": dict.fromkeys(KINDS, 0.0) | {
+        "missed_knock": 2.2, "fed_card": 7.56}, "average_discard_error": 0.0,
+    "accuracy": 97.8, "fed_given": 31, "fed_received": 28, "missed_gins_and_knocks": 9}}})
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="A player's analysis figures, by variant (docs/ANALYSIS.md)",
+         description="Over the stored games already analysed, with the filters of the "
+                     "player's statistics; 404 when none matches.")
+def player(args: dict[str, Any], player: str) -> dict[str, Any]:
+    store = _analysed_store()
+    figures = player_analysis(store, _player(player), _filter(args))
+    if not figures:
+        raise Problem(404, NOT_FOUND, f"no analysed game matches player {player[:64]!r} "
+                      "with these filters")
+    return {"player": player, "variants": figures}
+
+
+@blp.route("/integrity/pairs", methods=["GET"])
+@read_access
+@blp.arguments(PairArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, PairsSchema, example={"min_games": 20, "pairs": [{
+    "player": "cy", "partner": "dee", "games": 40, "decisions": 1210,
+    "fed": {"count": 290, "rate": 0.2397, "rest_count": 101, "rest_decisions": 1190,
+            "rest_rate": 0.0849, "z": 10.42},
+    "soft": {"count": 30, "rate": 0.0248, "rest_count": 28, "rest_decisions": 1190,
+             "rest_rate": 0.0235, "z": 0.21},
+    "points_conceded": 2210, "points": 850, "score": 10.63,
+    "statement": "In 40 games, cy fed dee 290 cards in 1210 decisions (24.0%), against "
+                 "8.5% to other players; score 10.63. A screen to look at, not a verdict: "
+                 "a high score says the pair's games deserve a look, not that anyone "
+                 "cheated.",
+    "facts": "/api/v1/integrity/pairs/facts?player=cy&partner=dee"}]})
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="Integrity screen: pairs of players whose play favours one another",
+         description="For every ordered pair (A, B) with at least min_games games in which "
+                     "A played just before B: A's fed cards and soft plays facing B against "
+                     "A's with every other opponent (docs/ANALYSIS.md). A screen, not a "
+                     "verdict.")
+def pairs(args: dict[str, Any]) -> dict[str, Any]:
+    found = integrity_pairs(_analysed_store(), args.get("variant"), args["min_games"],
+                            args["limit"])
+    base = f"{request.script_root}{PREFIX}/integrity/pairs/facts"
+    for pair in found:
+        query = {"player": pair["player"], "partner": pair["partner"]}
+        if args.get("variant"):
+            query["variant"] = args["variant"]
+        pair["facts"] = f"{base}?{urlencode(query, quote_via=quote)}"
+    return {"pairs": found, "min_games": args["min_games"]}
+
+
+@blp.route("/integrity/pairs/facts", methods=["GET"])
+@read_access
+@blp.arguments(PairFactsArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, PairFactsSchema, example={"player": "cy", "partner": "dee", "facts": [{
+    "game": "5d69bdc52cdd76ed28a89e91", "deal": 2, "move": 13, "kind": "fed_card",
+    "cost": 17, "replay": "/api/v1/games/5d69bdc52cdd76ed28a89e91/deals/2/moves/12/state"}]})
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="The games and moves behind a pair's figures: A's fed cards to B and "
+                 "A's soft plays facing B, newest first")
+def pair_moves(args: dict[str, Any]) -> dict[str, Any]:
+    facts = pair_facts(_analysed_store(), args["player"], args["partner"], args.get("variant"),
+                       args["limit"])
+    for fact in facts:
+        fact["replay"] = _replay(fact["game"], fact["deal"], fact["move"] - 1)
+    return {"player": args["player"], "partner": args["partner"], "facts": facts}

@@ -1,0 +1,134 @@
+"""An audit run: cut the inputs, skip the shards finished before, verify the others
+on a Dask cluster, record each one as it finishes.
+
+The cluster is the one at ``scheduler`` (``tcp://host:8786``), a client given by the
+caller, or else a ``LocalCluster`` of ``workers`` processes (default: every core), one
+thread each (the engine is pure Python: threads would share one interpreter lock),
+started and stopped here.  A task whose worker dies is run again elsewhere by the
+scheduler (and ``RETRIES`` more times if the task itself fails), and a shard is only
+recorded once its files are written, so an audit killed at any point is finished by
+running it again.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import IO
+
+from .layout import Finished, append_manifest, check_layout, read_manifest
+from .sources import Shard, cut
+from .task import audit_shard
+from .version import engine_version
+
+DEFAULT_SHARD_SIZE = 500
+RETRIES = 2
+
+
+@dataclass(slots=True)
+class AuditResult:
+    version: str
+    shards: int  # in the inputs
+    skipped: int  # finished by an earlier run, input unchanged
+    done: list[Finished] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # shard id -> why
+    seconds: float = 0.0
+    dashboard: str | None = None
+
+    @property
+    def games(self) -> int:
+        return sum(entry.games for entry in self.done)
+
+    def statuses(self) -> Counter[str]:
+        counts: Counter[str] = Counter()
+        for entry in self.done:
+            counts.update(entry.statuses)
+        return counts
+
+    def errors(self) -> int:
+        return sum(entry.rows["errors"] for entry in self.done)
+
+
+def _local_cluster(workers: int | None):
+    from distributed import LocalCluster
+
+    dashboard = ":0" if importlib.util.find_spec("bokeh") else None
+    return LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                        processes=True, dashboard_address=dashboard)
+
+
+def audit(inputs: list[str], out: str, *, scheduler: str | None = None,
+          workers: int | None = None, shard_size: int = DEFAULT_SHARD_SIZE,
+          client=None, uploaded_at: datetime | None = None,
+          progress: IO[str] | None = None,
+          on_finished: Callable[[Finished], None] | None = None) -> AuditResult:
+    """Audit ``inputs`` into ``out``; see the module's docstring.  ``progress``: where
+    the bar goes (None: no bar).  ``on_finished`` is called with each shard recorded."""
+    began = time.perf_counter()
+    version = engine_version()
+    shards = cut(inputs, shard_size, skip=out)
+    check_layout(out, version, shard_size)
+    finished = read_manifest(out, version)
+    todo = [s for s in shards if s.id not in finished or finished[s.id].digest != s.digest]
+    result = AuditResult(version, len(shards), len(shards) - len(todo))
+    if todo:
+        uploaded_at = uploaded_at or datetime.now(UTC)
+        with ExitStack() as stack:
+            if client is None:
+                from distributed import Client
+
+                if scheduler is None:
+                    cluster = stack.enter_context(_local_cluster(workers))
+                    client = stack.enter_context(Client(cluster))
+                else:
+                    client = stack.enter_context(Client(scheduler))
+            result.dashboard = _dashboard(client)
+            if progress is not None and result.dashboard:
+                print(f"Dask dashboard: {result.dashboard}", file=progress, flush=True)
+            _run(client, todo, out, version, uploaded_at, result, progress, on_finished)
+    result.seconds = time.perf_counter() - began
+    return result
+
+
+def _dashboard(client) -> str | None:
+    try:
+        return client.dashboard_link if importlib.util.find_spec("bokeh") else None
+    except Exception:  # no dashboard on this scheduler
+        return None
+
+
+def _run(client, todo: list[Shard], out: str, version: str, uploaded_at: datetime,
+         result: AuditResult, progress: IO[str] | None,
+         on_finished: Callable[[Finished], None] | None) -> None:
+    from distributed import as_completed
+    from tqdm import tqdm
+
+    keys = [f"audit-{version}-{shard.id}" for shard in todo]
+    futures = client.map(audit_shard, todo, out=out, version=version,
+                         uploaded_at=uploaded_at, key=keys, retries=RETRIES, pure=False)
+    shard_of = {future.key: shard for future, shard in zip(futures, todo, strict=True)}
+    bar = tqdm(total=sum(s.games for s in todo), unit="game", file=progress or sys.stderr,
+               disable=progress is None, dynamic_ncols=True, smoothing=0.1)
+    bar.set_postfix_str(f"shards 0/{len(todo)}")
+    with bar:
+        for future in as_completed(futures):
+            shard = shard_of[future.key]
+            try:
+                entry = future.result()
+            except Exception as error:  # noqa: BLE001 - the run goes on; the shard is redone next time
+                result.failed[shard.id] = f"{type(error).__name__}: {error}"
+            else:
+                append_manifest(out, version, entry)
+                result.done.append(entry)
+                if on_finished is not None:
+                    on_finished(entry)
+            future.release()
+            bar.update(shard.games)
+            bar.set_postfix_str(f"shards {len(result.done) + len(result.failed)}/{len(todo)}")

@@ -1,0 +1,447 @@
+"""The move analysis of stored games: its rows, the catch-up that fills them, its reads.
+
+Analysing a game costs several times what verifying it does (benchmarks/analysis.py
+against benchmarks/engine.py), so it is not done while a game is stored: a catch-up
+step of the process that owns the store analyses the stored games that have no analysis
+yet, oldest first, in a process of its own at the lowest priority (so that it neither
+holds the store's interpreter lock nor takes a core from verification), and writes
+their rows.  Its backlog is in ``/healthz`` and ``/metrics``.  A game's analysis asked
+for before the catch-up reached it is computed then and stored (``GET
+/games/{id}/analysis``).  docs/ANALYSIS.md defines every figure.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from ..analysis.facts import KINDS, SOFT, Analysis, Tally, analyse, summarise
+from ..engine import load_json, parse_game, verify
+from ..engine.model import Game
+from ..engine.report import Report
+from .db import Reader, live
+from .stats import StatsFilter, _where
+
+VERSION = 1  # of the definitions: a stored analysis of another version is redone
+BATCH = 32  # games analysed and written together by the catch-up
+IDLE = 1.0  # seconds the catch-up waits when nothing is left
+_log = logging.getLogger(__name__)
+
+
+@dataclass
+class AnalysisRecord:
+    """One game's analysis rows, for the tables of the same names."""
+
+    id: str
+    analysis_games: tuple
+    analysis_facts: list[tuple] = field(default_factory=list)
+    analysis_players: list[tuple] = field(default_factory=list)
+
+
+def analysis_record(gid: str, game: Game, report: Report, tournament: str | None,
+                    at: datetime, analysis: Analysis | None = None) -> AnalysisRecord:
+    """The rows of one game's analysis (computed here unless given)."""
+    analysis = analysis if analysis is not None else analyse(game, report)
+    variant, status = game.rules.variant, report.status
+    record = AnalysisRecord(gid, (gid, datetime.now(UTC), VERSION, len(analysis.facts)))
+    for f in analysis.facts:
+        detail = dict(f.detail)
+        receiver = detail.get("receiver")
+        record.analysis_facts.append((
+            gid, f.deal, f.move, f.player, f.kind, f.cost, f.position, receiver,
+            None if f.alternative is None else orjson.dumps(f.alternative).decode(),
+            orjson.dumps(detail).decode() if detail else None, variant, status, tournament,
+            at))
+    for (player, opponent), t in analysis.tallies.items():
+        record.analysis_players.append((
+            gid, player, opponent, variant, status, tournament, at, t.deals, t.decisions,
+            t.accurate, *(t.kinds.get(kind, 0) for kind in KINDS[:-1]), t.fed_given,
+            t.fed_received, t.soft, t.discard_error_points, t.points, t.opponent_points))
+    return record
+
+
+def analyse_stored(item: tuple[str, bytes, str | None, datetime]) -> AnalysisRecord:
+    """The analysis rows of a stored game from its log (``id``, ``log``, tournament,
+    game time); runs in the catch-up's process."""
+    gid, log, tournament, at = item
+    game = parse_game(load_json(log))
+    return analysis_record(gid, game, verify(game), tournament, at)
+
+
+# --- the catch-up ----------------------------------------------------------------------
+
+def pending(store: Reader, limit: int) -> list[tuple[str, bytes, str | None, datetime]]:
+    """The oldest stored games without an analysis of this version."""
+    with store.cursor() as cur:
+        rows = cur.execute(
+            "SELECT id, log, tournament_id, game_time FROM games g WHERE "
+            f"{live('g.id')} AND NOT EXISTS (SELECT 1 FROM analysis_games a WHERE "
+            "a.game_id = g.id AND a.version = ?) ORDER BY seq LIMIT ?",
+            [VERSION, limit]).fetchall()
+    return [(gid, bytes(log), tid, at) for gid, log, tid, at in rows]
+
+
+def backlog(store: Reader) -> int:
+    """Stored games (not deleted) that have no analysis yet."""
+    with store.cursor() as cur:
+        return cur.execute(
+            f"SELECT count(*) FROM games g WHERE {live('g.id')} AND NOT EXISTS "
+            "(SELECT 1 FROM analysis_games a WHERE a.game_id = g.id AND a.version = ?)",
+            [VERSION]).fetchone()[0]
+
+
+def _lowest_priority() -> None:
+    os.nice(19)
+
+
+class CatchUp:
+    """The background step: analyse what is stored and not analysed, write its rows,
+    again until nothing is left; then wait ``IDLE`` and look again.  ``store`` is the
+    ``Store`` of this process (it writes the rows under its write lock)."""
+
+    def __init__(self, store: Any, processes: int = 1):
+        self.store = store
+        self.processes = processes
+        self.analysed = 0  # games analysed since start-up
+        self.failed = 0  # games whose analysis failed (logged; retried at start-up)
+        self.last_error: str | None = None
+        self._skip: set[str] = set()
+        self._stop = threading.Event()
+        self._pool: _Worker | None = None
+        self._thread = threading.Thread(target=self._run, name="store-analysis",
+                                        daemon=True)
+
+    def start(self) -> CatchUp:
+        self._thread.start()
+        return self
+
+    def counts(self) -> dict[str, Any]:
+        return {"analysed": self.analysed, "failed": self.failed,
+                "last_error": self.last_error}
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(30)
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def step(self) -> int:
+        """Analyse and store one batch; the number of games analysed."""
+        items = [i for i in pending(self.store, BATCH + len(self._skip))
+                 if i[0] not in self._skip][:BATCH]
+        if not items:
+            return 0
+        records = []
+        for item, result in zip(items, self._map(items), strict=True):
+            if isinstance(result, AnalysisRecord):
+                records.append(result)
+            else:
+                self.failed += 1
+                self.last_error = f"{item[0]}: {result}"
+                self._skip.add(item[0])
+                _log.error("the analysis of game %s failed: %s", item[0], result)
+        if records:
+            self.store.add_analyses(records)
+            self.analysed += len(records)
+        return len(items)
+
+    def step_all(self) -> int:
+        """Steps until nothing is left (tests, tools); the games analysed."""
+        done = total = self.step()
+        while done:
+            done = self.step()
+            total += done
+        return total
+
+    def _map(self, items: Sequence[tuple]) -> list[AnalysisRecord | str]:
+        if self.processes <= 0:
+            return [_guarded(item) for item in items]
+        if self._pool is None:
+            self._pool = _Worker()
+        try:
+            return self._pool.map(items)
+        except (OSError, EOFError, pickle.UnpicklingError):  # the worker died: a new one
+            self._pool.close()
+            self._pool = None
+            raise
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                done = self.step()
+            except Exception as error:  # noqa: BLE001 - the step is retried after a pause
+                self.last_error = f"{type(error).__name__}: {error}"
+                _log.error("analysis catch-up: %s", self.last_error)
+                done = 0
+            if not done:
+                self._stop.wait(IDLE)
+
+
+class _Worker:
+    """The catch-up's process: a fresh interpreter (``python -m service.store.worker``;
+    the store process is a daemon, which multiprocessing forbids children), fed batches
+    of stored games on its stdin and answering their rows on its stdout, pickled.  It
+    ends when its stdin closes: when the catch-up closes it, or its parent dies."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "service.store.worker"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def map(self, items: Sequence[tuple]) -> list[AnalysisRecord | str]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        pickle.dump(list(items), self.process.stdin)
+        self.process.stdin.flush()
+        return pickle.load(self.process.stdout)
+
+    def close(self) -> None:
+        with suppress(OSError):
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def serve_worker() -> None:
+    """The worker's loop (see ``_Worker``), at the lowest priority."""
+    _lowest_priority()
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        try:
+            items = pickle.load(source)
+        except EOFError:
+            return
+        pickle.dump([_guarded(item) for item in items], sink)
+        sink.flush()
+
+
+def _guarded(item: tuple) -> AnalysisRecord | str:
+    try:
+        return analyse_stored(item)
+    except Exception as error:  # noqa: BLE001 - reported by the catch-up, game skipped
+        return f"{type(error).__name__}: {error}"
+
+
+def wait_for(store: Reader, timeout: float = 60.0) -> int:
+    """Wait until the backlog is empty (tests, tools); the backlog left."""
+    deadline = time.monotonic() + timeout
+    left = backlog(store)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = backlog(store)
+    return left
+
+
+# --- reads -------------------------------------------------------------------------------
+
+def game_facts(store: Reader, gid: str) -> list[dict[str, Any]] | None:
+    """The stored facts of one game in order, or None when it has no analysis yet."""
+    done, facts = store.read_many([
+        ("SELECT count(*) FROM analysis_games WHERE game_id = ? AND version = ?",
+         [gid, VERSION]),
+        ("SELECT deal_no, move_no, player, kind, alternative, cost, position, detail "
+         "FROM analysis_facts WHERE game_id = ? ORDER BY deal_no, move_no, "
+         "list_position(?, kind)", [gid, list(KINDS)]),
+    ])
+    if not done.rows[0][0]:
+        return None
+    out = []
+    for deal, move, player, kind, alternative, cost, position, detail in facts.rows:
+        fact = {"deal": deal, "move": move, "player": player, "kind": kind,
+                "alternative": None if alternative is None else orjson.loads(alternative),
+                "cost": cost, "position": position}
+        if detail is not None:
+            fact["detail"] = orjson.loads(detail)
+        out.append(fact)
+    return out
+
+
+def game_summary(store: Reader, gid: str) -> dict[str, dict[str, Any]]:
+    """Per player of one stored game, the figures of its analysis."""
+    with store.cursor() as cur:
+        rows = cur.execute(f"SELECT player, {_SUMS} FROM analysis_players WHERE game_id = ? "
+                           "GROUP BY player ORDER BY player", [gid]).fetchall()
+    return {row[0]: summarise(_tally(row[1:])) for row in rows}
+
+
+_COUNTED = ("deals", "decisions", "accurate", *KINDS[:-1], "fed_given", "fed_received",
+            "soft", "discard_error_points", "points", "opponent_points")
+_SUMS = ", ".join(f"CAST(coalesce(sum({c}), 0) AS BIGINT)" for c in _COUNTED)
+
+
+def _tally(values: Sequence[int]) -> Tally:
+    got = dict(zip(_COUNTED, values, strict=True))
+    kinds = {kind: got[kind] for kind in KINDS[:-1]}
+    kinds["fed_card"] = got["fed_given"]
+    return Tally(decisions=got["decisions"], accurate=got["accurate"], kinds=kinds,
+                 discard_error_points=got["discard_error_points"],
+                 fed_given=got["fed_given"], fed_received=got["fed_received"],
+                 soft=got["soft"], points=got["points"],
+                 opponent_points=got["opponent_points"], deals=got["deals"])
+
+
+def player_analysis(store: Reader, player: str,
+                    flt: StatsFilter) -> dict[str, dict[str, Any]]:
+    """One player's analysis figures by variant, over the analysed games the filter
+    keeps (the filters of the player's statistics)."""
+    where, params = _where(flt)
+    with store.cursor() as cur:
+        rows = cur.execute(
+            f"SELECT variant, count(DISTINCT game_id), {_SUMS} FROM analysis_players "
+            f"WHERE player = ?{where} GROUP BY variant ORDER BY variant",
+            [player, *params]).fetchall()
+    out = {}
+    for variant, games, *values in rows:
+        tally = _tally(values)
+        figures = summarise(tally)
+        figures["games"] = games
+        figures["deals"] = tally.deals
+        figures["missed_gins_and_knocks"] = (tally.kinds[KINDS[0]] + tally.kinds[KINDS[1]])
+        out[variant] = figures
+    return out
+
+
+# --- the integrity screen ----------------------------------------------------------------
+
+_PAIR_SUMS = ("count(*) AS rows, count(DISTINCT game_id) AS games, sum(decisions) AS n, "
+              "sum(decisions * decisions) AS nn, sum(fed_given) AS fed, "
+              "sum(fed_given * fed_given) AS fed2, sum(fed_given * decisions) AS fedn, "
+              "sum(soft) AS soft, sum(soft * soft) AS soft2, sum(soft * decisions) AS softn")
+_SUMMED = ("rows", "games", "n", "nn", "fed", "fed2", "fedn", "soft", "soft2", "softn")
+
+
+def integrity_pairs(store: Reader, variant: str | None, min_games: int,
+                    limit: int) -> list[dict[str, Any]]:
+    """Every ordered pair (A, B) of players with at least ``min_games`` games in which B
+    played after A: A's fed cards to B and soft plays facing B against A's with every
+    other opponent, each as a z-score clustered by game; sorted by the score, highest
+    first."""
+    clauses = [live()]
+    params: list[Any] = []
+    if variant is not None:
+        clauses.append("variant = ?")
+        params.append(variant)
+    where = " AND ".join(clauses)
+    sql = f"""
+WITH rows AS (SELECT * FROM analysis_players WHERE {where}),
+pair AS (SELECT player, opponent, {_PAIR_SUMS}, sum(opponent_points) AS conceded,
+                sum(points) AS points FROM rows GROUP BY player, opponent),
+total AS (SELECT player, {_PAIR_SUMS} FROM rows GROUP BY player)
+SELECT p.player, p.opponent, p.conceded, p.points,
+       {", ".join(f"p.{c}" for c in _SUMMED)}, {", ".join(f"t.{c}" for c in _SUMMED)}
+FROM pair p JOIN total t USING (player)
+WHERE p.games >= ?
+"""
+    with store.cursor() as cur:
+        rows = cur.execute(sql, [*params, min_games]).fetchall()
+    out = []
+    for a, b, conceded, points, *sums in rows:
+        mine = dict(zip(_SUMMED, (int(x or 0) for x in sums[:10]), strict=True))
+        every = dict(zip(_SUMMED, (int(x or 0) for x in sums[10:]), strict=True))
+        rest = {k: every[k] - mine[k] for k in _SUMMED}
+        figures = {}
+        for name in ("fed", "soft"):
+            z = clustered_z(_cluster(mine, name), _cluster(rest, name))
+            figures[name] = {"count": mine[name], "rate": _share(mine[name], mine["n"]),
+                             "rest_count": rest[name], "rest_decisions": rest["n"],
+                             "rest_rate": _share(rest[name], rest["n"]), "z": round(z, 3)}
+        score = round(max(0.0, figures["fed"]["z"]) + max(0.0, figures["soft"]["z"]), 3)
+        out.append({
+            "player": a, "partner": b, "games": mine["games"], "decisions": mine["n"],
+            **figures, "points_conceded": int(conceded or 0), "points": int(points or 0),
+            "score": score,
+            "statement": statement(a, b, mine["games"], mine["n"], mine["fed"], rest["fed"],
+                                   rest["n"], score),
+        })
+    out.sort(key=lambda pair: (-pair["score"], pair["player"], pair["partner"]))
+    return out[:limit]
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """Counts ``y`` over decisions ``n`` in ``rows`` clusters (one game's row each), as
+    the sums a clustered variance needs: Σy, Σn, Σy², Σyn, Σn²."""
+
+    rows: int
+    y: int
+    n: int
+    yy: int
+    yn: int
+    nn: int
+
+
+def _cluster(sums: dict[str, int], name: str) -> Cluster:
+    return Cluster(sums["rows"], sums[name], sums["n"], sums[f"{name}2"], sums[f"{name}n"],
+                   sums["nn"])
+
+
+def clustered_z(mine: Cluster, rest: Cluster) -> float:
+    """(rate of ``mine`` − rate of ``rest``) over the standard error of that difference,
+    each rate's variance estimated from its clusters (games), not from single decisions:
+    a player's style varies from game to game, and counting decisions as independent
+    makes honest pairs look unlikely.  0 when either side has fewer than two clusters or
+    no spread."""
+    if mine.rows < 2 or rest.rows < 2 or not mine.n or not rest.n:
+        return 0.0
+    variance = _ratio_variance(mine) + _ratio_variance(rest)
+    if variance <= 0:
+        return 0.0
+    return (mine.y / mine.n - rest.y / rest.n) / variance ** 0.5
+
+
+def _ratio_variance(c: Cluster) -> float:
+    """The variance of Σy/Σn over its clusters: G/(G−1) · Σ(y − r·n)² / (Σn)²."""
+    r = c.y / c.n
+    spread = c.yy - 2 * r * c.yn + r * r * c.nn
+    return max(0.0, spread) * c.rows / (c.rows - 1) / (c.n * c.n)
+
+
+def pair_facts(store: Reader, player: str, partner: str, variant: str | None,
+               limit: int = 50) -> list[dict[str, Any]]:
+    """The games and moves behind a pair's figures: A's fed cards to B and A's soft plays
+    in games where A played before B, newest first."""
+    soft = list(SOFT)
+    clauses = ["f.player = ?", live("f.game_id"),
+               "(f.receiver = ? OR (list_contains(?, f.kind) AND EXISTS (SELECT 1 FROM "
+               "analysis_players p WHERE p.game_id = f.game_id AND p.player = f.player "
+               "AND p.opponent = ?)))"]
+    params: list[Any] = [player, partner, soft, partner]
+    if variant is not None:
+        clauses.append("f.variant = ?")
+        params.append(variant)
+    with store.cursor() as cur:
+        rows = cur.execute(
+            "SELECT f.game_id, f.deal_no, f.move_no, f.kind, f.cost FROM analysis_facts f "
+            f"WHERE {' AND '.join(clauses)} ORDER BY f.game_time DESC, f.game_id, "
+            "f.deal_no, f.move_no LIMIT ?", [*params, limit]).fetchall()
+    return [{"game": g, "deal": d, "move": m, "kind": k, "cost": c} for g, d, m, k, c in rows]
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def statement(a: str, b: str, games: int, n: int, fed: int, rest_fed: int, rest_n: int,
+              score: float) -> str:
+    """What a pair's figures say, in words: a screen to look at, not a verdict."""
+    rate = f"{100 * fed / n:.1f}%" if n else "no decision"
+    rest = f"{100 * rest_fed / rest_n:.1f}%" if rest_n else "no other opponent"
+    return (f"In {games} games, {a} fed {b} {fed} cards in {n} decisions ({rate}), against "
+            f"{rest} to other players; score {score}. A screen to look at, not a verdict: a "
+            "high score says the pair's games deserve a look, not that anyone cheated.")

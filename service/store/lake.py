@@ -1,0 +1,239 @@
+"""An audit's Parquet results (``service.audit``) as the store reads them: imported
+into a DuckDB store, or queried where they lie.
+
+The layout is ``DIR/engine=<version>/table=<table>/<shard>.parquet``, each table with
+the store's columns (``rows``).  One engine version is read at a time: the one named,
+or else the one whose audit finished last.
+
+Import reads the Parquet with DuckDB itself, never row by row through Python: the
+shards are taken in batches, each batch in one transaction for all its tables, so a
+game and its rows arrive together or not at all.  Games already stored (by id, deleted
+ones too) are skipped, and so is a game given again in a later shard; a skipped game's
+rows are not inserted either (each row is taken from the shard its game came from).
+Imported games are numbered after the stored ones, in shard order.
+
+A lake (:class:`LakeStore`) is a DuckDB database in memory whose tables of games and
+rows are views over ``read_parquet``: every read of ``StoreReads`` and every statistic
+of ``stats`` and ``audit`` run on it unchanged, without an import.  It is read-only.
+Its ``seq`` is the order of the shards and of the games in them (a window over the
+games, computed only by the reads that use it: listings and exports).  A log given in
+two shards counts twice in a lake (import keeps one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..audit.layout import ERRORS, version_dir, versions
+from . import ratings as rating_tables
+from .db import Rows, Statement, Store, StoreError, StoreReads
+from .migrations import MIGRATIONS
+from .rows import CHILD_TABLES, ROWS
+
+BATCH_SHARDS = 64  # shards imported per transaction
+
+
+class LakeError(StoreError):
+    """No audit results where they were looked for."""
+
+
+def _columns(table: str) -> list[str]:
+    return list(ROWS[table]._fields)
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True, slots=True)
+class Lake:
+    """The results of one engine version under an audit folder."""
+
+    folder: Path
+    version: str
+
+    @classmethod
+    def at(cls, folder: str | Path, version: str | None = None) -> Lake:
+        folder = Path(folder)
+        found = versions(folder)
+        if version is None:
+            if not found:
+                raise LakeError(f"{folder} holds no audit results (no engine=*/manifest.ndjson)")
+            version = found[-1]
+        elif version not in found:
+            raise LakeError(f"{folder} holds no results of engine {version}")
+        return cls(folder, version)
+
+    def files(self, table: str) -> list[str]:
+        """The Parquet files of a table, in shard order."""
+        return sorted(str(p) for p in
+                      (version_dir(self.folder, self.version) / f"table={table}").glob("*.parquet"))
+
+    def glob(self, table: str) -> str:
+        return str(version_dir(self.folder, self.version) / f"table={table}" / "*.parquet")
+
+
+@dataclass(slots=True)
+class ImportResult:
+    version: str
+    shards: int
+    games: int = 0  # new games stored
+    skipped: int = 0  # games stored before, or given again
+    rows: dict[str, int] = field(default_factory=dict)  # rows inserted per table
+    errors: int = 0  # rows of the audit's errors table (not imported: they are no games)
+
+
+def _batches(files: list[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(files), size):
+        yield files[start:start + size]
+
+
+def import_lake(store: Store, folder: str | Path, version: str | None = None,
+                batch_shards: int = BATCH_SHARDS) -> ImportResult:
+    """Store the games of an audit folder that the store does not hold yet."""
+    lake = Lake.at(folder, version)
+    games = lake.files("games")
+    result = ImportResult(lake.version, len(games), rows=dict.fromkeys(ROWS, 0))
+    folder_of = {name: Path(lake.glob(name)).parent for name in CHILD_TABLES}
+    with store.exclusive() as cur:
+        for batch in _batches(games, batch_shards):
+            shards = [Path(f).stem for f in batch]
+            children = {name: [str(folder_of[name] / f"{s}.parquet") for s in shards]
+                        for name in CHILD_TABLES}
+            _import_batch(cur, batch, children, result)
+        errors = lake.files(ERRORS)
+        if errors:
+            result.errors = cur.execute("SELECT count(*) FROM read_parquet(?)",
+                                        [errors]).fetchone()[0]
+    return result
+
+
+def _import_batch(cur: duckdb.DuckDBPyConnection, games: list[str],
+                  children: dict[str, list[str]], result: ImportResult) -> None:
+    """One transaction: the batch's new games (the first of each id, in shard order)
+    and the rows of their shard."""
+    cur.execute("BEGIN TRANSACTION")
+    try:
+        base = cur.execute("SELECT coalesce(max(seq), 0) FROM games").fetchone()[0]
+        cur.execute(
+            "CREATE OR REPLACE TEMP TABLE import_pick AS "
+            "SELECT id, parse_filename(filename, true) AS shard, file_row_number AS pos, "
+            "count(*) OVER (PARTITION BY id) AS copies "
+            "FROM read_parquet(?, filename = true, file_row_number = true) "
+            "WHERE id NOT IN (SELECT id FROM games) "
+            "QUALIFY row_number() OVER (PARTITION BY id ORDER BY shard, pos) = 1", [games])
+        offered = cur.execute("SELECT count(*) FROM read_parquet(?)", [games]).fetchone()[0]
+        columns = _columns("games")
+        picked = ", ".join("? + row_number() OVER (ORDER BY p.shard, p.pos) AS seq"
+                           if c == "seq" else f"g.{c}" for c in columns)
+        added = cur.execute(
+            f"INSERT INTO games ({', '.join(columns)}) SELECT {picked} "
+            "FROM read_parquet(?, filename = true, file_row_number = true) g "
+            "JOIN import_pick p ON p.id = g.id AND p.shard = parse_filename(g.filename, true) "
+            "AND p.pos = g.file_row_number", [base, games]).fetchone()[0]
+        result.games += added
+        result.skipped += offered - added
+        result.rows["games"] += added
+        for name, files in children.items():
+            names = _columns(name)
+            inserted = cur.execute(
+                f"INSERT INTO {name} ({', '.join(names)}) "
+                f"SELECT {', '.join('r.' + c for c in names)} "
+                "FROM read_parquet(?, filename = true) r "
+                "SEMI JOIN import_pick p ON p.id = r.game_id "
+                "AND p.shard = parse_filename(r.filename, true)", [files]).fetchone()[0]
+            result.rows[name] += inserted
+        cur.execute("DROP TABLE import_pick")
+        cur.execute("COMMIT")
+    except BaseException as error:
+        with suppress(duckdb.Error):
+            cur.execute("ROLLBACK")
+        if isinstance(error, duckdb.Error):
+            raise StoreError(f"database error while importing: {error}") from error
+        raise
+
+
+class LakeStore(StoreReads):
+    """The reads of the store over an audit folder's Parquet, read-only."""
+
+    def __init__(self, folder: str | Path, version: str | None = None, threads: int | None = None):
+        self.lake = Lake.at(folder, version)
+        self._con = duckdb.connect(":memory:")
+        if threads is not None:
+            self._con.execute(f"SET threads = {int(threads)}")
+        self._define()
+
+    def _define(self) -> None:
+        con = self._con
+        for name in ROWS:
+            if not self.lake.files(name):
+                raise LakeError(f"{self.lake.folder}: engine {self.lake.version} has no "
+                                f"{name} files")
+            source = f"read_parquet({_literal(self.lake.glob(name))})"
+            if name == "games":
+                # seq: shard order, then the order of the games in their shard
+                source = f"read_parquet({_literal(self.lake.glob(name))}, filename = true, " \
+                         "file_row_number = true)"
+                select = ", ".join(
+                    "row_number() OVER (ORDER BY filename, file_row_number) AS seq"
+                    if c == "seq" else c for c in _columns(name))
+            else:
+                select = ", ".join(_columns(name))
+            con.execute(f"CREATE VIEW {name} AS SELECT {select} FROM {source}")
+        con.execute("CREATE TABLE deletions (game_id VARCHAR PRIMARY KEY, "
+                    "deleted_at TIMESTAMPTZ NOT NULL, deleted_by VARCHAR, reason VARCHAR)")
+        con.execute(f"CREATE VIEW errors AS SELECT * FROM read_parquet("
+                    f"{_literal(self.lake.glob(ERRORS))})")
+        # The ratings (docs/RATINGS.md): computed from the lake's games as it opens, in
+        # memory (about 2 s of one core per 20,000 games).
+        (ratings_sql,) = [sql for version, _, sql in MIGRATIONS if version == 5]
+        con.execute(ratings_sql)
+        rating_tables.recompute(con)
+
+    @property
+    def schema_version(self) -> int:
+        """The lake's columns are those of the newest migration."""
+        return max(version for version, _, _ in MIGRATIONS)
+
+    @contextmanager
+    def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        cur = self._con.cursor()
+        try:
+            yield cur
+        except duckdb.Error as error:
+            raise StoreError(f"database error: {error}") from error
+        finally:
+            cur.close()
+
+    def read_many(self, statements: Sequence[Statement]) -> list[Rows]:
+        """The files do not change under a read: no transaction is needed for one
+        snapshot."""
+        results = []
+        with self.cursor() as cur:
+            for sql, params in statements:
+                cur.execute(sql, params)
+                results.append(Rows(tuple(d[0] for d in cur.description or ()), cur.fetchall()))
+        return results
+
+    def write_health(self) -> dict[str, Any]:
+        """A lake takes no writes: no commit, none waiting."""
+        return {"last_commit": None, "at": None, "reason": None, "queued": 0,
+                "queued_games": 0, "max_queued_games": 0}
+
+    def check(self, timeout: float | None = None) -> tuple[int, dict[str, Any]]:
+        """What a health check needs: the schema version, once the lake answers a
+        query, and ``write_health``."""
+        self.ping()
+        return self.schema_version, self.write_health()
+
+    def write_counts(self) -> dict[str, int]:
+        return {"commits": 0, "games_committed": 0}
+
+    def close(self) -> None:
+        self._con.close()
