@@ -162,6 +162,18 @@ def measure(port: int, sample: Sample, rng: random.Random, requests: int,
         out.append(Timing("tournament", None, [], "n/a (no tournament stored)"))
     out.append(time_endpoint(port, "games ?player=", None,
                              lambda i: f"/api/v1/games?player={player(i)}", requests, warmups))
+    # ratings (docs/RATINGS.md): the leaderboard is a view over the whole history
+    out.append(time_endpoint(port, "ratings", BOARD_TARGET, lambda i: "/api/v1/ratings",
+                             requests, warmups))
+    out.append(time_endpoint(port, "ratings ?variant=", BOARD_TARGET,
+                             lambda i: f"/api/v1/ratings?variant={variants[i % len(variants)]}",
+                             requests, warmups))
+    out.append(time_endpoint(port, "leaderboard sort=rating", BOARD_TARGET,
+                             lambda i: "/api/v1/players?sort=rating&variant="
+                                       f"{variants[i % len(variants)]}", requests, warmups))
+    out.append(time_endpoint(port, "player ratings", STATS_TARGET,
+                             lambda i: f"/api/v1/players/{player(i)}/ratings", requests,
+                             warmups))
     return out
 
 

@@ -1,4 +1,5 @@
-"""Command line: ``verify`` logs, ``generate`` random legal games, ``load-synthetic``.
+"""Command line: ``verify`` logs, ``generate`` random legal games, ``load-synthetic``,
+``ratings recompute``.
 
     python -m service verify sample_logs/*          # one JSON report per game per line
     python -m service verify --text games.ndjson    # a readable summary instead
@@ -16,12 +17,14 @@ games by status; the JSON reports keep the engine's indexes from 0.
 set that no game can have.  ``load-synthetic`` fills a store with generated games (see
 ``service.loader``); it exits 0 when they are all stored, 2 when the database file is
 held by another process (the server: load through it with ``--url``), 1 on any other
-failure.
+failure.  ``ratings recompute [--db PATH]`` rates every stored game again from scratch
+(exit 2 when the file is held).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -251,6 +254,31 @@ def cmd_load_synthetic(args: argparse.Namespace) -> int:
     return loader.run(args)
 
 
+def cmd_ratings_recompute(args: argparse.Namespace) -> int:
+    """Rate every counted game of a DuckDB file again, from scratch (docs/RATINGS.md),
+    with a progress bar on stderr; exit 2 when the file is held (the server)."""
+    import time
+
+    from tqdm import tqdm
+
+    from .store import Store, StoreLocked
+
+    started = time.perf_counter()
+    try:
+        store = Store(args.db, ratings=False)
+    except StoreLocked as error:
+        print(f"rummy-audit ratings: {error}", file=sys.stderr)
+        return EXIT_MALFORMED
+    try:
+        with tqdm(unit=" games", file=sys.stderr, disable=args.quiet) as bar:
+            rated = store.recompute_ratings(progress=bar.update,
+                                            total=lambda n: bar.reset(total=n))
+    finally:
+        store.close()
+    print(f"rated {rated:,} games of {args.db} in {time.perf_counter() - started:.1f} s")
+    return EXIT_VALID
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rummy-audit", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -289,6 +317,15 @@ def build_parser() -> argparse.ArgumentParser:
                     "the results are Parquet files with the store's columns."))
     add_import_arguments(sub.add_parser(
         "import", help="store an audit's Parquet results in a DuckDB file"))
+
+    r = sub.add_parser("ratings", help="the ratings of a store (docs/RATINGS.md)")
+    rsub = r.add_subparsers(dest="ratings_command", required=True)
+    rc = rsub.add_parser("recompute", help="rate every stored game again, from scratch, "
+                                           "straight into the DuckDB file (server stopped)")
+    rc.add_argument("--db", default=os.environ.get("RUMMY_DB") or "./data/rummy.duckdb",
+                    help="the DuckDB file (default: $RUMMY_DB, else ./data/rummy.duckdb)")
+    rc.add_argument("--quiet", action="store_true", help="no progress bar")
+    rc.set_defaults(func=cmd_ratings_recompute)
     return parser
 
 

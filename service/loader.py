@@ -424,7 +424,9 @@ def load_direct(plan: LoadPlan, games: int, db: str | Path, chunk: int = 2000,
     from .store import Store
 
     processes = processes or os.cpu_count() or 1
-    store = Store(db)  # the workers are fresh interpreters: they never see this handle
+    # The workers are fresh interpreters: they never see this handle.  Games arrive out
+    # of played_at order, so they are rated once at the end, not as they come.
+    store = Store(db, ratings=False)
     meter = Progress(games, progress)
     created = 0
     results = _results(plan, games, True, processes)
@@ -441,6 +443,7 @@ def load_direct(plan: LoadPlan, games: int, db: str | Path, chunk: int = 2000,
                 meter.tick()
         if records:
             created += _new(store.add_games(records))
+        store.recompute_ratings()
     finally:
         results.close()
         store.close()

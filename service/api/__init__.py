@@ -46,6 +46,7 @@ from . import (
     players,
     positions,
     problems,
+    ratings,
     stats,
     tournaments,
     variants,
@@ -80,7 +81,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     metrics.install(app)
     api = make_api(app)
     for blueprint in (export.blp, games.blp, batch.blp, variants.blp, health.blp, players.blp,
-                      tournaments.blp, stats.blp, index.blp, positions.blp, analysis.blp):
+                      tournaments.blp, stats.blp, index.blp, positions.blp, analysis.blp,
+                      ratings.blp):
         api.register_blueprint(blueprint)
     from ..web import install as install_pages  # the pages import this package
 

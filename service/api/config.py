@@ -27,6 +27,8 @@ later.
                            instead of RUMMY_DB (service.store.lake)
     RUMMY_ANALYSIS         1: the stored games analysed in the background; 0: only
                            when asked for                      1
+    RUMMY_RATING_PROVISIONAL_SIGMA  a rating is provisional above this sigma  6.0
+    RUMMY_RATING_PROVISIONAL_GAMES  ... or below this many rated games        10
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_LABEL_SECRE
              "RUMMY_MAX_BATCH_BYTES", "RUMMY_PAGE_SIZE", "RUMMY_MAX_PAGE_SIZE",
              "RUMMY_BATCH_CHUNK", "RUMMY_BATCH_MAX_BAD_RUN", "RUMMY_BATCH_MAX_BAD_LINES",
              "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS", "RUMMY_MAX_QUEUED_GAMES",
-             "RUMMY_LAKE", "RUMMY_ANALYSIS")
+             "RUMMY_LAKE", "RUMMY_ANALYSIS",
+             "RUMMY_RATING_PROVISIONAL_SIGMA", "RUMMY_RATING_PROVISIONAL_GAMES")
 EXTENSION = "rummy_settings"
 STORE_EXTENSION = "rummy_store"
 VERIFIER_EXTENSION = "rummy_verifier"
@@ -98,6 +101,8 @@ class Settings:
     max_queued_games: int = MAX_QUEUED_GAMES
     lake_path: str | None = None  # serve an audit's results, read-only
     analysis: bool = True
+    rating_max_sigma: float = 6.0
+    rating_min_games: int = 10
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None,
@@ -127,6 +132,10 @@ class Settings:
             max_queued_games=_int(source, "RUMMY_MAX_QUEUED_GAMES", base.max_queued_games),
             lake_path=str(source.get("RUMMY_LAKE") or "") or None,
             analysis=_flag(source, "RUMMY_ANALYSIS", base.analysis),
+            rating_max_sigma=_float(source, "RUMMY_RATING_PROVISIONAL_SIGMA",
+                                    base.rating_max_sigma),
+            rating_min_games=_int(source, "RUMMY_RATING_PROVISIONAL_GAMES",
+                                  base.rating_min_games, minimum=0),
         )
         if settings.page_size > settings.max_page_size:
             raise ValueError("RUMMY_PAGE_SIZE must not exceed RUMMY_MAX_PAGE_SIZE")
@@ -144,6 +153,19 @@ def _int(source: Mapping[str, Any], name: str, default: int, minimum: int = 1) -
         raise ValueError(f"{name} must be an integer, not {value!r}") from None
     if number < minimum:
         raise ValueError(f"{name} {integer_range(minimum)}")
+    return number
+
+
+def _float(source: Mapping[str, Any], name: str, default: float) -> float:
+    value = source.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, not {value!r}") from None
+    if not number >= 0 or number == float("inf"):
+        raise ValueError(f"{name} must be a finite number, 0 or more")
     return number
 
 

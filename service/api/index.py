@@ -35,6 +35,8 @@ LINKS: dict[str, tuple[str, str]] = {
     "versus": ("/players/{a}/versus/{b}", "Head-to-head of two players"),
     "tournament": ("/tournaments/{tournament_id}", "A tournament's audit"),
     "variant_stats": ("/stats/variants", "How each variant is played"),
+    "ratings": ("/ratings", "The rating leaderboard (OpenSkill, per variant)"),
+    "player_ratings": ("/players/{player}/ratings", "One player's rating history"),
     "variants": ("/variants", "The presets and their options"),
     "health": ("/healthz", "Whether the service and its database work"),
     "metrics": ("/metrics", "Prometheus metrics"),

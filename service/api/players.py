@@ -114,6 +114,9 @@ class LeaderRowSchema(Schema):
     win_rate = fields.Float()
     deals = fields.Integer()
     points_per_deal = fields.Float()
+    rating = fields.Float(allow_none=True, metadata={
+        "description": "With a variant: the player's rating there, mu - 3 sigma "
+                       "(docs/RATINGS.md); null when not rated"})
 
 
 class LeaderboardSchema(Schema):
@@ -203,18 +206,23 @@ def months(args: dict[str, Any], player: str) -> dict[str, Any]:
 @blp.arguments(LeaderboardArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, LeaderboardSchema, example={"players": [
     {"rank": 1, "player": "ana", "games": 7, "wins": 4, "win_rate": 0.5714, "deals": 7,
-     "points_per_deal": 39.57},
+     "points_per_deal": 39.57, "rating": 3.21},
     {"rank": 2, "player": "ben", "games": 7, "wins": 2, "win_rate": 0.2857, "deals": 7,
-     "points_per_deal": 6.0}], "next": None}, headers={"Link": {
+     "points_per_deal": 6.0, "rating": -1.87}], "next": None}, headers={"Link": {
     "description": 'RFC 8288: <next page>; rel="next" when there are more players',
     "schema": {"type": "string"}}})
 @problem_responses(blp, 400, 401, 403)
-@blp.doc(summary="Leaderboard: players ranked by wins, win rate, points per deal or games")
+@blp.doc(summary="Leaderboard: players ranked by wins, win rate, points per deal, games or "
+                 "rating",
+         description="`sort=rating` needs a `variant` and lists the players rated there.")
 def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     limit = args.get("limit", settings().page_size)
     scope = {name: args.get(name) for name in (*FILTERS, "sort", "order", "min_games")}
     after = None
     rank = 0
+    if args["sort"] == "rating" and args.get("variant") is None:
+        raise Problem(400, INVALID_PARAMETER, "sort=rating needs a variant: ratings are "
+                      "kept per variant", errors={"variant": ["required with sort=rating"]})
     if "cursor" in args:
         value, player, rank = decode_key_cursor(args["cursor"], scope, 3)
         after = (value, player)

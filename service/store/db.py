@@ -33,6 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 import duckdb
 import pyarrow as pa
 
+from . import ratings as rating_tables
 from .migrations import BOOKKEEPING, MIGRATIONS
 from .records import GameRecord
 from .rows import ANALYSIS_ROWS, CHILD_TABLES, ROWS, columns
@@ -307,10 +308,15 @@ class StoreReads:
 
 
 class Store(StoreReads):
-    """One DuckDB file.  Open it once per process (after any fork)."""
+    """One DuckDB file.  Open it once per process (after any fork).
+
+    With ``ratings`` (the default) every write keeps the ratings tables in step
+    (``ratings``), and ratings made under another model, or left stale by a store
+    opened without them, are computed again here first.  Without, writes leave the
+    ratings stale (a bulk load, which then calls ``recompute_ratings`` once)."""
 
     def __init__(self, path: str | Path, read_only: bool = False,
-                 max_queued_games: int = MAX_QUEUED_GAMES):
+                 max_queued_games: int = MAX_QUEUED_GAMES, ratings: bool = True):
         self.path = str(path)
         self.max_queued_games = max_queued_games
         if self.path != ":memory:":
@@ -334,9 +340,18 @@ class Store(StoreReads):
         self.games_committed = 0
         # The outcome of the last write transaction: (ok, when, why it failed), or None.
         self.last_write: tuple[bool, datetime, str | None] | None = None
+        self._ratings: rating_tables.Keeper | None = None
         if not read_only:
             self._migrate()
         self._seq = self._con.execute("SELECT coalesce(max(seq), 0) FROM games").fetchone()[0]
+        if not read_only:
+            if not ratings:
+                rating_tables.mark_stale(self._con)
+            else:
+                self._ratings = rating_tables.Keeper()
+                if not rating_tables.up_to_date(self._con):
+                    _log.info("computing the ratings of %s", self.path)
+                    self.recompute_ratings()
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -571,10 +586,15 @@ class Store(StoreReads):
                     before = cur.execute(
                         "SELECT game_id, deleted_at, deleted_by, reason FROM deletions "
                         "WHERE game_id = ?", [gid]).fetchone()
+                    pending = None
                     if found and before is None:
                         cur.execute("INSERT INTO deletions VALUES (?, ?, ?, ?)",
                                     [gid, at, by, reason])
+                        if self._ratings is not None:
+                            pending = self._ratings.remove(cur, gid)
                     cur.execute("COMMIT")
+                    if self._ratings is not None:
+                        self._ratings.commit(pending)
                 except BaseException:
                     with suppress(duckdb.Error):
                         cur.execute("ROLLBACK")
@@ -591,7 +611,8 @@ class Store(StoreReads):
     def exclusive(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """The writer's cursor for bulk SQL of this package (``lake``), no group commit
         running meanwhile; games it inserts are numbered after the stored ones
-        (``next_seq``) and counted from ``max(seq)`` afterwards."""
+        (``next_seq``) and counted from ``max(seq)`` afterwards.  Games inserted so are
+        rated afterwards, by a recompute (they came without the rating of each write)."""
         with self._write_lock:
             cur = self._writer_connection().cursor
             try:
@@ -599,12 +620,16 @@ class Store(StoreReads):
             finally:
                 seq = cur.execute("SELECT coalesce(max(seq), 0) FROM games").fetchone()[0]
                 self.games_committed += seq - self._seq
+                added = seq != self._seq
                 self._seq = seq
+                if added and self._ratings is not None:
+                    self._recompute_locked(cur)
 
     @property
     def next_seq(self) -> int:
         """The ``seq`` the next stored game gets."""
         return self._seq + 1
+
     def add_analyses(self, records: Sequence[Any]) -> int:
         """Store the analysis rows of games (``analysis.AnalysisRecord``), replacing any
         analysis stored for them before, in one transaction under the write lock; the
@@ -635,6 +660,31 @@ class Store(StoreReads):
             except duckdb.Error as error:
                 raise StoreError(f"database error: {error}") from error
         return len(records)
+
+    def recompute_ratings(self, progress: Any = None, total: Any = None) -> int:
+        """Rate every counted game again from scratch, in one transaction (see
+        ``ratings.recompute``); the number of games rated."""
+        with self._write_lock:
+            return self._recompute_locked(self._writer_connection().cursor, progress, total)
+
+    def _recompute_locked(self, cur: duckdb.DuckDBPyConnection, progress: Any = None,
+                          total: Any = None) -> int:
+        """``recompute_ratings`` with the write lock held."""
+        try:
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                rated = rating_tables.recompute(cur, progress, total)
+                cur.execute("COMMIT")
+            except BaseException:
+                with suppress(duckdb.Error):
+                    cur.execute("ROLLBACK")
+                raise
+        except duckdb.Error as error:
+            raise StoreError(f"database error: {error}") from error
+        finally:
+            if self._ratings is not None:
+                self._ratings.forget()
+        return rated
 
     def write_counts(self) -> dict[str, int]:
         """Write transactions and games committed since start-up."""
@@ -667,14 +717,24 @@ class Store(StoreReads):
         """Insert the rows of new games in one transaction, numbering them in order."""
         seq = self._seq
         cur = writer.cursor
+        pending = None
         try:
             cur.execute("BEGIN TRANSACTION")
+            rated = []
             for part in parts:
                 if isinstance(part, GameRows):
                     _insert_arrow(cur, part, seq)
+                    if self._ratings is not None:
+                        rated += rating_tables.from_arrow(part.tables, part.counts, seq)
                 else:
                     writer.append(part, seq)
+                    if self._ratings is not None:
+                        rated += rating_tables.from_records(part, seq)
                 seq += len(part)
+            if self._ratings is not None:
+                pending = self._ratings.add(
+                    cur, rated, lambda rows: writer.add_rows("rating_history", rows),
+                    writer.flush)
             writer.flush()
             cur.execute("COMMIT")
         except BaseException as error:
@@ -688,6 +748,8 @@ class Store(StoreReads):
                 self.last_write = (False, datetime.now(UTC), str(error)[:300])
                 raise StoreError(f"database error: {error}") from error
             raise
+        if self._ratings is not None:
+            self._ratings.commit(pending)
         fresh = seq - self._seq
         self._seq = seq
         self.last_write = (True, datetime.now(UTC), None)
@@ -701,8 +763,15 @@ class _Writer:
 
     def __init__(self, cursor: duckdb.DuckDBPyConnection):
         self.cursor = cursor
-        self.appenders = {name: cursor.appender(name) for name in _SCHEMAS}
+        self.appenders = {name: cursor.appender(name)
+                          for name in (*_SCHEMAS, "rating_history")}
         self.pending: set[str] = set()
+
+    def add_rows(self, name: str, rows: list[tuple]) -> None:
+        """Buffer rows of one table (the ratings' history, written by ``ratings``)."""
+        if rows:
+            self.pending.add(name)
+            self.appenders[name].append_rows(rows)
 
     def append(self, records: list[GameRecord], seq: int) -> None:
         """Buffer the rows of ``records``, numbered from ``seq + 1``."""

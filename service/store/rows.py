@@ -122,6 +122,36 @@ class ViolationRow(NamedTuple):
     game_time: datetime
 
 
+class RatingRow(NamedTuple):
+    """A player's current rating in one pool (a variant), docs/RATINGS.md: a row of the
+    view ``ratings``, the player's last row of ``rating_history``."""
+
+    variant: str
+    player: str
+    mu: float
+    sigma: float
+    ordinal: float  # mu - 3 sigma, the displayed rating
+    games: int  # rated games
+    last_game: str  # the id of the last rated game
+    last_played: datetime  # its time
+
+
+class RatingHistoryRow(NamedTuple):
+    """One player's rating before and after one rated game."""
+
+    variant: str
+    game_id: str
+    game_time: datetime
+    seq: int  # the game's upload order: ties of game_time
+    player: str
+    rank: int  # the place of the player's side, 1 the best; ties share it
+    mu_before: float
+    sigma_before: float  # with the drift of the days away
+    mu: float
+    sigma: float
+    games: int  # rated games, this one included
+
+
 class AnalysisGameRow(NamedTuple):
     game_id: str
     analysed_at: datetime
@@ -184,8 +214,12 @@ ROWS: dict[str, type[tuple]] = {
     "deal_players": DealPlayerRow, "moves": MoveRow, "violations": ViolationRow,
 }
 CHILD_TABLES = ("game_players", "deals", "deal_players", "moves", "violations")
+# The ratings tables, kept by the store from the games (service/store/ratings.py).
+RATING_ROWS: dict[str, type[tuple]] = {"ratings": RatingRow, "rating_history": RatingHistoryRow}
+TABLES: dict[str, type[tuple]] = ROWS | RATING_ROWS | ANALYSIS_ROWS
 
-_ARROW = {str: pa.string(), int: pa.int64(), bool: pa.bool_(), bytes: pa.binary(),
+_ARROW = {str: pa.string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_(),
+          bytes: pa.binary(),
           datetime: pa.timestamp("us", tz="UTC"), list[str]: pa.list_(pa.string())}
 
 
@@ -197,17 +231,13 @@ def _arrow_type(hint: object) -> pa.DataType:
     return _ARROW[hint]
 
 
-def _row(table: str) -> type[tuple]:
-    return ROWS[table] if table in ROWS else ANALYSIS_ROWS[table]
-
-
 def columns(table: str) -> list[tuple[str, pa.DataType]]:
     """The table's columns in order, each with its Arrow type."""
-    hints = typing.get_type_hints(_row(table))
-    return [(name, _arrow_type(hints[name])) for name in _row(table)._fields]
+    hints = typing.get_type_hints(TABLES[table])
+    return [(name, _arrow_type(hints[name])) for name in TABLES[table]._fields]
 
 
 def nullable(table: str) -> dict[str, bool]:
     """Whether each column may hold null, as its row type says."""
-    hints = typing.get_type_hints(_row(table))
-    return {name: isinstance(hints[name], types.UnionType) for name in _row(table)._fields}
+    hints = typing.get_type_hints(TABLES[table])
+    return {name: isinstance(hints[name], types.UnionType) for name in TABLES[table]._fields}

@@ -19,7 +19,7 @@ RUMMY_FIGURES = ("won_out", "won_rummy", "won_blocked", "avg_hand_left_when_losi
 GIN_FIGURES = ("gins", "knocks", "undercuts_made", "undercuts_suffered",
                "avg_deadwood_at_knock", "boxes", "shutouts")
 SORT_KEYS = {"wins": "wins", "win_rate": "win_rate", "points_per_deal": "points_per_deal",
-             "games": "games"}
+             "games": "games", "rating": "rating"}
 ORDERS = {"asc": "ASC", "desc": "DESC"}
 RECENT_GAMES = 10
 
@@ -195,10 +195,21 @@ def player_months(store: Reader, player: str,
 def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_games: int,
                 limit: int, after: tuple[Any, str] | None = None) -> list[dict[str, Any]]:
     """Players ranked by ``sort`` (a key of SORT_KEYS), ties by player id; ``after`` is the
-    (sort value, player) of the last row of the previous page."""
+    (sort value, player) of the last row of the previous page.  With a ``variant`` each
+    row has the player's ``rating`` there (the ordinal, docs/RATINGS.md; None when not
+    rated); ``rating`` sorts on it, rated players only, and needs a variant."""
     key = SORT_KEYS[sort]
     direction = ORDERS[order]
     where, params = _where(flt)
+    rating, join, rated = "NULL::DOUBLE", "", ""
+    join_params: list[Any] = []
+    if flt.variant is not None:
+        rating, join = "r.ordinal", " LEFT JOIN ratings r ON r.player = g.player AND r.variant = ?"
+        join_params.append(flt.variant)
+    if sort == "rating":
+        if flt.variant is None:
+            raise ValueError("sort by rating needs a variant")
+        rated = " AND r.ordinal IS NOT NULL"
     sql = f"""
         WITH g AS (
             SELECT player, count(*) FILTER (WHERE finished) AS games,
@@ -211,11 +222,12 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
             SELECT g.player, g.games, g.wins,
                    {ratio_sql("g.wins", "g.games", RATE_PLACES)} AS win_rate,
                    coalesce(d.deals, 0) AS deals,
-                   {ratio_sql("d.points", "d.deals", MEAN_PLACES)} AS points_per_deal
-            FROM g LEFT JOIN d USING (player)
-            WHERE g.games >= ?)
-        SELECT player, games, wins, win_rate, deals, points_per_deal FROM ranked"""
-    args: list[Any] = [*params, *params, min_games]
+                   {ratio_sql("d.points", "d.deals", MEAN_PLACES)} AS points_per_deal,
+                   {rating} AS rating
+            FROM g LEFT JOIN d USING (player){join}
+            WHERE g.games >= ?{rated})
+        SELECT player, games, wins, win_rate, deals, points_per_deal, rating FROM ranked"""
+    args: list[Any] = [*params, *params, *join_params, min_games]
     if after is not None:
         beyond = "<" if direction == "DESC" else ">"
         sql += f" WHERE ({key} {beyond} ? OR ({key} = ? AND player > ?))"
@@ -225,8 +237,8 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
     with store.cursor() as cur:
         rows = cur.execute(sql, args).fetchall()
     return [{"player": p, "games": games, "wins": wins, "win_rate": float(rate),
-             "deals": deals, "points_per_deal": float(ppd)}
-            for p, games, wins, rate, deals, ppd in rows]
+             "deals": deals, "points_per_deal": float(ppd), "rating": rating}
+            for p, games, wins, rate, deals, ppd, rating in rows]
 
 
 def head_to_head(store: Reader, a: str, b: str,

@@ -86,8 +86,10 @@ def allowed_requests_are_not_refused(ctx, response, case):
     if meta is None or meta.generation.mode.is_negative:
         return None
     if response.status_code == 400:
-        kind = orjson.loads(response.content).get("type")
-        assert kind == "/problems/invalid-cursor", orjson.loads(response.content)
+        body = orjson.loads(response.content)
+        if case.path == "/api/v1/predict" and set(body.get("errors", {})) == {"players"}:
+            return None  # sides the variant cannot have: said in words, not by a schema
+        assert body.get("type") == "/problems/invalid-cursor", body
     if response.status_code == 422:
         assert (case.method.upper(), case.path) == ("POST", "/api/v1/games"), case.path
     return None

@@ -37,6 +37,7 @@ def test_quick_start_curl_examples(tmp_path):
     assert "rummy_http_requests_total" in out
     assert "docs: 200" in out
     assert '"discrepancies"' in out and "section" in out  # the tournament, its CSV
+    assert '"win_probability"' in out and '"ordinal"' in out  # the ratings
     assert '"facts"' in out and '"pairs"' in out  # a game's analysis, the integrity screen
     # The downloads land in a temporary folder, never in the working tree.
     assert [p.name for p in work.iterdir()] == ["sample_logs"]

@@ -1,0 +1,168 @@
+"""The store keeps the ratings in step with the games: whatever the order of upload,
+the path (single uploads, batches of built rows, a late game, a deletion), the result
+is what a recompute from scratch gives; games that do not count change nothing."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from service.ratings.model import DESCRIPTION
+from service.store import Store, game_rows
+
+from .helpers import NOT_COUNTED, corpus, dated, history_of, ratings_of, record, sample
+
+
+@pytest.fixture
+def open_store(tmp_path):
+    stores: list[Store] = []
+
+    def make(name: str = "db", **kw) -> Store:
+        stores.append(Store(tmp_path / f"{name}.duckdb", **kw))
+        return stores[-1]
+
+    yield make
+    for store in stores:
+        store.close()
+
+
+def assert_recompute_agrees(store: Store) -> None:
+    ratings, history = ratings_of(store), history_of(store)
+    store.recompute_ratings()
+    assert ratings_of(store) == ratings
+    assert history_of(store) == history
+
+
+def test_upload_order_does_not_change_the_ratings(open_store):
+    logs = corpus()
+    shuffled = logs[:]
+    random.Random(3).shuffle(shuffled)
+    forward, mixed = open_store("forward"), open_store("mixed")
+    forward.submit([record(log) for log in logs])
+    late = 0
+    for k, log in enumerate(shuffled):  # most arrive late: a replay from their place
+        late += any(earlier["played_at"] > log["played_at"] for earlier in shuffled[:k])
+        mixed.submit([record(log)])
+    # Most replays start within the last games rated, kept in memory; the others (before
+    # all of them) read the ratings back from the tables.  Both paths are taken.
+    assert 0 < mixed._ratings.replays < late
+    assert ratings_of(forward) == ratings_of(mixed)
+    assert history_of(forward, with_seq=False) == history_of(mixed, with_seq=False)
+    assert len(history_of(forward)) == sum(len(log["players"]) for log in logs)
+    assert_recompute_agrees(forward)
+    assert_recompute_agrees(mixed)
+
+
+def test_batches_of_built_rows_rate_as_single_uploads(open_store):
+    logs = corpus()
+    single, batched = open_store("single"), open_store("batched")
+    single.submit([record(log) for log in logs])
+    order = logs[:]
+    random.Random(5).shuffle(order)
+    for start in range(0, len(order), 7):  # a chunk of built rows, as the pool sends
+        batched.submit(game_rows([record(log) for log in order[start:start + 7]]))
+    assert ratings_of(single) == ratings_of(batched)
+    assert history_of(single, with_seq=False) == history_of(batched, with_seq=False)
+
+
+def test_a_late_game_gives_what_a_recompute_gives(open_store):
+    store = open_store()
+    store.submit([record(log) for log in corpus()])
+    before = ratings_of(store)
+    late = dated(sample("gin-01"), -5)  # before every other game
+    store.submit([record(late)])
+    assert ratings_of(store) != before
+    assert_recompute_agrees(store)
+    middle = dated(sample("rummy-02"), 17 * 10 + 3)
+    store.submit([record(middle)])
+    assert_recompute_agrees(store)
+
+
+def test_games_of_the_same_time_are_rated_in_upload_order(open_store):
+    one, two = open_store("one"), open_store("two")
+    a, b = dated(sample("gin-01"), 1), dated(sample("gin-02"), 1)
+    one.submit([record(a)])
+    one.submit([record(b)])
+    two.submit([record(b)])
+    two.submit([record(a)])
+    assert ratings_of(one) != ratings_of(two)  # the order counts, and it is upload order
+    assert_recompute_agrees(one)
+    assert_recompute_agrees(two)
+
+
+def test_illegal_and_incomplete_games_change_nothing(open_store):
+    store = open_store()
+    store.submit([record(log) for log in corpus(copies=1)])
+    ratings, history = ratings_of(store), history_of(store)
+    for k, name in enumerate(NOT_COUNTED):
+        store.submit([record(dated(sample(name), -100 - k))])  # early: would replay
+    store.submit(game_rows([record(dated(sample(name), 10**5)) for name in NOT_COUNTED]))
+    assert ratings_of(store) == ratings
+    assert history_of(store) == history
+
+
+def test_a_deleted_game_counts_for_nothing(open_store):
+    logs = corpus()
+    store, without = open_store("store"), open_store("without")
+    gone = record(logs[5])
+    store.submit([record(log) for log in logs])
+    without.submit([record(log) for log in logs if log is not logs[5]])
+    store.delete_game(gone.id, "tester", "wrong table", gone.games[2])
+    assert ratings_of(store) == ratings_of(without)
+    assert history_of(store, with_seq=False) == history_of(without, with_seq=False)
+    assert_recompute_agrees(store)
+    last = record(logs[-1])  # the last game of its pool, and the only game of some players
+    store.delete_game(last.id, None, None, last.games[2])
+    assert_recompute_agrees(store)
+
+
+def test_a_player_whose_only_game_is_deleted_has_no_rating(open_store):
+    store = open_store()
+    log = dated(sample("gin-3p"), 1)
+    store.submit([record(log)])
+    assert {row[1] for row in ratings_of(store) if row[0] == "gin"} == {"ana", "ben", "cleo"}
+    gone = record(log)
+    store.delete_game(gone.id, None, None, gone.games[2])
+    assert ratings_of(store) == [] and history_of(store) == []
+
+
+def test_ratings_are_computed_when_a_store_opens_with_stale_ones(tmp_path):
+    path = tmp_path / "db.duckdb"
+    logs = corpus(copies=1)
+    loading = Store(path, ratings=False)  # a bulk load: no ratings as it goes
+    loading.submit([record(log) for log in logs])
+    assert ratings_of(loading) == []
+    loading.close()
+    store = Store(path)
+    try:
+        assert len(history_of(store)) == sum(len(log["players"]) for log in logs)
+        ratings = ratings_of(store)
+        with store.cursor() as cur:  # a model changed since: computed again at the start
+            cur.execute("UPDATE rating_model SET description = 'another model'")
+            cur.execute("DELETE FROM rating_history")
+    finally:
+        store.close()
+    store = Store(path)
+    try:
+        assert ratings_of(store) == ratings
+        with store.cursor() as cur:
+            assert cur.execute("SELECT description FROM rating_model").fetchall() == [
+                (DESCRIPTION,)]
+    finally:
+        store.close()
+
+
+def test_games_of_the_same_second_are_rated_in_upload_order_without_a_replay(open_store):
+    store = open_store()
+    first = sample("gin-01") | {"played_at": "2024-03-01T10:00:00.900Z"}
+    second = sample("gin-02") | {"played_at": "2024-03-01T10:00:00.100Z"}  # earlier
+    store.submit([record(first)])
+    store.submit([record(second)])
+    assert store._ratings.replays == 0
+    with store.cursor() as cur:
+        order = [gid for (gid,) in cur.execute(
+            "SELECT game_id FROM rating_history WHERE player = 'ana' ORDER BY games"
+        ).fetchall()]
+    assert order == [record(first).id, record(second).id]
+    assert_recompute_agrees(store)
