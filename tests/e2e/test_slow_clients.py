@@ -117,8 +117,10 @@ def test_a_stalled_body_gets_408_and_the_service_serves_the_others(server):
 def test_more_stalled_clients_than_threads_hold_none_past_their_timeouts(tmp_path):
     """Eight stalled clients on four threads, which never hang up: the first four are
     cut after the timeout, the next four after another, and a health check waiting
-    behind them is answered then; after that the service answers at once."""
-    srv = Server(tmp_path / "rummy.duckdb", env={**TIMEOUTS, "RUMMY_THREADS": "4"}).start()
+    behind them is answered then; after that the service answers at once.  One worker:
+    with several, a stalled client holds threads of whichever worker accepted it."""
+    srv = Server(tmp_path / "rummy.duckdb",
+                 env={**TIMEOUTS, "RUMMY_WORKERS": "1", "RUMMY_THREADS": "4"}).start()
     try:
         stalled = [send(srv, STALLED_HEAD if k % 2 else STALLED_BODY) for k in range(8)]
         time.sleep(0.1)  # all eight before the health check
