@@ -148,15 +148,22 @@ class PairFactsSchema(Schema):
 
 
 def _keeps_analyses(store: Any) -> bool:
-    """Whether the store holds analyses (an audit's lake, read-only, does not)."""
+    """Whether the store stores analyses (an audit's lake, read-only, does not)."""
     return hasattr(store, "add_analyses")
+
+
+def _holds_analyses(store: Any) -> bool:
+    """Whether the store has analysis tables to read: a store always, an audit's lake
+    when the audit analysed (``--analyse``)."""
+    return _keeps_analyses(store) or bool(getattr(store, "holds_analyses", False))
 
 
 def _analysed_store() -> Any:
     store = current_store()
-    if not _keeps_analyses(store):
+    if not _holds_analyses(store):
         raise Problem(404, NOT_FOUND, "this service serves an audit's results, which hold "
-                      "no analysis: a game's analysis is computed when asked for")
+                      "no analysis (audit with --analyse): a game's analysis is computed "
+                      "when asked for")
     return store
 
 
@@ -193,7 +200,7 @@ def game_analysis(game_id: str) -> dict[str, Any]:
     report = verify(game)
     luck = analyse_luck(game, report).to_dict()
     keeps = _keeps_analyses(store)
-    facts = game_facts(store, game_id) if keeps else None
+    facts = game_facts(store, game_id) if _holds_analyses(store) else None
     stored = facts is not None
     if facts is None:
         row = store.get_game(game_id)
