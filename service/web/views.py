@@ -209,17 +209,9 @@ def tournament(tournament_id: str):
     audit = tournament_audit(current_store(), tournament_id)
     if audit is None:
         raise Problem(404, "not-found", f"there is no tournament {tournament_id[:64]!r}")
-    moves = {}  # an illegal game's first violation, to link to its move in the viewer
-    for item in audit.discrepancies:
-        if item["kind"] == "illegal_game" and item["game"] and item["game"] not in moves:
-            row = current_store().get_game(item["game"])
-            violations = [v for v in orjson.loads(row["report"])["violations"]
-                          if v["code"] != "SCORE_MISMATCH"] if row else []
-            if violations:
-                moves[item["game"]] = verdict.replay_fragment(violations[0]["deal"],
-                                                              violations[0]["move"])
     return render_template("tournament.html", title=f"Tournament {tournament_id}",
-                           audit=audit, summary=audit.summary, moves=moves)
+                           audit=audit, summary=audit.summary,
+                           fragment=verdict.replay_fragment)
 
 
 @blp.get("/variants")

@@ -347,9 +347,10 @@ def test_the_tournament_page_shows_the_planted_mismatch_and_the_illegal_game(
     listed = next(t for t in api(server, "/tournaments")["tournaments"]
                   if t["id"] == "spring-cup")
     row = page.locator("#tournaments tbody tr", has_text="spring-cup")
-    assert row.locator("td").evaluate_all("(cells) => cells.map((c) => c.textContent)")[1:7] \
+    assert row.locator("td").evaluate_all("(cells) => cells.map((c) => c.textContent)")[1:8] \
         == [str(listed[k]) for k in ("games", "counted", "players")] + \
-        [f"✘ {listed['illegal']}", f"≠ {listed['mismatch']}", ", ".join(listed["variants"])]
+        [f"✘ {listed['illegal']}", f"≠ {listed['mismatch']}", str(listed["discrepancies"]),
+         ", ".join(listed["variants"])]
     page.locator("#tournaments a", has_text="spring-cup").click()
     page.wait_for_url("**/tournaments/spring-cup")
     illegal = page.locator('li.discrepancy[data-kind="illegal_game"]')
@@ -365,6 +366,15 @@ def test_the_tournament_page_shows_the_planted_mismatch_and_the_illegal_game(
     illegal.locator("a").first.click()
     page.wait_for_url(f"**/games/{ids['illegal-gin-discard-of-taken-card']}")
     sync_api.expect(page.locator("#verdict-title")).to_contain_text("Illegal game")
+    page.go_back()
+    # A wrong deal claim opens the viewer on the table after the deal's last move.
+    claim = mismatch.filter(has=page.locator("a.to-move", has_text="the end of deal"))
+    claim.first.locator("a.to-move").click()
+    page.wait_for_url("**/replay#*")
+    game_id = page.url.split("/games/")[1].split("/")[0]
+    deal = int(page.url.split("#deal=")[1].split("&")[0])
+    last = len(api(server, f"/games/{game_id}/deals/{deal - 1}/positions")["positions"]) - 1
+    page.wait_for_function(f"location.hash === '#deal={deal}&move={last}'")
 
 
 def test_the_game_page_works_without_javascript(browser, server, ids):

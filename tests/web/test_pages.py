@@ -210,7 +210,27 @@ def test_the_tournament_page_lists_every_discrepancy(client):
     for d in api["discrepancies"]:
         for game in d["games"]:
             assert f'href="/games/{game}"' in html
+        # Every discrepancy placed in a game links to that place in the viewer.
+        if d["kind"] == "illegal_game":
+            assert (f'href="/games/{d["game"]}/replay#deal={d["deal"] + 1}&amp;'
+                    f'move={d["move"] + 1}"') in html
+        elif d["kind"] == "score_mismatch" and d["deal"] is not None:
+            assert f'href="/games/{d["game"]}/replay#deal={d["deal"] + 1}&amp;move=end"' in html
+    assert {d["kind"] for d in api["discrepancies"]} >= {"illegal_game", "score_mismatch"}
+    assert any(d["deal"] is not None for d in api["discrepancies"]
+               if d["kind"] == "score_mismatch")
     assert 'href="/api/v1/tournaments/spring-cup/report.csv"' in html
+
+
+def test_the_tournaments_list_counts_each_audits_discrepancies(client):
+    listed = client.get("/api/v1/tournaments").get_json()["tournaments"]
+    html = _page(client, "/tournaments")
+    for row in listed:
+        audit = client.get(row["links"]["self"]).get_json()
+        assert row["discrepancies"] == len(audit["discrepancies"])
+        if row["discrepancies"]:
+            assert (f'href="/tournaments/{row["id"]}#disc-title">{row["discrepancies"]}</a>'
+                    in html)
 
 
 def test_the_variants_page_lists_every_preset_and_option(client):
