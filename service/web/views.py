@@ -13,7 +13,7 @@ from marshmallow import EXCLUDE, ValidationError
 from ..api import index
 from ..api.auth import read_access
 from ..api.config import current_store, settings
-from ..api.games import FILTERS, _not_found
+from ..api.games import FILTERS, _not_found, stored_game
 from ..api.games_schemas import ListArgsSchema, utc_text
 from ..api.pagination import decode_cursor, decode_key_cursor, encode_cursor, encode_key_cursor
 from ..api.players import FILTERS as STATS_FILTERS
@@ -34,6 +34,7 @@ from ..store.stats import (
     tournament_of,
 )
 from . import blp, verdict, wants_html
+from .analysis import game_analysis
 from .charts import bar_chart
 
 GAMES_PAGE = 25
@@ -127,7 +128,8 @@ def game(game_id: str):
     data = _game(game_id)
     return render_template("game.html", title=f"Game {game_id}", game=data,
                            said=verdict.verdict(data), deals=verdict.deal_rows(data),
-                           totals=verdict.total_rows(data), where=verdict.where)
+                           totals=verdict.total_rows(data), where=verdict.where,
+                           analysis=game_analysis(stored_game(game_id)))
 
 
 @blp.get("/games/<game_id:game_id>/replay")

@@ -192,6 +192,19 @@ def test_a_violation_link_opens_the_viewer_on_the_move(watched, server, ids, sam
     sync_api.expect(page.locator("#move-words")).to_contain_text(f"Move {move}:")
 
 
+def test_a_flagged_decision_opens_the_viewer_where_the_better_move_was(watched, server, ids):
+    page = watched.page
+    game_id = ids["gin-01"]
+    [fact] = api(server, f"/games/{game_id}/analysis")["facts"][:1]
+    page.goto(f"/games/{game_id}")
+    page.locator("a.fact-link").first.click()
+    page.wait_for_url(re.compile(r"/replay#"))
+    fragment = f"#deal={fact['deal'] + 1}&move={fact['position'] + 1}"
+    page.wait_for_function(f"document.body.dataset.position === "
+                           f"'{fact['deal'] + 1}:{fact['position'] + 1}'")
+    assert page.evaluate("location.hash") == fragment
+
+
 def _on_screen(page) -> dict:
     """What the viewer shows: cards drawn in each hand, the stock, the discard top."""
     return page.evaluate("""() => ({

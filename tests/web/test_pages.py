@@ -154,6 +154,27 @@ def test_a_wrong_claim_is_marked_beside_the_recomputed_figure(client, ids):
     assert "claimed scores are wrong" in html
 
 
+@pytest.mark.parametrize("sample", ["gin-01", "rummy-02", "illegal-rummy-not-your-turn"])
+def test_the_game_page_lists_the_apis_analysis_each_fact_linked_to_its_choice(
+        client, ids, sample):
+    game_id = ids[sample]
+    html = _page(client, f"/games/{game_id}")
+    analysis = client.get(f"/api/v1/games/{game_id}/analysis").get_json()
+    assert analysis["facts"], "the sample should have something to flag"
+    shown = re.findall(r'<li data-kind="([^"]+)"><code>.*?href="([^"]+)"', html)
+    assert [kind for kind, _ in shown] == [f["kind"] for f in analysis["facts"]]
+    # The viewer counts moves from 1: the table after move index p is move=p+1.
+    assert [href for _, href in shown] == [
+        f"/games/{game_id}/replay#deal={f['deal'] + 1}&amp;move={f['position'] + 1}"
+        for f in analysis["facts"]]
+    for player, figures in analysis["summary"].items():
+        row = re.search(rf'<tr data-player="{player}">(.*?)</tr>', html, flags=re.S)
+        assert row and f'<td class="accuracy">{figures["accuracy"]}%</td>' in row.group(1)
+    for player, luck in analysis["luck"]["luck"].items():
+        row = re.search(rf'<tr data-player="{player}">(.*?)</tr>', html, flags=re.S)
+        assert f"{luck:+.1f} over" in row.group(1)
+
+
 def test_an_unfinished_game_has_no_winner(client, ids):
     html = _page(client, f"/games/{ids['incomplete-rummy-block']}")
     assert "Unfinished game" in html and "wins by" not in html
