@@ -205,6 +205,35 @@ def test_a_flagged_decision_opens_the_viewer_where_the_better_move_was(watched, 
     assert page.evaluate("location.hash") == fragment
 
 
+def test_with_read_keys_a_key_typed_once_opens_the_pages_and_the_viewer(
+        browser, tmp_path):
+    srv = Server(tmp_path / "rummy.duckdb", env={
+        "RUMMY_API_KEYS": f"tester:{KEY}", "RUMMY_READ_KEYS": "reader:read-key",
+        "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_ANALYSIS": "0"}).start()
+    try:
+        status, _, body = srv.request("POST", "/api/v1/games", SAMPLES[0].read_bytes(), {
+            "Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
+        assert status == 201, body
+        game_id = json.loads(body)["id"]
+        page = Watched(browser, f"http://127.0.0.1:{srv.port}")
+        try:
+            response = page.page.goto(f"/games/{game_id}/replay#deal=1&move=3")
+            assert response.status == 401
+            page.page.locator("#enter-key").click()
+            page.page.locator("#read-key").fill("read-key")
+            page.page.get_by_role("button", name="Use this key").click()
+            page.page.wait_for_url(f"**/games/{game_id}/replay")
+            # The viewer's fetch of the positions carried the key too.
+            page.page.goto(f"/games/{game_id}/replay#deal=1&move=3")
+            page.page.wait_for_function("document.body.dataset.position === '1:3'")
+            page.errors = [e for e in page.errors if "401" not in e]  # the first answer
+            page.check()
+        finally:
+            page.close()
+    finally:
+        srv.stop()
+
+
 def _on_screen(page) -> dict:
     """What the viewer shows: cards drawn in each hand, the stock, the discard top."""
     return page.evaluate("""() => ({
