@@ -232,6 +232,27 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
     def analysed(part: str, whole: str, places: int) -> str:
         return f"CASE WHEN {whole} > 0 THEN {ratio_sql(part, whole, places)} END"
 
+    # The analysis figures are summed over every player only when they are the sort
+    # key; otherwise over the players of the page alone, after it is cut.
+    by_analysis = sort in ANALYSIS_SORT_KEYS
+    scope = "true" if by_analysis else "player IN (SELECT player FROM page)"
+    figures = f"""
+            {analysed("100 * a.accurate", "a.decisions", 2)} AS accuracy,
+            {analysed("a.discard_points", "a.decisions", 3)} AS discard_error,
+            {analysed("100 * a.errors", "a.decisions", 2)} AS errors,
+            {analysed("a.luck_e4", "(10000 * a.luck_deals)", 2)} AS luck,
+            {analysed("a.adjusted_e4", "(10000 * a.luck_deals)", 2)} AS luck_adjusted"""
+    analysis = f"""
+        a AS (
+            SELECT player, sum(decisions) AS decisions, sum(accurate) AS accurate,
+                   sum(discard_error_points) AS discard_points,
+                   sum({_ERROR_COLUMNS}) AS errors,
+                   coalesce(sum(luck_deals), 0) AS luck_deals,
+                   coalesce(sum(luck_e4), 0) AS luck_e4,
+                   coalesce(sum(adjusted_e4), 0) AS adjusted_e4
+            FROM analysis_players WHERE {scope}{where} GROUP BY player)"""
+    columns = ("player, games, wins, win_rate, deals, points_per_deal, rating, accuracy, "
+               "discard_error, errors, luck, luck_adjusted")
     sql = f"""
         WITH g AS (
             SELECT player, count(*) FILTER (WHERE finished) AS games,
@@ -240,36 +261,33 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
         d AS (
             SELECT player, count(*) AS deals, sum(points) AS points
             FROM deal_players WHERE scored{where} GROUP BY player),
-        a AS (
-            SELECT player, sum(decisions) AS decisions, sum(accurate) AS accurate,
-                   sum(discard_error_points) AS discard_points,
-                   sum({_ERROR_COLUMNS}) AS errors,
-                   coalesce(sum(luck_deals), 0) AS luck_deals,
-                   coalesce(sum(luck_e4), 0) AS luck_e4,
-                   coalesce(sum(adjusted_e4), 0) AS adjusted_e4
-            FROM analysis_players WHERE true{where} GROUP BY player),
+        {analysis + "," if by_analysis else ""}
         ranked AS (
             SELECT g.player, g.games, g.wins,
                    {ratio_sql("g.wins", "g.games", RATE_PLACES)} AS win_rate,
                    coalesce(d.deals, 0) AS deals,
                    {ratio_sql("d.points", "d.deals", MEAN_PLACES)} AS points_per_deal,
-                   {rating} AS rating,
-                   {analysed("100 * a.accurate", "a.decisions", 2)} AS accuracy,
-                   {analysed("a.discard_points", "a.decisions", 3)} AS discard_error,
-                   {analysed("100 * a.errors", "a.decisions", 2)} AS errors,
-                   {analysed("a.luck_e4", "(10000 * a.luck_deals)", 2)} AS luck,
-                   {analysed("a.adjusted_e4", "(10000 * a.luck_deals)", 2)} AS luck_adjusted
-            FROM g LEFT JOIN d USING (player) LEFT JOIN a USING (player){join}
-            WHERE g.games >= ?{rated})
-        SELECT player, games, wins, win_rate, deals, points_per_deal, rating, accuracy,
-               discard_error, errors, luck, luck_adjusted FROM ranked"""
-    args: list[Any] = [*params, *params, *params, *join_params, min_games]
+                   {rating} AS rating{"," + figures if by_analysis else ""}
+            FROM g LEFT JOIN d USING (player){" LEFT JOIN a USING (player)" if by_analysis
+                                              else ""}{join}
+            WHERE g.games >= ?{rated}),
+        page AS (SELECT * FROM ranked"""
+    args: list[Any] = [*params, *params, *(params if by_analysis else ()), *join_params,
+                       min_games]
     if after is not None:
         beyond = "<" if direction == "DESC" else ">"
         sql += f" WHERE ({key} {beyond} ? OR ({key} = ? AND player > ?))"
         args += [after[0], after[0], after[1]]
-    sql += f" ORDER BY {key} {direction}, player ASC LIMIT ?"
+    sql += f" ORDER BY {key} {direction}, player ASC LIMIT ?)"
     args.append(limit)
+    if by_analysis:
+        sql += f" SELECT {columns} FROM page"
+    else:
+        sql += f""",{analysis}
+        SELECT page.*,{figures}
+        FROM page LEFT JOIN a USING (player)"""
+        args += params
+    sql += f" ORDER BY {key} {direction}, player ASC"
     with store.cursor() as cur:
         rows = cur.execute(sql, args).fetchall()
     return [{"player": p, "games": games, "wins": wins, "win_rate": float(rate),
