@@ -84,6 +84,17 @@ class PlayerFiguresSchema(FiguresSchema):
     games = fields.Integer()
     deals = fields.Integer()
     missed_gins_and_knocks = fields.Integer()
+    errors_per_100 = fields.Float(allow_none=True, metadata={
+        "description": "Every fact but fed cards, per 100 decisions"})
+    luck_deals = fields.Integer(metadata={
+        "description": "Scored deals whose luck is stored: what the two figures below "
+                       "are over"})
+    luck_per_deal = fields.Float(allow_none=True, metadata={
+        "description": "Luck points per scored deal, in card points (docs/ANALYSIS.md, "
+                       "Luck); null over no deal"})
+    luck_adjusted_per_deal = fields.Float(allow_none=True, metadata={
+        "description": "Deal points less luck points (penalty scoring: plus), per "
+                       "scored deal; null over no deal"})
 
 
 class PlayerAnalysisSchema(Schema):
@@ -198,7 +209,7 @@ def game_analysis(game_id: str) -> dict[str, Any]:
     game = parse_game(load_json(raw, max(len(raw), settings().max_game_bytes),
                                 repeated_keys=True))
     report = verify(game)
-    luck = analyse_luck(game, report).to_dict()
+    luck = analyse_luck(game, report)
     keeps = _keeps_analyses(store)
     facts = game_facts(store, game_id) if _holds_analyses(store) else None
     stored = facts is not None
@@ -210,14 +221,15 @@ def game_analysis(game_id: str) -> dict[str, Any]:
         at = row["played_at"] or row["uploaded_at"]
         if keeps:
             store.add_analyses([analysis_record(game_id, game, report, row["tournament_id"],
-                                                at, analysis)])
+                                                at, analysis, luck)])
         facts = [f.to_dict() for f in analysis.facts]
         summary = analysis.summary()
     else:
         summary = game_summary(store, game_id)
     for fact in facts:
         fact["replay"] = _replay(game_id, fact["deal"], fact["position"])
-    return {"id": game_id, "stored": stored, "facts": facts, "summary": summary, "luck": luck}
+    return {"id": game_id, "stored": stored, "facts": facts, "summary": summary,
+            "luck": luck.to_dict()}
 
 
 @blp.route("/players/<path:player>/analysis", methods=["GET"], parameters=_path("player"))
@@ -227,7 +239,9 @@ def game_analysis(game_id: str) -> dict[str, Any]:
     "games": 12, "deals": 96, "decisions": 410, "errors": dict.fromkeys(KINDS, 0) | {
         "missed_knock": 9, "fed_card": 31}, "per_100": dict.fromkeys(KINDS, 0.0) | {
         "missed_knock": 2.2, "fed_card": 7.56}, "average_discard_error": 0.0,
-    "accuracy": 97.8, "fed_given": 31, "fed_received": 28, "missed_gins_and_knocks": 9}}})
+    "accuracy": 97.8, "fed_given": 31, "fed_received": 28, "missed_gins_and_knocks": 9,
+    "errors_per_100": 2.2, "luck_deals": 96, "luck_per_deal": 1.84,
+    "luck_adjusted_per_deal": 10.76}}})
 @problem_responses(blp, 400, 401, 403, 404)
 @blp.doc(summary="A player's analysis figures, by variant (docs/ANALYSIS.md)",
          description="Over the stored games already analysed, with the filters of the "

@@ -259,6 +259,21 @@ class LakeStore(StoreReads):
         (ratings_sql,) = [sql for version, _, sql in MIGRATIONS if version == 5]
         con.execute(ratings_sql)
         rating_tables.recompute(con)
+        self._define_analysis()
+
+    def _define_analysis(self) -> None:
+        """A lake without analysis tables gets them empty (migrations 6 and 7), so that
+        the reads that join them (the leaderboard's analysis figures) answer: no player
+        has analysed games there."""
+        con = self._con
+        found = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = "
+                            "'analysis_players' UNION ALL SELECT count(*) FROM "
+                            "duckdb_views() WHERE view_name = 'analysis_players'").fetchall()
+        if any(n for (n,) in found):
+            return
+        for version, _, sql in MIGRATIONS:
+            if version in (6, 7):
+                con.execute(sql)
 
     @property
     def schema_version(self) -> int:
