@@ -38,6 +38,25 @@ from .analysis import game_analysis
 from .charts import bar_chart
 
 GAMES_PAGE = 25
+# The leaderboard's columns, each a sort key of the API.
+LEADERBOARD_COLUMNS = (("games", "Games"), ("wins", "Wins"), ("win_rate", "Win rate"),
+                       ("points_per_deal", "Points per deal"), ("rating", "Rating"),
+                       ("accuracy", "Accuracy"), ("discard_error", "Discard error"),
+                       ("errors", "Errors /100"), ("luck", "Luck"),
+                       ("luck_adjusted", "Luck-adjusted"))
+
+
+def _figure(key: str, value: Any) -> str:
+    """A leaderboard cell as people read it."""
+    if value is None:
+        return "—"
+    if key == "win_rate":
+        return f"{value * 100:.1f}%"
+    if key == "accuracy":
+        return f"{value:.1f}%"
+    if key in ("games", "wins"):
+        return str(value)
+    return f"{value:.2f}"
 
 
 def _args(schema: Any) -> dict[str, Any]:
@@ -156,6 +175,9 @@ def players():
     if "cursor" in args:
         value, player, rank = decode_key_cursor(args["cursor"], scope, 3)
         after = (value, player)
+    if args["sort"] == "rating" and args.get("variant") is None:
+        abort(400, description="sorting by rating needs a variant: ratings are kept per "
+                               "variant, so choose one")
     rows = leaderboard(current_store(), StatsFilter(**{n: args.get(n) for n in STATS_FILTERS}),
                        args["sort"], args["order"], args["min_games"], limit + 1, after)
     more = len(rows) > limit
@@ -165,9 +187,11 @@ def players():
     query = {k: request.args[k] for k in scope if request.args.get(k)}
     later, earlier = _pages("web.players", {**query, "limit": limit}, encode_key_cursor(
         [rows[-1][args["sort"]], rows[-1]["player"], rows[-1]["rank"]], scope) if more else None)
+    columns = [(key, label) for key, label in LEADERBOARD_COLUMNS
+                if key != "rating" or args.get("variant") is not None]
     return render_template("players.html", title="Leaderboard", rows=rows, args=args,
-                           sort_keys=tuple(SORT_KEYS), later=later,
-                           earlier=earlier)
+                           sort_keys=tuple(SORT_KEYS), later=later, earlier=earlier,
+                           columns=columns, shown=_figure)
 
 
 @blp.get("/players/<path:player>")

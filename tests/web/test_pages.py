@@ -219,6 +219,22 @@ def test_the_leaderboard_is_the_apis(client):
         assert f'<option value="{sort}" selected>' in html
 
 
+def test_the_leaderboard_shows_the_figure_it_sorts_by_and_rating_needs_a_variant(client):
+    page = client.get("/players?sort=rating", headers=BROWSER)
+    assert page.status_code == 400 and page.mimetype == "text/html"
+    assert "needs a variant" in page.get_data(as_text=True)
+    assert 'data-key="rating"' not in _page(client, "/players")  # no variant: no column
+    api = client.get("/api/v1/players?sort=rating&variant=gin&limit=100").get_json()["players"]
+    html = _page(client, "/players?sort=rating&variant=gin")
+    assert api, "the gin samples are rated"
+    assert re.findall(r'<tr data-player="([^"]+)">', html) == [r["player"] for r in api]
+    assert re.findall(r'<td data-key="rating">([^<]+)</td>', html) == [
+        f"{r['rating']:.2f}" for r in api]
+    assert 'aria-sort="descending"><a href="/players?sort=rating&amp;order=asc' in html
+    for key in ("accuracy", "luck", "luck_adjusted"):
+        assert f'<td data-key="{key}">' in html
+
+
 def test_the_player_page_charts_the_apis_figures(client):
     api = client.get("/api/v1/players/ana/stats").get_json()["variants"]
     html = _page(client, "/players/ana")
