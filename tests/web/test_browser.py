@@ -451,5 +451,7 @@ def test_screenshots_of_every_page_at_two_widths(browser, server, ids):
             # narrow pages cost seconds to encode)
             watched.page.screenshot(path=str(shot), full_page=width > 360)
             assert shot.stat().st_size > 1000
+            # Nothing sticks out sideways: wide tables scroll in their own box.
+            assert watched.page.evaluate("document.documentElement.scrollWidth") == width, name
         watched.check()
         watched.close()
