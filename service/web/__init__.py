@@ -49,7 +49,7 @@ def _page_error(error: HTTPException):
 def install(app: Flask) -> None:
     """Register the pages (before the API's ``/`` redirect, which they take over for
     browsers) and their error pages."""
-    from . import views  # noqa: F401 - registers the routes on ``blp``
+    from . import versus, views  # noqa: F401 - register the routes on ``blp``
 
     app.register_blueprint(blp)
     app.register_error_handler(404, _unknown_path)
