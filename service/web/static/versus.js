@@ -1,18 +1,45 @@
-// Head-to-head on the player page: asks GET /api/v1/players/{a}/versus/{b}.
+// Head-to-head on the player page: the form asks the head-to-head page
+// (/players/{a}/versus?opponent={b}) and, with JavaScript, its result is shown in the
+// player page instead of opening that page.  Without JavaScript the form opens it.
 const form = document.getElementById("versus-form");
 const out = document.getElementById("versus");
 
+function say(text, refused) {
+  const p = document.createElement("p");
+  p.textContent = text;
+  if (refused) p.className = "error";
+  out.replaceChildren(p);
+}
+
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
-  const opponent = document.getElementById("opponent").value.trim();
+  const query = new URLSearchParams(new FormData(form));
+  const opponent = (query.get("opponent") ?? "").trim();
   if (!opponent) return;
-  const url = `${form.action}${encodeURIComponent(opponent)}`;
-  const response = await fetch(url, { headers: { Accept: "application/json" } });
-  const body = await response.json();
-  if (!response.ok) {
-    out.textContent = body.detail ?? `HTTP ${response.status}`;
-    return;
+  query.set("opponent", opponent);
+  const url = `${form.action}?${query}`;
+  out.setAttribute("aria-busy", "true");
+  try {
+    const response = await fetch(url, { headers: { Accept: "text/html" } });
+    const page = new DOMParser().parseFromString(await response.text(), "text/html");
+    const result = page.getElementById("versus-result");
+    if (result) {
+      result.id = "versus-shown";
+      for (const heading of result.querySelectorAll("[id]")) heading.removeAttribute("id");
+      result.removeAttribute("aria-labelledby");
+      const link = document.createElement("p");
+      const a = document.createElement("a");
+      a.href = url;
+      a.textContent = "Open this head-to-head on its own page";
+      link.append(a);
+      out.replaceChildren(document.adoptNode(result), link);
+    } else {
+      say(page.querySelector("main .lead")?.textContent ?? `HTTP ${response.status}`,
+          true);
+    }
+  } catch (error) {
+    say(`The head-to-head could not be read: ${error.message}`, true);
+  } finally {
+    out.removeAttribute("aria-busy");
   }
-  const [a, b] = body.players;
-  out.textContent = `${body.games} games as opponents, ${body.finished} finished: ${a} won ${body.wins[a]}, ${b} won ${body.wins[b]}; points ${a} ${body.points[a]}, ${b} ${body.points[b]}.`;
 });
