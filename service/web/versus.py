@@ -26,11 +26,17 @@ class VersusPageArgsSchema(FilterArgsSchema):
     opponent = fields.String(required=True, validate=Length(1, MAX_PLAYER_LENGTH))
 
 
+@blp.app_template_global("versus_refusal")
+def refusal(player: str) -> str:
+    """What the page says when asked to compare a player with themself."""
+    return (f"{player} cannot be compared with {player}: a player never sits opposite "
+            "themself, so choose another opponent")
+
+
 def _same_player(player: str):
     """A player never sits opposite themself: the page says so rather than show the
     API's 0 games (the API answers that, and is left so)."""
-    detail = (f"{player} cannot be compared with {player}: a player never sits opposite "
-              "themself, so choose another opponent")
+    detail = refusal(player)
     if not wants_html():
         raise Problem(400, INVALID_PARAMETER, detail, errors={"opponent": [detail]})
     return render_template("versus.html", title=f"{player} v {player}", player=player,

@@ -455,3 +455,56 @@ def test_screenshots_of_every_page_at_two_widths(browser, server, ids):
             assert watched.page.evaluate("document.documentElement.scrollWidth") == width, name
         watched.check()
         watched.close()
+
+
+_CHART_TEXT_OUTSIDE = """() => [...document.querySelectorAll("svg.chart")].flatMap((svg) => {
+  const box = svg.getBoundingClientRect();
+  return [...svg.querySelectorAll("text")].filter((text) => {
+    const r = text.getBoundingClientRect();
+    return r.left < box.left - 0.5 || r.right > box.right + 0.5;
+  }).map((text) => `${svg.dataset.chart}: ${text.textContent}`);
+})"""
+_CAPTIONS = """() => [...document.querySelectorAll("figure.chart-figure")].map((figure) => {
+  const caption = figure.querySelector("figcaption");
+  const shown = getComputedStyle(caption).visibility === "visible";
+  return [caption.textContent, figure.querySelector("svg").getAttribute("aria-label"),
+          shown ? caption.getBoundingClientRect().height : 0];
+})"""
+
+
+@pytest.mark.usefixtures("ids")
+def test_the_player_charts_fit_and_head_to_head_works_with_and_without_javascript(
+        browser, server):
+    base = f"http://127.0.0.1:{server.port}"
+    watched = Watched(browser, base, 360)
+    page = watched.page
+    page.goto("/players/ana")
+    for width in (360, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate(_CHART_TEXT_OUTSIDE) == []  # every label and value fits
+        captions = page.evaluate(_CAPTIONS)
+        assert len(captions) == page.locator("svg.chart").count() > 0
+        for caption, name, height in captions:  # shown above the chart, and its name
+            assert caption == name and height > 0
+        assert page.evaluate("document.documentElement.scrollWidth") == width
+    # with JavaScript the refusal shows in the player page
+    page.fill("#opponent", "ana")
+    page.click("#versus-form button")
+    sync_api.expect(page.locator("#versus .error")).to_contain_text(
+        "ana cannot be compared with ana")
+    assert page.url == f"{base}/players/ana"
+    watched.check()
+    watched.close()
+    context = browser.new_context(java_script_enabled=False, base_url=base)
+    page = context.new_page()
+    page.goto("/players/ana")
+    page.fill("#opponent", "ben")
+    page.click("#versus-form button")
+    page.wait_for_url("**/players/ana/versus?opponent=ben")
+    versus = api(server, "/players/ana/versus/ben")
+    sync_api.expect(page.locator("#versus-summary")).to_contain_text(
+        f"{versus['games']} games as opponents, {versus['finished']} finished")
+    for who in ("ana", "ben"):
+        assert page.locator(f'td[data-figure="wins"][data-player="{who}"]').text_content() \
+            == str(versus["wins"][who])
+    context.close()

@@ -16,6 +16,10 @@ form.addEventListener("submit", async (event) => {
   const query = new URLSearchParams(new FormData(form));
   const opponent = (query.get("opponent") ?? "").trim();
   if (!opponent) return;
+  if (opponent === form.dataset.player) {  // the page would refuse it: no need to ask
+    say(form.dataset.refusal, true);
+    return;
+  }
   query.set("opponent", opponent);
   const url = `${form.action}?${query}`;
   out.setAttribute("aria-busy", "true");
