@@ -8,6 +8,7 @@ store process, the verifying pool, the clients) and how busy the machine was.
 
     python benchmarks/ingest.py
     python benchmarks/ingest.py --singles 3000 --clients 16 --batch-games 1500
+    python benchmarks/ingest.py --ratings 0     # the store rates nothing (RUMMY_RATINGS=0)
 """
 
 from __future__ import annotations
@@ -205,6 +206,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=200)
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ratings", choices=("1", "0"), default="1",
+                        help="RUMMY_RATINGS of the server: 0, the store rates nothing")
     args = parser.parse_args()
 
     print("generating corpora ...", flush=True)
@@ -214,7 +217,8 @@ def main() -> None:
         "rummy 4p": corpus("rummy", args.batch_games // 2, args.seed + 2, 4, None),
     }
     with tempfile.TemporaryDirectory() as tmp:
-        server = Server(Path(tmp) / "bench.duckdb").start()
+        server = Server(Path(tmp) / "bench.duckdb", env={"RUMMY_RATINGS": args.ratings}).start()
+        print(f"RUMMY_RATINGS={args.ratings}", flush=True)
         try:
             meter = CpuMeter(server)
             with meter:
