@@ -198,7 +198,9 @@ def _send(conn: Connection, reply: tuple) -> bool:
 
 
 # The operations that change nothing: one may be sent again when its answer was lost.
-READ_OPERATIONS = frozenset(("query", "read", "counters", "health", "analysis_health", "check"))
+# ``catch_up_ratings`` changes what is stored, but sent again it rates nothing more.
+READ_OPERATIONS = frozenset(("query", "read", "counters", "health", "analysis_health", "check",
+                             "rating_health", "catch_up_ratings"))
 
 
 class _StaleConnection(Exception):
@@ -235,6 +237,10 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.analysis_health()
     if op == "check":
         return store.check()
+    if op == "rating_health":
+        return store.rating_health()
+    if op == "catch_up_ratings":
+        return store.catch_up_ratings()
     raise ValueError(f"unknown store operation {op!r}")
 
 
@@ -425,6 +431,14 @@ class _StoreCalls(StoreClient, StoreReads):
     def analysis_health(self) -> dict[str, Any]:
         """As ``Store.analysis_health``: the catch-up runs in the store process."""
         return self.call("analysis_health")
+
+    def rating_health(self) -> dict[str, Any] | None:
+        """As ``Store.rating_health``: the catch-up runs in the store process."""
+        return self.call("rating_health")
+
+    def catch_up_ratings(self) -> int:
+        """As ``Store.catch_up_ratings``, in one call."""
+        return self.call("catch_up_ratings")
 
     def check(self, timeout: float | None = None) -> tuple[int, dict[str, Any]]:
         """As ``Store.check``, in one call, answered within ``timeout`` seconds or

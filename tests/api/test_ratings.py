@@ -46,6 +46,7 @@ def walk(client, url: str) -> list[dict]:
 
 
 def stored_ratings(app) -> list[tuple]:
+    store_of(app).catch_up_ratings()  # what the endpoints do before they read
     with store_of(app).cursor() as cur:
         return cur.execute("SELECT variant, player, mu, sigma, ordinal, games FROM ratings"
                            ).fetchall()

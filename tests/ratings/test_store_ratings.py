@@ -44,6 +44,7 @@ def test_upload_order_does_not_change_the_ratings(open_store):
     for k, log in enumerate(shuffled):  # most arrive late: a replay from their place
         late += any(earlier["played_at"] > log["played_at"] for earlier in shuffled[:k])
         mixed.submit([record(log)])
+        mixed.catch_up_ratings()  # as a read of the ratings after each upload does
     # Most replays start within the last games rated, kept in memory; the others (before
     # all of them) read the ratings back from the tables.  Both paths are taken.
     assert 0 < mixed._ratings.replays < late
@@ -158,7 +159,9 @@ def test_games_of_the_same_second_are_rated_in_upload_order_without_a_replay(ope
     first = sample("gin-01") | {"played_at": "2024-03-01T10:00:00.900Z"}
     second = sample("gin-02") | {"played_at": "2024-03-01T10:00:00.100Z"}  # earlier
     store.submit([record(first)])
+    store.catch_up_ratings()  # the first rated before the second is stored
     store.submit([record(second)])
+    store.catch_up_ratings()
     assert store._ratings.replays == 0
     with store.cursor() as cur:
         order = [gid for (gid,) in cur.execute(
