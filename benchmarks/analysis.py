@@ -1,6 +1,7 @@
 """Analysis speed: the facts of each decision per preset, deals analysed per second on one
 core (games parsed and verified beforehand: the time is ``analyse`` alone), by the wall
-clock and by the process's own CPU time, beside the CPU time of verifying the same deals
+clock and by the process's own CPU time, with the luck too (``+luck``: what the store's
+catch-up computes for each game), beside the CPU time of verifying the same deals
 (what storing a game costs the engine), and how busy the machine was
 (``os.getloadavg``: other processes share its cores).
 
@@ -26,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from service.analysis.facts import analyse  # noqa: E402
+from service.analysis.luck import analyse_luck  # noqa: E402
 from service.engine import parse_game, verify  # noqa: E402
 from service.generator import generate_games  # noqa: E402
 
@@ -72,7 +74,8 @@ def main() -> None:
         pstats.Stats(profile).sort_stats("tottime").print_stats(15)
         return
     print(f"{'case':<16}{'games/s':>10}{'deals/s':>10}{'deals/cpu-s':>13}"
-          f"{'verify/cpu-s':>14}{'facts/deal':>12}{'target':>8}   load (1, 5, 15 min)")
+          f"{'+luck/cpu-s':>13}{'verify/cpu-s':>14}{'facts/deal':>12}{'target':>8}"
+          "   load (1, 5, 15 min)")
     for variant, players in CASES:
         if args.preset and variant != args.preset:
             continue
@@ -80,12 +83,15 @@ def main() -> None:
         deals = sum(len(game.deals) for game, _ in corpus)
         facts = sum(len(analyse(g, r).facts) for g, r in corpus)
         seconds, cpu = best_of(args.runs, lambda c=corpus: [analyse(g, r) for g, r in c])
+        # What the catch-up computes for each game: the facts and the luck.
+        _, stored_cpu = best_of(args.runs, lambda c=corpus: [
+            (analyse(g, r), analyse_luck(g, r)) for g, r in c])
         _, verify_cpu = best_of(args.runs, lambda c=corpus: [verify(g) for g, _ in c])
         case = f"{variant}/{players}p"
         target = TARGETS.get(case)
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"{case:<16}{len(corpus) / seconds:>10.0f}{deals / seconds:>10.0f}"
-              f"{deals / cpu:>13.0f}{deals / verify_cpu:>14.0f}{facts / deals:>12.1f}{target if target else '':>8}   {load}")
+              f"{deals / cpu:>13.0f}{deals / stored_cpu:>13.0f}{deals / verify_cpu:>14.0f}{facts / deals:>12.1f}{target if target else '':>8}   {load}")
     print(f"{os.cpu_count()} cores; one process, one core")
 
 
@@ -103,7 +109,7 @@ def queries(games: int, seed: int, repeats: int = 40) -> None:
         integrity_pairs,
         player_analysis,
     )
-    from service.store.stats import StatsFilter
+    from service.store.stats import StatsFilter, leaderboard
 
     rng = random.Random(seed)
     base = []
@@ -125,11 +131,18 @@ def queries(games: int, seed: int, repeats: int = 40) -> None:
                 store.add_analyses(batch)
                 batch = []
         store.add_analyses(batch)
+        _players_of_analyses(store)
         for name, work in (
                 ("player figures", lambda: player_analysis(store, rng.choice(pool),
                                                            StatsFilter())),
                 ("player figures, gin", lambda: player_analysis(
                     store, rng.choice(pool), StatsFilter(variant="gin"))),
+                ("leaderboard sort=wins", lambda: leaderboard(
+                    store, StatsFilter(), "wins", "desc", 0, 50)),
+                ("leaderboard accuracy", lambda: leaderboard(
+                    store, StatsFilter(), "accuracy", "desc", 0, 50)),
+                ("leaderboard luck, gin", lambda: leaderboard(
+                    store, StatsFilter(variant="gin"), "luck", "desc", 0, 50)),
                 ("integrity screen, gin", lambda: integrity_pairs(store, "gin", 20, 50))):
             times = []
             for _ in range(repeats):
@@ -141,6 +154,22 @@ def queries(games: int, seed: int, repeats: int = 40) -> None:
                   f"{1000 * times[int(len(times) * 0.95) - 1]:7.1f} ms   ({games} games)")
         store.close()
     print("load (1, 5, 15 min):", ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
+def _players_of_analyses(store) -> None:
+    """The ``game_players`` rows the leaderboard ranks, one per player of each analysed
+    game (finished, won by the first player by name), so that its analysis keys are
+    timed over every analysis.  Deal rows are left out: the leaderboard joins them
+    apart, and the analysis figures are what is timed here."""
+    with store.exclusive() as cur:
+        cur.execute("""
+            INSERT INTO game_players
+            SELECT game_id, row_number() OVER w - 1, player, NULL, variant, status,
+                   tournament_id, game_time, sum(points), NULL, row_number() OVER w = 1,
+                   row_number() OVER w > 1, true, 0, max(deals)
+            FROM analysis_players
+            GROUP BY game_id, player, variant, status, tournament_id, game_time
+            WINDOW w AS (PARTITION BY game_id ORDER BY player)""")
 
 
 def _when():

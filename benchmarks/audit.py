@@ -4,12 +4,14 @@ one and of two worker processes, against ``verify`` of the same logs in one proc
     python benchmarks/audit.py                       # 4-player Rummy and 2-player gin
     python benchmarks/audit.py --games 400 --shard-size 50
     python benchmarks/audit.py --memory 100,500,2000   # a worker's peak memory per shard size
+    python benchmarks/audit.py --analyse             # and the in-process rate with --analyse
 
 For each corpus (generated, written as NDJSON):
   verify     -- ``rummy-audit verify``'s path in this process: read, validate, replay,
                 report as JSON;
   in-process -- the audit's own work for every shard, called here without Dask: the
                 same plus the store's rows and the Parquet files;
+  analysed   -- (--analyse) the same with the analysis of every game and its tables;
   1 worker, 2 workers -- ``audit()`` on a LocalCluster started beforehand (its start-up
                 is not counted; the cutting of the inputs is);
 and the speed-up from one worker to two.  The machine's load is printed with the
@@ -34,6 +36,7 @@ import orjson
 from service.audit import audit, engine_version
 from service.audit.sources import cut
 from service.audit.task import audit_shard
+from service.audit.version import analysis_version
 from service.cli import verify_one
 from service.generator import generate_games
 
@@ -56,21 +59,25 @@ def timed(work) -> tuple[float, float]:
     return time.perf_counter() - start, time.process_time() - cpu
 
 
-def measure(path: Path, games: int, shard_size: int, runs: int, scratch: Path) -> dict:
+def measure(path: Path, games: int, shard_size: int, runs: int, scratch: Path,
+            analyse: bool = False) -> dict:
     lines = [line for line in path.read_bytes().split(b"\n") if line]
 
     def verify_all() -> None:
         for number, line in enumerate(lines, 1):
             orjson.dumps(verify_one(f"{path}:{number}", line)[0])
 
-    def in_process() -> None:
+    def in_process(analysis: str | None = None) -> None:
         out = scratch / "in-process"
         shutil.rmtree(out, ignore_errors=True)
         for shard in cut([str(path)], shard_size):
-            audit_shard(shard, str(out), engine_version(), AT)
+            audit_shard(shard, str(out), engine_version(), AT, analysis)
 
     figures = {"verify": min(timed(verify_all) for _ in range(runs)),
                "in-process": min(timed(in_process) for _ in range(runs))}
+    if analyse:
+        figures["analysed"] = min(timed(lambda: in_process(analysis_version()))
+                                  for _ in range(runs))
     from distributed import Client, LocalCluster
 
     for workers in (1, 2):
@@ -122,6 +129,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=600)
     parser.add_argument("--shard-size", type=int, default=50)
     parser.add_argument("--runs", type=int, default=2, help="best of this many runs")
+    parser.add_argument("--analyse", action="store_true",
+                        help="also the in-process rate of an audit with --analyse")
     parser.add_argument("--memory", default=None, metavar="SIZES",
                         help="comma-separated shard sizes: print a worker's peak memory "
                              "for each, instead of the speeds")
@@ -137,7 +146,8 @@ def main() -> None:
         scratch = Path(tmp)
         for variant, players in CASES:
             path = write_corpus(scratch, variant, players, args.games)
-            rates = measure(path, args.games, args.shard_size, args.runs, scratch)
+            rates = measure(path, args.games, args.shard_size, args.runs, scratch,
+                            args.analyse)
             wall = {name: pair[0] for name, pair in rates.items()}
             speedup = wall["2 workers"] / wall["1 worker"]
             print(f"{variant}/{players}p wall: " + ", ".join(

@@ -13,6 +13,14 @@ filled with ``--preload`` games through /games/batch, then:
    new connection, as a load balancer does.  Printed: requests/s, and per kind the
    count, p50 and p99 latency and the errors.
 
+With ``--rate R`` the mixed load is offered at R requests/s in all, each client sending
+on a schedule of its own (an open loop: a late answer does not delay the next request),
+and a latency counts from the moment the request was due, so that a server falling
+behind shows it.  Without it each client sends the next request as soon as the last
+is answered (a closed loop): with 64 clients the mean latency is then 64 divided by the
+throughput, whatever the server does, so latency targets "at a throughput" are read
+with ``--rate``.
+
 Clients are processes of their own on the same machine (``--client-processes``, each
 with threads), over loopback only, bounded in time.  Every upload is a distinct game:
 one-deal two-player gin games drawn from a generated set, each given its own log
@@ -22,6 +30,7 @@ would allow and which process limits them.
 
     python benchmarks/mixed.py
     python benchmarks/mixed.py --workers 1 2 --seconds 60 --clients 64
+    python benchmarks/mixed.py --rate 122     # the mixed load offered at 122 requests/s
 """
 
 from __future__ import annotations
@@ -66,10 +75,12 @@ def body(game: dict, tag: str) -> bytes:
 
 def _client_process(port: int, threads: int, seconds: float, kinds: tuple, batch: int,
                     base: list[dict], known: list[str], tag: str, start_at: float,
-                    results: multiprocessing.Queue) -> None:
+                    interval: float, results: multiprocessing.Queue) -> None:
     """``threads`` clients, each a kept-alive connection, from ``start_at`` (a wall
-    clock time shared by every client process) for ``seconds``; puts the latencies
-    (kind, seconds, status) and this process's CPU seconds."""
+    clock time shared by every client process) for ``seconds``, each sending a request
+    every ``interval`` seconds (0: as soon as the last is answered); puts the latencies
+    (kind, seconds from when the request was due, status) and this process's CPU
+    seconds."""
     names = [k for k, _ in kinds]
     weights = [w for _, w in kinds]
     out: list[tuple[str, float, int]] = []
@@ -82,10 +93,15 @@ def _client_process(port: int, threads: int, seconds: float, kinds: tuple, batch
         k = 0
         time.sleep(max(0.0, start_at - time.time()))
         deadline = time.perf_counter() + seconds
+        due = time.perf_counter() + rng.random() * interval
         while time.perf_counter() < deadline:
             kind = rng.choices(names, weights)[0]
             k += 1
-            started = time.perf_counter()
+            if interval:
+                time.sleep(max(0.0, due - time.perf_counter()))
+                started, due = due, due + interval
+            else:
+                started = time.perf_counter()
             try:
                 if kind == "upload":
                     status, _ = conn.post("/api/v1/games",
@@ -125,14 +141,16 @@ def _client_process(port: int, threads: int, seconds: float, kinds: tuple, batch
 
 def run_clients(port: int, processes: int, threads: int, seconds: float, kinds: tuple,
                 batch: int, base: list[dict], known: list[str], tag: str,
-                probe: bool) -> tuple[list[tuple[str, float, int]], float, list[float]]:
+                probe: bool, rate: float = 0.0,
+                ) -> tuple[list[tuple[str, float, int]], float, list[float]]:
     """Every latency, the clients' CPU seconds, and the health probe's latencies."""
     context = multiprocessing.get_context("spawn")
     results = context.Queue()
     start_at = time.time() + 3 + processes  # time for the interpreters to start
     procs = [context.Process(target=_client_process,
                              args=(port, threads, seconds, kinds, batch, base, known,
-                                   f"{tag}{p}", start_at, results))
+                                   f"{tag}{p}", start_at,
+                                   processes * threads / rate if rate else 0.0, results))
              for p in range(processes)]
     for proc in procs:
         proc.start()
@@ -236,10 +254,12 @@ def measure(workers: int, args: argparse.Namespace, base: list[dict]) -> dict:
             # 2. the mixed load
             latencies, _, probes = run_clients(
                 server.port, args.client_processes, args.clients // args.client_processes,
-                args.seconds, KINDS, args.batch, base, known, f"m{workers}-", probe=True)
+                args.seconds, KINDS, args.batch, base, known, f"m{workers}-", probe=True,
+                rate=args.rate)
             total = len(latencies)
+            offered = f"offered {args.rate:g}/s, open loop" if args.rate else "closed loop"
             print(f"mixed load: {total / args.seconds:,.0f} requests/s "
-                  f"({args.clients} clients, {args.seconds:g} s)")
+                  f"({args.clients} clients, {offered}, {args.seconds:g} s)")
             mixed = {}
             for kind, _ in (*KINDS,):
                 mine = [s for k, s, _ in latencies if k == kind]
@@ -305,6 +325,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--client-processes", type=int, default=4)
+    parser.add_argument("--rate", type=float, default=0.0,
+                        help="offer the mixed load at this many requests/s in all "
+                             "(default: closed loop)")
     parser.add_argument("--singles-seconds", type=float, default=20)
     parser.add_argument("--singles-clients", type=int, default=32)
     parser.add_argument("--singles-processes", type=int, default=2)

@@ -54,7 +54,8 @@ def test_audit_examples_run(tmp_path):
                                 timeout=300)
         assert result.returncode == 0, (command, result.stderr[-2000:])
         outputs.append(result.stdout.decode())
-    assert "23 games audited (17 valid, 3 illegal, 2 mismatch, 1 incomplete)" in outputs[0]
-    assert "23 games stored" in outputs[1]
+    assert "23 games audited and analysed (17 valid, 3 illegal, 2 mismatch, 1 incomplete)" \
+        in outputs[0]
+    assert "23 games stored" in outputs[1] and "23 analyses stored" in outputs[1]
     assert "2 finished before; 0 games audited" in outputs[2]
     assert (tmp_path / "audit.duckdb").exists() and not (ROOT / "audit-out").exists()

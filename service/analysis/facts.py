@@ -140,6 +140,9 @@ class Analysis:
     facts: list[Fact]
     tallies: dict[tuple[str, str], Tally]
     stopped: list[dict[str, Any]]  # where a violation stopped the analysis of a deal
+    # Per deal analysed, each player's next player (gin: the deal's opponent): the
+    # opponent of the tally a deal's figures count in.
+    next_players: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def summary(self) -> dict[str, dict[str, Any]]:
         """Per player: decisions, errors by kind (count and per 100 decisions), average
@@ -185,11 +188,15 @@ def analyse(game: Game, report: Report | None = None) -> Analysis:
     facts: list[Fact] = []
     tallies: dict[tuple[str, str], Tally] = {}
     stopped: list[dict[str, Any]] = []
+    next_players: dict[int, dict[str, str]] = {}
     for d in range(len(game.deals)):
         result = report.deals[d] if d < len(report.deals) else None
-        _DealAnalysis(game, d, result, facts, tallies, stopped).run()
+        deal = _DealAnalysis(game, d, result, facts, tallies, stopped)
+        deal.run()
+        if deal.next_of:
+            next_players[d] = {deal.names[s]: deal.names[n] for s, n in deal.next_of.items()}
     facts.sort(key=lambda f: (f.deal, f.move, KINDS.index(f.kind)))
-    return Analysis(facts, tallies, stopped)
+    return Analysis(facts, tallies, stopped, next_players)
 
 
 # --- one deal ----------------------------------------------------------------------------

@@ -27,6 +27,7 @@ analysed up to its first illegal move.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,6 +131,39 @@ class GameLuck:
         return {"deals": [d.to_dict() for d in self.deals], "scored": self.scored,
                 "luck": _rounded(self.luck), "points": self.points,
                 "adjusted": _rounded(self.adjusted)}
+
+
+@dataclass(slots=True)
+class LuckTally:
+    """A player's luck over some scored deals: how many, the luck points, the
+    luck-adjusted points."""
+
+    deals: int = 0
+    luck: float = 0.0
+    adjusted: float = 0.0
+
+
+def luck_by_opponent(luck: GameLuck, next_players: Mapping[int, Mapping[str, str]]
+                     ) -> dict[tuple[str, str], LuckTally]:
+    """The game's luck per (player, next player of the deal): each scored deal's luck
+    and luck-adjusted points of a player counted with the player who played after them
+    in that deal (gin: the deal's opponent), as the move analysis counts its tallies
+    (``next_players``: ``Analysis.next_players``).  The sums over a player's keys are
+    ``GameLuck``'s ``scored``, ``luck`` and ``adjusted``; a deal with no next players
+    (refused as a whole) has no luck to count."""
+    out: dict[tuple[str, str], LuckTally] = {}
+    for deal in luck.deals:
+        if deal.adjusted is None or deal.deal not in next_players:
+            continue
+        after = next_players[deal.deal]
+        for player, adjusted in deal.adjusted.items():
+            if player not in after:
+                continue
+            tally = out.setdefault((player, after[player]), LuckTally())
+            tally.deals += 1
+            tally.luck += deal.luck.get(player, 0.0)
+            tally.adjusted += adjusted
+    return out
 
 
 def _rounded(values: dict[str, float]) -> dict[str, float]:

@@ -84,6 +84,17 @@ class PlayerFiguresSchema(FiguresSchema):
     games = fields.Integer()
     deals = fields.Integer()
     missed_gins_and_knocks = fields.Integer()
+    errors_per_100 = fields.Float(allow_none=True, metadata={
+        "description": "Every fact but fed cards, per 100 decisions"})
+    luck_deals = fields.Integer(metadata={
+        "description": "Scored deals whose luck is stored: what the two figures below "
+                       "are over"})
+    luck_per_deal = fields.Float(allow_none=True, metadata={
+        "description": "Luck points per scored deal, in card points (docs/ANALYSIS.md, "
+                       "Luck); null over no deal"})
+    luck_adjusted_per_deal = fields.Float(allow_none=True, metadata={
+        "description": "Deal points less luck points (penalty scoring: plus), per "
+                       "scored deal; null over no deal"})
 
 
 class PlayerAnalysisSchema(Schema):
@@ -148,15 +159,22 @@ class PairFactsSchema(Schema):
 
 
 def _keeps_analyses(store: Any) -> bool:
-    """Whether the store holds analyses (an audit's lake, read-only, does not)."""
+    """Whether the store stores analyses (an audit's lake, read-only, does not)."""
     return hasattr(store, "add_analyses")
+
+
+def _holds_analyses(store: Any) -> bool:
+    """Whether the store has analysis tables to read: a store always, an audit's lake
+    when the audit analysed (``--analyse``)."""
+    return _keeps_analyses(store) or bool(getattr(store, "holds_analyses", False))
 
 
 def _analysed_store() -> Any:
     store = current_store()
-    if not _keeps_analyses(store):
+    if not _holds_analyses(store):
         raise Problem(404, NOT_FOUND, "this service serves an audit's results, which hold "
-                      "no analysis: a game's analysis is computed when asked for")
+                      "no analysis (audit with --analyse): a game's analysis is computed "
+                      "when asked for")
     return store
 
 
@@ -191,9 +209,9 @@ def game_analysis(game_id: str) -> dict[str, Any]:
     game = parse_game(load_json(raw, max(len(raw), settings().max_game_bytes),
                                 repeated_keys=True))
     report = verify(game)
-    luck = analyse_luck(game, report).to_dict()
+    luck = analyse_luck(game, report)
     keeps = _keeps_analyses(store)
-    facts = game_facts(store, game_id) if keeps else None
+    facts = game_facts(store, game_id) if _holds_analyses(store) else None
     stored = facts is not None
     if facts is None:
         row = store.get_game(game_id)
@@ -203,14 +221,15 @@ def game_analysis(game_id: str) -> dict[str, Any]:
         at = row["played_at"] or row["uploaded_at"]
         if keeps:
             store.add_analyses([analysis_record(game_id, game, report, row["tournament_id"],
-                                                at, analysis)])
+                                                at, analysis, luck)])
         facts = [f.to_dict() for f in analysis.facts]
         summary = analysis.summary()
     else:
         summary = game_summary(store, game_id)
     for fact in facts:
         fact["replay"] = _replay(game_id, fact["deal"], fact["position"])
-    return {"id": game_id, "stored": stored, "facts": facts, "summary": summary, "luck": luck}
+    return {"id": game_id, "stored": stored, "facts": facts, "summary": summary,
+            "luck": luck.to_dict()}
 
 
 @blp.route("/players/<path:player>/analysis", methods=["GET"], parameters=_path("player"))
@@ -220,7 +239,9 @@ def game_analysis(game_id: str) -> dict[str, Any]:
     "games": 12, "deals": 96, "decisions": 410, "errors": dict.fromkeys(KINDS, 0) | {
         "missed_knock": 9, "fed_card": 31}, "per_100": dict.fromkeys(KINDS, 0.0) | {
         "missed_knock": 2.2, "fed_card": 7.56}, "average_discard_error": 0.0,
-    "accuracy": 97.8, "fed_given": 31, "fed_received": 28, "missed_gins_and_knocks": 9}}})
+    "accuracy": 97.8, "fed_given": 31, "fed_received": 28, "missed_gins_and_knocks": 9,
+    "errors_per_100": 2.2, "luck_deals": 96, "luck_per_deal": 1.84,
+    "luck_adjusted_per_deal": 10.76}}})
 @problem_responses(blp, 400, 401, 403, 404)
 @blp.doc(summary="A player's analysis figures, by variant (docs/ANALYSIS.md)",
          description="Over the stored games already analysed, with the filters of the "

@@ -1,6 +1,10 @@
 """Bearer API keys: writes need one of RUMMY_API_KEYS, reads one of RUMMY_READ_KEYS.
 
-Either list unset leaves that side open.  A write key also reads.  The uploader of a
+Either list unset leaves that side open.  A write key also reads.  A browser cannot
+send a header from its address bar, so a read may also carry its key in the
+``rummy_read_key`` cookie, which the web app's key page sets (HttpOnly, SameSite=Strict,
+for the browser session only).  Writes never take the cookie: a page of another site
+could make the browser send it, so a write needs the Authorization header.  The uploader of a
 game is recorded as a label of the key that sent it, never the key itself, so the
 database does not hold credentials:
 
@@ -38,6 +42,8 @@ SECURITY_SCHEME = {"type": "http", "scheme": "bearer",
                                   "RUMMY_READ_KEYS (reads); needed only when those are set."}
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+READ_COOKIE = "rummy_read_key"
 
 
 KEYRING_EXTENSION = "rummy_keyring"
@@ -117,11 +123,15 @@ def uploader_label(key: ApiKey, secret: bytes) -> str:
     return key.name if key.name is not None else keyed_label(secret, key.key)
 
 
-def _authorize(keys: tuple[bytes, ...], labels: tuple[str, ...] | None = None) -> str | None:
+def _authorize(keys: tuple[bytes, ...], labels: tuple[str, ...] | None = None,
+               cookie: bool = False) -> str | None:
     """The label of the request's key (None without ``labels``), if it is one of
-    ``keys``; else a 401/403 problem."""
+    ``keys``; else a 401/403 problem.  With ``cookie``, a request without an
+    Authorization header may send its key in the read cookie."""
     challenge = {"WWW-Authenticate": 'Bearer realm="rummy-audit"'}
     header = request.headers.get("Authorization", "")
+    if not header and cookie and request.cookies.get(READ_COOKIE):
+        header = "Bearer " + request.cookies[READ_COOKIE]
     if not header:
         raise Problem(401, UNAUTHORIZED, "this endpoint needs an API key: "
                       "send 'Authorization: Bearer <key>'", headers=challenge)
@@ -130,14 +140,33 @@ def _authorize(keys: tuple[bytes, ...], labels: tuple[str, ...] | None = None) -
     if scheme.lower() != "bearer" or not token:
         raise Problem(401, UNAUTHORIZED, "the Authorization header must be "
                       "'Bearer <key>'", headers=challenge)
-    sent = token.encode()
-    found = None
-    for number, key in enumerate(keys):  # every key compared, in constant time
-        if hmac.compare_digest(sent, key) and found is None:
-            found = number
+    found = _key_number(keys, token)
     if found is None:
         raise Problem(403, FORBIDDEN, "this API key is not allowed here")
     return labels[found] if labels is not None else None
+
+
+def _key_number(keys: tuple[bytes, ...], token: str) -> int | None:
+    """Which of ``keys`` ``token`` is, every key compared in constant time."""
+    sent = token.encode()
+    found = None
+    for number, key in enumerate(keys):
+        if hmac.compare_digest(sent, key) and found is None:
+            found = number
+    return found
+
+
+def reads_need_a_key() -> bool:
+    """Whether RUMMY_READ_KEYS closes the reads of the current app."""
+    keyring: Keyring = current_app.extensions[KEYRING_EXTENSION]
+    return keyring.read is not None
+
+
+def reads_with(key: str) -> bool:
+    """Whether ``key`` opens the reads of the current app (any key does when they are
+    open)."""
+    keyring: Keyring = current_app.extensions[KEYRING_EXTENSION]
+    return keyring.read is None or _key_number(keyring.read, key.strip()) is not None
 
 
 def _guard(func: F, which: str) -> F:
@@ -147,7 +176,7 @@ def _guard(func: F, which: str) -> F:
         if which == "write":
             g.uploader = _authorize(keyring.write, keyring.labels) if keyring.write else None
         elif keyring.read is not None:
-            _authorize(keyring.read)
+            _authorize(keyring.read, cookie=True)
         return func(*args, **kwargs)
 
     return Blueprint.doc(security=[{SCHEME_NAME: []}], **{ACCESS: which})(wrapper)
@@ -162,5 +191,5 @@ def write_access(func: F) -> F:
 
 def read_access(func: F) -> F:
     """The view reads stored games: it needs a read or write key when RUMMY_READ_KEYS
-    is set."""
+    is set, in the Authorization header or the read cookie."""
     return _guard(func, "read")

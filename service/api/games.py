@@ -18,6 +18,7 @@ from marshmallow import RAISE
 from werkzeug.routing import BaseConverter
 
 from ..engine import LogValidationError, load_json, parse_game
+from ..engine.model import Game
 from ..engine.state import NoSuchPosition, state_after
 from ..store import GameFilter
 from ..store.stats import tournament_of
@@ -80,6 +81,15 @@ def game_url(game_id: str) -> str:
 def links(game_id: str) -> dict[str, str]:
     url = game_url(game_id)
     return {"self": url, "log": f"{url}/log"}
+
+
+def stored_game(game_id: str) -> Game:
+    """The stored log of ``game_id`` read back as a game, or the 404/410 problem."""
+    raw = current_store().get_log(game_id)
+    if raw is None:
+        raise _not_found(game_id)
+    return parse_game(load_json(raw, max(len(raw), settings().max_game_bytes),
+                                repeated_keys=True))
 
 
 def _not_found(game_id: str) -> Problem:
@@ -258,11 +268,7 @@ def get_log(game_id: str) -> Response:
 def get_state(game_id: str, deal: int, move: int) -> dict[str, Any]:
     """Replays the stored log to the position; a position the game does not have is a
     404 problem of type no-such-position."""
-    raw = current_store().get_log(game_id)
-    if raw is None:
-        raise _not_found(game_id)
-    game = parse_game(load_json(raw, max(len(raw), settings().max_game_bytes),
-                                repeated_keys=True))
+    game = stored_game(game_id)
     try:
         return state_after(game, deal, move)
     except NoSuchPosition as error:

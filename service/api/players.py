@@ -117,6 +117,17 @@ class LeaderRowSchema(Schema):
     rating = fields.Float(allow_none=True, metadata={
         "description": "With a variant: the player's rating there, mu - 3 sigma "
                        "(docs/RATINGS.md); null when not rated"})
+    accuracy = fields.Float(allow_none=True, metadata={
+        "description": "Move analysis (docs/ANALYSIS.md): percent of decisions without "
+                       "an error; null when no game of the player is analysed"})
+    discard_error = fields.Float(allow_none=True, metadata={
+        "description": "Average discard error per decision, in points"})
+    errors = fields.Float(allow_none=True, metadata={
+        "description": "Errors (every fact but fed cards) per 100 decisions"})
+    luck = fields.Float(allow_none=True, metadata={
+        "description": "Luck points per scored deal; null when no luck is stored"})
+    luck_adjusted = fields.Float(allow_none=True, metadata={
+        "description": "Luck-adjusted points per scored deal"})
 
 
 class LeaderboardSchema(Schema):
@@ -206,15 +217,23 @@ def months(args: dict[str, Any], player: str) -> dict[str, Any]:
 @blp.arguments(LeaderboardArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, LeaderboardSchema, example={"players": [
     {"rank": 1, "player": "ana", "games": 7, "wins": 4, "win_rate": 0.5714, "deals": 7,
-     "points_per_deal": 39.57, "rating": 3.21},
+     "points_per_deal": 39.57, "rating": 3.21, "accuracy": 91.3, "discard_error": 0.412,
+     "errors": 9.57, "luck": 4.18, "luck_adjusted": 35.39},
     {"rank": 2, "player": "ben", "games": 7, "wins": 2, "win_rate": 0.2857, "deals": 7,
-     "points_per_deal": 6.0, "rating": -1.87}], "next": None}, headers={"Link": {
+     "points_per_deal": 6.0, "rating": -1.87, "accuracy": 84.62, "discard_error": 1.077,
+     "errors": 17.31, "luck": -4.18, "luck_adjusted": 10.18}], "next": None},
+    headers={"Link": {
     "description": 'RFC 8288: <next page>; rel="next" when there are more players',
     "schema": {"type": "string"}}})
 @problem_responses(blp, 400, 401, 403)
-@blp.doc(summary="Leaderboard: players ranked by wins, win rate, points per deal, games or "
-                 "rating",
-         description="`sort=rating` needs a `variant` and lists the players rated there.")
+@blp.doc(summary="Leaderboard: players ranked by wins, win rate, points per deal, games, "
+                 "rating or a move-analysis figure",
+         description="`sort=rating` needs a `variant` and lists the players rated there. "
+                     "The move-analysis keys (`accuracy`, `discard_error`, `errors`, "
+                     "`luck`, `luck_adjusted`; docs/ANALYSIS.md) list only the players "
+                     "with analysed games (for `luck` and `luck_adjusted`: with stored "
+                     "luck); each row carries those figures, null when the player has "
+                     "none.")
 def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     limit = args.get("limit", settings().page_size)
     scope = {name: args.get(name) for name in (*FILTERS, "sort", "order", "min_games")}

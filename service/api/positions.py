@@ -13,12 +13,10 @@ from typing import Any
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
-from ..engine import load_json, parse_game
 from ..engine.positions import deal_positions
 from ..engine.state import NoSuchPosition
 from .auth import read_access
-from .config import current_store, settings
-from .games import _not_found, game_url
+from .games import game_url, stored_game
 from .games_schemas import EXAMPLE_ID, MeldSchema
 from .problems import NO_SUCH_POSITION, Problem
 from .spec import PREFIX, problem_responses
@@ -109,11 +107,7 @@ EXAMPLE = {
                      "a viewer needs to step through the deal without asking again. A deal "
                      "the game does not have is a 404 problem of type no-such-position.")
 def get_positions(game_id: str, deal: int) -> dict[str, Any]:
-    raw = current_store().get_log(game_id)
-    if raw is None:
-        raise _not_found(game_id)
-    game = parse_game(load_json(raw, max(len(raw), settings().max_game_bytes),
-                                repeated_keys=True))
+    game = stored_game(game_id)
     try:
         body = deal_positions(game, deal)
     except NoSuchPosition as error:

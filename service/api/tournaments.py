@@ -76,6 +76,9 @@ class TournamentRowSchema(Schema):
         "description": "Illegal games: each is a discrepancy of the audit"})
     mismatch = fields.Integer(required=True, metadata={
         "description": "Legal games whose claims do not match the recomputed scores"})
+    discrepancies = fields.Integer(required=True, metadata={
+        "description": "The discrepancies of the tournament's audit, as many as "
+                       "GET /tournaments/{id} lists"})
     players = fields.Integer(required=True, metadata={"description": "Distinct players"})
     first_game_time = UtcDateTime(required=True, metadata={
         "description": "The earliest game: played, else uploaded"})
@@ -154,7 +157,14 @@ class DiscrepancySchema(Schema):
                        "claiming the round and table, in upload order)"})
     player = fields.String(allow_none=True)
     variant = fields.String(allow_none=True)
-    detail = fields.String(required=True, metadata={"description": "For people"})
+    deal = fields.Integer(allow_none=True, metadata={
+        "description": "0-based, as in reports: the deal of an illegal game's first "
+                       "violation or of a wrong deal claim; null otherwise"})
+    move = fields.Integer(allow_none=True, metadata={
+        "description": "0-based: the move of an illegal game's first violation; null "
+                       "otherwise"})
+    detail = fields.String(required=True, metadata={
+        "description": "For people: deals and moves counted from 1"})
     claimed = fields.Integer(allow_none=True, metadata={
         "description": "The claimed points (a deal's or a game's) or claimed standing total"})
     verified = fields.Integer(allow_none=True, metadata={
@@ -205,13 +215,13 @@ EXAMPLE: dict[str, Any] = {
          "links": {"self": f"{PREFIX}/games/{_G2}", "log": f"{PREFIX}/games/{_G2}/log"}}],
     "discrepancies": [
         {"kind": "illegal_game", "game": _G2, "games": [_G2], "player": "ana",
-         "variant": "gin",
-         "detail": f"game {_G2} (round 2, table A) is illegal: CARD_NOT_IN_HAND at deal 0, "
-                   "move 1 (ana discards 2H, which is not in her hand); it counts for no "
+         "variant": "gin", "deal": 0, "move": 1,
+         "detail": f"game {_G2} (round 2, table A) is illegal: CARD_NOT_IN_HAND at deal 1, "
+                   "move 2 (ana discards 2H, which is not in her hand); it counts for no "
                    "verified standing",
          "claimed": None, "verified": None, "claimed_rank": None, "verified_rank": None},
         {"kind": "standing_differs", "game": None, "games": [], "player": "ana",
-         "variant": "gin",
+         "variant": "gin", "deal": None, "move": None,
          "detail": "ana (gin): claimed 278 (rank 1, 2 games with a claimed total), "
                    "verified 139 (rank 1, 1 counted game)",
          "claimed": 278, "verified": 139, "claimed_rank": 1, "verified_rank": 1}],
@@ -260,7 +270,8 @@ def _game_links(game_id: str) -> dict[str, str]:
 @read_access
 @blp.arguments(ListArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, TournamentPageSchema, example={"tournaments": [{
-    "id": "spring", "games": 7, "counted": 5, "illegal": 1, "mismatch": 1, "players": 4,
+    "id": "spring", "games": 7, "counted": 5, "illegal": 1, "mismatch": 1,
+    "discrepancies": 3, "players": 4,
     "first_game_time": "2024-03-01T19:00:00Z",
     "last_game_time": "2024-03-03T22:10:00Z", "variants": ["gin", "rummy"],
     "links": {"self": f"{PREFIX}/tournaments/spring",
@@ -268,7 +279,8 @@ def _game_links(game_id: str) -> dict[str, str]:
     headers={"Link": {"description": 'RFC 8288: <next page>; rel="next" when there are more',
                       "schema": {"type": "string"}}})
 @problem_responses(blp, 400, 401, 403)
-@blp.doc(summary="Tournaments by id: games, counted games, first and last game, variants")
+@blp.doc(summary="Tournaments by id: games, counted games, discrepancies, first and last "
+                 "game, variants")
 def list_all(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     limit = args.get("limit", settings().page_size)
     after = None

@@ -3,9 +3,9 @@
     rummy-audit audit logs/ more.ndjson.gz --out audit-out [--scheduler tcp://host:8786]
     rummy-audit import audit-out --db data/rummy.duckdb
 
-``sources`` cuts the inputs into shards, ``task`` verifies one shard on a worker and
-writes its tables, ``layout`` says where they go and keeps the manifest, ``run`` drives
-a cluster, ``command`` is the command line.  The Parquet layout is read by DuckDB
+``sources`` cuts the inputs into shards, ``task`` verifies (with ``--analyse``, also
+analyses) one shard on a worker and writes its tables, ``layout`` says where they go
+and keeps the manifest, ``run`` drives a cluster, ``command`` is the command line.  The Parquet layout is read by DuckDB
 (``service.store.lake``): imported into a store, or queried where it lies.
 """
 

@@ -45,6 +45,9 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
                         help="worker processes of the local cluster (default: every core)")
     parser.add_argument("--shard-size", type=_positive, default=DEFAULT_SHARD_SIZE, metavar="N",
                         help=f"games per shard, one Dask task each (default {DEFAULT_SHARD_SIZE})")
+    parser.add_argument("--analyse", action="store_true",
+                        help="analyse every game too (the analysis tables, docs/ANALYSIS.md); "
+                             "shards finished without it are redone")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=cmd_audit, parser=parser)
 
@@ -57,25 +60,54 @@ def cmd_audit(args: argparse.Namespace) -> int:
         args.parser.error("argument --workers: only for the local cluster, not with --scheduler")
     try:
         result = audit(args.inputs, args.out, scheduler=args.scheduler, workers=args.workers,
-                       shard_size=args.shard_size,
+                       shard_size=args.shard_size, analyse=args.analyse,
                        progress=None if args.quiet else sys.stderr)
     except (InputError, ValueError) as problem:
         print(f"rummy-audit audit: {problem}", file=sys.stderr)
         return 2
     statuses = result.statuses()
     counts = ", ".join(f"{statuses[s]} {s}" for s in STATUSES if statuses[s])
-    line = (f"engine {result.version}: {plural(result.shards, 'shard')}, "
-            f"{result.skipped} finished before; {plural(result.games, 'game')} audited"
+    line = (f"engine {result.version}"
+            + (f", analysis {result.analysis}" if result.analysis else "")
+            + f": {plural(result.shards, 'shard')}, "
+            f"{result.skipped} finished before; {plural(result.games, 'game')} "
+            + ("audited and analysed" if result.analysis else "audited")
             + (f" ({counts})" if counts else ""))
     if result.errors():
         line += f"; {plural(result.errors(), 'line')} not a game (table errors)"
+    if result.analysis_failures():
+        line += (f"; {plural(result.analysis_failures(), 'analysis', 'analyses')} failed "
+                 "(table errors, kind analysis)")
     if result.games:
         line += f" in {result.seconds:.1f} s, {result.games / result.seconds:.0f} games/s"
     print(line)
+    given_twice = _given_twice(args.out, result)
+    if given_twice:
+        print(f"{plural(given_twice, 'log')} given more than once: each counted once, "
+              "the first in shard order (import and the lake keep that one)")
     print(f"results in {os.path.join(args.out, 'engine=' + result.version)}")
     for shard, why in sorted(result.failed.items()):
         print(f"shard {shard} failed: {why}", file=sys.stderr)
     return 1 if result.failed else 0
+
+
+def _given_twice(out: str, result) -> int:
+    """Later copies of games in the whole results folder: within a shard (the manifest)
+    and across shards (the games files' ids)."""
+    import duckdb
+
+    from ..store.lake import Lake, LakeError, duplicates
+    from .layout import read_manifest
+
+    try:
+        lake = Lake.at(out, result.version)
+    except LakeError:
+        return 0
+    within = sum(e.duplicates for e in read_manifest(out, result.version).values())
+    if not lake.files("games"):
+        return within
+    with duckdb.connect(":memory:") as con:
+        return within + sum(len(d.left_out) for d in duplicates(con, lake))
 
 
 def add_import_arguments(parser: argparse.ArgumentParser) -> None:
@@ -105,7 +137,11 @@ def cmd_import(args: argparse.Namespace) -> int:
         return 2
     finally:
         store.close()
-    print(f"engine {result.version}: {plural(result.shards, 'shard')}; "
-          f"{plural(result.games, 'game')} stored, {result.skipped} stored before or "
-          f"given twice; {path}")
+    line = (f"engine {result.version}: {plural(result.shards, 'shard')}; "
+            f"{plural(result.games, 'game')} stored, {result.skipped} stored before")
+    if result.duplicates:
+        line += f", {result.duplicates} given again in another shard (kept once)"
+    if result.rows.get("analysis_games"):
+        line += f"; {plural(result.rows['analysis_games'], 'analysis', 'analyses')} stored"
+    print(f"{line}; {path}")
     return 0

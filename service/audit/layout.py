@@ -6,7 +6,8 @@
 
 The tables are the store's (``service.store.rows``: the same columns, in the same
 order) and ``errors``, the lines that are no game.  Every shard writes every table,
-empty ones too, so that a reader of a table always finds files with its columns.  A
+empty ones too, so that a reader of a table always finds files with its columns; a
+shard audited with ``--analyse`` writes the analysis tables too (``ANALYSIS_TABLES``).  A
 file is written under a temporary name and renamed, so a file that exists is whole;
 a shard is finished when its manifest line is, which is written after its files.
 """
@@ -22,20 +23,24 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..store.rows import ROWS, columns
+from ..store.rows import ANALYSIS_ROWS, ROWS, columns
 
 ERRORS = "errors"
 TABLES = (*ROWS, ERRORS)
+ANALYSIS_TABLES = tuple(ANALYSIS_ROWS)
 MANIFEST = "manifest.ndjson"
 LAYOUT = "layout.json"
 ERROR_SCHEMA = pa.schema([
     ("source", pa.string()),  # file:line (file:row for Parquet, the file for JSON)
     ("file", pa.string()),
     ("line", pa.int64()),
-    ("kind", pa.string()),  # malformed: the log's field errors; internal: the engine failed
+    # malformed: the log's field errors; internal: the engine failed; analysis: the
+    # game's analysis failed (the game is stored, without an analysis)
+    ("kind", pa.string()),
     ("errors", pa.string()),  # JSON: {field path: [messages]}
 ])
-SCHEMAS = {name: pa.schema(columns(name)) for name in ROWS} | {ERRORS: ERROR_SCHEMA}
+SCHEMAS = {name: pa.schema(columns(name)) for name in (*ROWS, *ANALYSIS_ROWS)} \
+    | {ERRORS: ERROR_SCHEMA}
 
 
 def version_dir(out: str | Path, version: str) -> Path:
@@ -68,6 +73,7 @@ class Finished:
     seconds: float = 0.0  # the task's wall time
     cpu_seconds: float = 0.0  # its processor time: the per-core rate, whatever the load
     worker: str | None = None
+    analysis: str | None = None  # the analysis version (``version.analysis_version``)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -26,7 +26,7 @@ from typing import IO
 from .layout import Finished, append_manifest, check_layout, read_manifest
 from .sources import Shard, cut
 from .task import audit_shard
-from .version import engine_version
+from .version import analysis_version, engine_version
 
 DEFAULT_SHARD_SIZE = 500
 RETRIES = 2
@@ -41,6 +41,7 @@ class AuditResult:
     failed: dict[str, str] = field(default_factory=dict)  # shard id -> why
     seconds: float = 0.0
     dashboard: str | None = None
+    analysis: str | None = None  # the analysis version, when the audit analyses
 
     @property
     def games(self) -> int:
@@ -53,7 +54,12 @@ class AuditResult:
         return counts
 
     def errors(self) -> int:
-        return sum(entry.rows["errors"] for entry in self.done)
+        """Lines that are no game (rows of ``errors`` but the failed analyses)."""
+        return sum(entry.rows["errors"] for entry in self.done) - self.analysis_failures()
+
+    def analysis_failures(self) -> int:
+        """Games stored whose analysis failed (left to the store's catch-up)."""
+        return sum(entry.extra.get("analysis_failures", 0) for entry in self.done)
 
 
 def _local_cluster(workers: int | None):
@@ -68,16 +74,29 @@ def audit(inputs: list[str], out: str, *, scheduler: str | None = None,
           workers: int | None = None, shard_size: int = DEFAULT_SHARD_SIZE,
           client=None, uploaded_at: datetime | None = None,
           progress: IO[str] | None = None,
-          on_finished: Callable[[Finished], None] | None = None) -> AuditResult:
-    """Audit ``inputs`` into ``out``; see the module's docstring.  ``progress``: where
-    the bar goes (None: no bar).  ``on_finished`` is called with each shard recorded."""
+          on_finished: Callable[[Finished], None] | None = None,
+          analyse: bool = False) -> AuditResult:
+    """Audit ``inputs`` into ``out``; see the module's docstring.  ``analyse``: analyse
+    every game too (the analysis tables).  ``progress``: where the bar goes (None: no
+    bar).  ``on_finished`` is called with each shard recorded.
+
+    A shard is skipped when an earlier run of this engine finished it from the same
+    bytes, and, when ``analyse``, analysed it with this analysis version; a shard
+    analysed before is skipped by a run that does not analyse (it holds more)."""
     began = time.perf_counter()
     version = engine_version()
+    analysis = analysis_version() if analyse else None
     shards = cut(inputs, shard_size, skip=out)
     check_layout(out, version, shard_size)
     finished = read_manifest(out, version)
-    todo = [s for s in shards if s.id not in finished or finished[s.id].digest != s.digest]
-    result = AuditResult(version, len(shards), len(shards) - len(todo))
+
+    def done(shard: Shard) -> bool:
+        entry = finished.get(shard.id)
+        return (entry is not None and entry.digest == shard.digest
+                and (analysis is None or entry.analysis == analysis))
+
+    todo = [s for s in shards if not done(s)]
+    result = AuditResult(version, len(shards), len(shards) - len(todo), analysis=analysis)
     if todo:
         uploaded_at = uploaded_at or datetime.now(UTC)
         with ExitStack() as stack:
@@ -92,7 +111,8 @@ def audit(inputs: list[str], out: str, *, scheduler: str | None = None,
             result.dashboard = _dashboard(client)
             if progress is not None and result.dashboard:
                 print(f"Dask dashboard: {result.dashboard}", file=progress, flush=True)
-            _run(client, todo, out, version, uploaded_at, result, progress, on_finished)
+            _run(client, todo, out, version, analysis, uploaded_at, result, progress,
+                 on_finished)
     result.seconds = time.perf_counter() - began
     return result
 
@@ -104,18 +124,20 @@ def _dashboard(client) -> str | None:
         return None
 
 
-def _run(client, todo: list[Shard], out: str, version: str, uploaded_at: datetime,
-         result: AuditResult, progress: IO[str] | None,
+def _run(client, todo: list[Shard], out: str, version: str, analysis: str | None,
+         uploaded_at: datetime, result: AuditResult, progress: IO[str] | None,
          on_finished: Callable[[Finished], None] | None) -> None:
     from distributed import as_completed
     from tqdm import tqdm
 
-    # The key names the shard's bytes too: a key the scheduler still remembers from an
-    # earlier run of this client (its release is asynchronous) would answer that run's
-    # result for a changed input.
-    keys = [f"audit-{version}-{shard.id}-{shard.digest}" for shard in todo]
+    # The key names the shard's bytes and the analysis too: a key the scheduler still
+    # remembers from an earlier run of this client (its release is asynchronous) would
+    # answer that run's result for a changed input, or one not analysed.
+    keys = [f"audit-{version}-{analysis or 'verify'}-{shard.id}-{shard.digest}"
+            for shard in todo]
     futures = client.map(audit_shard, todo, out=out, version=version,
-                         uploaded_at=uploaded_at, key=keys, retries=RETRIES, pure=False)
+                         uploaded_at=uploaded_at, analysis=analysis, key=keys,
+                         retries=RETRIES, pure=False)
     shard_of = {future.key: shard for future, shard in zip(futures, todo, strict=True)}
     bar = tqdm(total=sum(s.games for s in todo), unit="game", file=progress or sys.stderr,
                disable=progress is None, dynamic_ncols=True, smoothing=0.1)

@@ -105,24 +105,28 @@ def _kind_of(path: Path, named: bool) -> str | None:
 
 def cut(inputs: list[str], shard_size: int, skip: str | Path | None = None) -> list[Shard]:
     """Every shard of ``inputs``, in order; a folder's walk leaves out ``skip`` (the
-    results folder: its Parquet has a log column, and would be audited again)."""
+    results folder: its Parquet has a log column, and would be audited again).  A file
+    reached twice (named twice, or named and in a folder named) is cut once: its shards
+    are the same ones, by id."""
     if shard_size < 1:
         raise ValueError("the shard size is at least 1")
     left_out = Path(skip).resolve() if skip is not None else None
-    shards: list[Shard] = []
+    shards: dict[str, Shard] = {}
     for given in inputs:
         path = Path(given)
         if path.is_dir():
-            shards.extend(_folder(path, shard_size, left_out))
+            found = _folder(path, shard_size, left_out)
         elif path.is_file():
             kind = _kind_of(path, named=True)
             if kind == JSON:
-                shards.extend(_json_files([(given, path)], given, shard_size))
+                found = _json_files([(given, path)], given, shard_size)
             else:
-                shards.extend(_file(given, path, kind, shard_size))
+                found = _file(given, path, kind, shard_size)
         else:
             raise InputError(f"{given}: no such file or folder")
-    return shards
+        for shard in found:
+            shards.setdefault(shard.id, shard)
+    return list(shards.values())
 
 
 def _folder(root: Path, shard_size: int, skip: Path | None) -> Iterator[Shard]:

@@ -22,8 +22,11 @@ Bots (simple but sensible):
   the feeder knows the partner's hand and discards what the partner takes (gin: the
   card that lowers the partner's deadwood most; Rummy family: a card that makes or
   extends a meld of the partner's hand or fits a table meld, which reaches the partner
-  only when they play next), and in gin never knocks or goes gin against the partner
-  (at the floor it passes).  Off, nothing changes: the same seed gives the same bytes.
+  only when they play next), and soft-plays: in gin it never knocks or goes gin against
+  the partner (at the floor it passes); in the Rummy family it does not go out (or go
+  rummy) while the partner holds more than three cards, keeping its melds in hand and
+  discarding instead (not after a deal's first 200 moves, so that a deal still ends).
+  Off, nothing changes: the same seed gives the same bytes.
 
 Speed: the claims come from the generator's own engine tables and scoreboard (the same
 code the replay runs), so a game is not replayed here; set ``RUMMY_GENERATE_CHECK=1``

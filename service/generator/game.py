@@ -50,7 +50,10 @@ def generate_game(variant: str, seed: Seed, players: int | None = None,
     ``table``) and ``played_at`` (an RFC 3339 date-time) are copied into the log.
 
     ``collude`` plants a colluding pair, ``(feeder, partner)`` by player id: in every
-    deal both of them play, the feeder plays for the partner (see ``feeder``); without
+    deal both of them play, the feeder plays for the partner: it discards what the
+    partner takes, and soft-plays (gin: never knocks or goes gin; Rummy family: does not
+    go out while the partner holds more than three cards; the package's docstring has
+    the rules); without
     it, or when either is not seated, every player is honest and the game is the same
     as without the argument.
     """

@@ -25,6 +25,7 @@ from ..engine.scoring import rummy_blocked_points, rummy_out_points
 from .deal import COLUMN, NEAR, DealWriter, chosen, points_of, unconnected, union
 
 AGGRESSIVE_AFTER = 200  # moves after which nobody holds melds back any more
+SOFT_WHILE_PARTNER_HOLDS = 3  # the feeder does not go out while its partner holds more
 KEEP_LAST = StockPolicy.KEEP_LAST_DISCARD
 
 
@@ -203,6 +204,8 @@ class RummyDeal(DealWriter):
             self.rules.discard_taken_card or taken is None or rest != 1 << taken))
         if self.holding(seat) and not going_out:
             return
+        if going_out and self.soft(seat):
+            return
         for action in actions:
             if action[0] == MELD:
                 cards = cards_of(action[1])
@@ -217,6 +220,14 @@ class RummyDeal(DealWriter):
                         self.entry(seat, LAYOFF, card=card_name(card), meld=target))
             if table.ended:
                 return
+
+    def soft(self, seat: int) -> bool:
+        """The feeder's soft play: it does not go out (or go rummy) while its partner
+        holds more than three cards, so that the partner is not caught with a full hand;
+        it keeps its cards and discards instead.  Not in a deal that drags on."""
+        if self.feeds is None or seat != self.feeds[0] or len(self.moves) > AGGRESSIVE_AFTER:
+            return False
+        return self.table.hands[self.feeds[1]].bit_count() > SOFT_WHILE_PARTNER_HOLDS
 
     def holding(self, seat: int) -> bool:
         """Still holding melds back: within the player's patience, the deal young, and

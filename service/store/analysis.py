@@ -27,14 +27,18 @@ from typing import Any
 
 import orjson
 
-from ..analysis.facts import KINDS, SOFT, Analysis, Tally, analyse, summarise
+from ..analysis.facts import ERRORS, KINDS, SOFT, Analysis, Tally, analyse, ratio, summarise
+from ..analysis.luck import GameLuck, analyse_luck, luck_by_opponent
 from ..engine import load_json, parse_game, verify
 from ..engine.model import Game
 from ..engine.report import Report
 from .db import Reader, live
 from .stats import StatsFilter, _where
 
-VERSION = 1  # of the definitions: a stored analysis of another version is redone
+# Of the definitions: a stored analysis of another version is redone by the catch-up
+# (2: the players' luck stored, migration 7).
+VERSION = 2
+E4 = 10_000  # luck is stored in units of 0.0001 card point
 BATCH = 32  # games analysed and written together by the catch-up
 IDLE = 1.0  # seconds the catch-up waits when nothing is left
 _log = logging.getLogger(__name__)
@@ -51,9 +55,15 @@ class AnalysisRecord:
 
 
 def analysis_record(gid: str, game: Game, report: Report, tournament: str | None,
-                    at: datetime, analysis: Analysis | None = None) -> AnalysisRecord:
-    """The rows of one game's analysis (computed here unless given)."""
+                    at: datetime, analysis: Analysis | None = None,
+                    luck: GameLuck | None = None) -> AnalysisRecord:
+    """The rows of one game's analysis: its facts, and per player and next player their
+    tallies and luck (the move analysis and the luck computed here unless given).  The
+    one builder of the analysis rows: the catch-up, a game's analysis asked for and
+    anything else that stores analyses call it."""
     analysis = analysis if analysis is not None else analyse(game, report)
+    luck = luck if luck is not None else analyse_luck(game, report)
+    lucky = luck_by_opponent(luck, analysis.next_players)
     variant, status = game.rules.variant, report.status
     record = AnalysisRecord(gid, (gid, datetime.now(UTC), VERSION, len(analysis.facts)))
     for f in analysis.facts:
@@ -65,10 +75,14 @@ def analysis_record(gid: str, game: Game, report: Report, tournament: str | None
             orjson.dumps(detail).decode() if detail else None, variant, status, tournament,
             at))
     for (player, opponent), t in analysis.tallies.items():
+        got = lucky.get((player, opponent))
+        luck_figures = (0, 0, 0) if got is None else (
+            got.deals, round(got.luck * E4), round(got.adjusted * E4))
         record.analysis_players.append((
             gid, player, opponent, variant, status, tournament, at, t.deals, t.decisions,
             t.accurate, *(t.kinds.get(kind, 0) for kind in KINDS[:-1]), t.fed_given,
-            t.fed_received, t.soft, t.discard_error_points, t.points, t.opponent_points))
+            t.fed_received, t.soft, t.discard_error_points, t.points, t.opponent_points,
+            *luck_figures))
     return record
 
 
@@ -296,23 +310,42 @@ def _tally(values: Sequence[int]) -> Tally:
                  opponent_points=got["opponent_points"], deals=got["deals"])
 
 
+LUCK_COLUMNS = ("luck_deals", "luck_e4", "adjusted_e4")
+_LUCK_SUMS = ", ".join(f"CAST(coalesce(sum({c}), 0) AS BIGINT)" for c in LUCK_COLUMNS)
+# Every error of a row: the facts of its kinds but fed cards.
+ERRORS_SUM = " + ".join(ERRORS)
+
+
+def luck_per_deal(total_e4: int, deals: int) -> float | None:
+    """Stored luck (units of 0.0001 point) over ``deals`` scored deals, per deal, to 2
+    decimals; None over no deal."""
+    return ratio(total_e4, deals * E4, 2)
+
+
 def player_analysis(store: Reader, player: str,
                     flt: StatsFilter) -> dict[str, dict[str, Any]]:
     """One player's analysis figures by variant, over the analysed games the filter
-    keeps (the filters of the player's statistics)."""
+    keeps (the filters of the player's statistics), with their luck per deal and
+    luck-adjusted points per deal over the scored deals whose luck is stored."""
     where, params = _where(flt)
     with store.cursor() as cur:
         rows = cur.execute(
-            f"SELECT variant, count(DISTINCT game_id), {_SUMS} FROM analysis_players "
-            f"WHERE player = ?{where} GROUP BY variant ORDER BY variant",
-            [player, *params]).fetchall()
+            f"SELECT variant, count(DISTINCT game_id), {_SUMS}, {_LUCK_SUMS} "
+            f"FROM analysis_players WHERE player = ?{where} GROUP BY variant "
+            "ORDER BY variant", [player, *params]).fetchall()
     out = {}
     for variant, games, *values in rows:
-        tally = _tally(values)
+        tally = _tally(values[:len(_COUNTED)])
+        luck_deals, luck_e4, adjusted_e4 = values[len(_COUNTED):]
         figures = summarise(tally)
         figures["games"] = games
         figures["deals"] = tally.deals
         figures["missed_gins_and_knocks"] = (tally.kinds[KINDS[0]] + tally.kinds[KINDS[1]])
+        figures["errors_per_100"] = ratio(
+            100 * sum(tally.kinds[kind] for kind in ERRORS), tally.decisions, 2)
+        figures["luck_deals"] = luck_deals
+        figures["luck_per_deal"] = luck_per_deal(luck_e4, luck_deals)
+        figures["luck_adjusted_per_deal"] = luck_per_deal(adjusted_e4, luck_deals)
         out[variant] = figures
     return out
 

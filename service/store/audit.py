@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from ..engine.words import plural
+from ..engine.words import plural, where
 from .db import LIVE, RECOMPUTED_LEADER, RESULT_WINNER, Reader
 
 ILLEGAL_GAME = "illegal_game"
@@ -63,45 +63,54 @@ WHERE tournament_id = ? AND game_id {LIVE}
 ORDER BY game_id, seat
 """
 
-# One row per player and (variant, direction): verified and claimed totals side by side,
-# each ranked within its table.  The sort key is negated when higher totals rank first.
-_STANDINGS_SQL = f"""
-WITH g AS (
-    SELECT id, variant, finished AND status <> 'illegal' AS counted,
+# One row per tournament, player and (variant, direction): verified and claimed totals
+# side by side, each ranked within its table.  The sort key is negated when higher
+# totals rank first.  ``{scope}`` picks the tournaments: one (a parameter) for an audit,
+# a page of them for the list's discrepancy counts.
+_STANDING_CTES = f"""
+g AS (
+    SELECT tournament_id, id, variant, finished AND status <> 'illegal' AS counted,
            lower_wins
-    FROM games WHERE tournament_id = ? AND id {LIVE}
+    FROM games WHERE {{scope}} AND id {LIVE}
 ), gp AS (
-    SELECT g.variant, g.lower_wins, g.counted, p.player, p.points, p.claimed, p.won
+    SELECT g.tournament_id, g.variant, g.lower_wins, g.counted, p.player, p.points,
+           p.claimed, p.won
     FROM game_players p JOIN g ON g.id = p.game_id
 ), everyone AS (
-    SELECT DISTINCT variant, lower_wins, player FROM gp
+    SELECT DISTINCT tournament_id, variant, lower_wins, player FROM gp
 ), verified AS (
-    SELECT variant, lower_wins, player, CAST(sum(points) AS BIGINT) AS points,
+    SELECT tournament_id, variant, lower_wins, player, CAST(sum(points) AS BIGINT) AS points,
            count(*) AS games, count(*) FILTER (WHERE won) AS won
     FROM gp WHERE counted GROUP BY ALL
 ), claimed AS (
-    SELECT variant, lower_wins, player, CAST(sum(claimed) AS BIGINT) AS claimed_points,
-           count(*) AS claimed_games
+    SELECT tournament_id, variant, lower_wins, player,
+           CAST(sum(claimed) AS BIGINT) AS claimed_points, count(*) AS claimed_games
     FROM gp WHERE claimed IS NOT NULL GROUP BY ALL
 ), joined AS (
-    SELECT e.variant, e.lower_wins, e.player, v.points, coalesce(v.games, 0) AS games,
-           coalesce(v.won, 0) AS won, c.claimed_points, coalesce(c.claimed_games, 0)
-           AS claimed_games
+    SELECT e.tournament_id, e.variant, e.lower_wins, e.player, v.points,
+           coalesce(v.games, 0) AS games, coalesce(v.won, 0) AS won, c.claimed_points,
+           coalesce(c.claimed_games, 0) AS claimed_games
     FROM everyone e
-    LEFT JOIN verified v USING (variant, lower_wins, player)
-    LEFT JOIN claimed c USING (variant, lower_wins, player)
-)
-SELECT variant, lower_wins, player,
-       CASE WHEN points IS NOT NULL THEN rank() OVER (
-           PARTITION BY variant, lower_wins, points IS NULL
-           ORDER BY CASE WHEN lower_wins THEN points ELSE -points END) END AS rank,
-       points, games, won,
-       CASE WHEN claimed_points IS NOT NULL THEN rank() OVER (
-           PARTITION BY variant, lower_wins, claimed_points IS NULL
-           ORDER BY CASE WHEN lower_wins THEN claimed_points ELSE -claimed_points END)
-       END AS claimed_rank,
+    LEFT JOIN verified v USING (tournament_id, variant, lower_wins, player)
+    LEFT JOIN claimed c USING (tournament_id, variant, lower_wins, player)
+), ranked AS (
+    SELECT tournament_id, variant, lower_wins, player,
+           CASE WHEN points IS NOT NULL THEN rank() OVER (
+               PARTITION BY tournament_id, variant, lower_wins, points IS NULL
+               ORDER BY CASE WHEN lower_wins THEN points ELSE -points END) END AS rank,
+           points, games, won,
+           CASE WHEN claimed_points IS NOT NULL THEN rank() OVER (
+               PARTITION BY tournament_id, variant, lower_wins, claimed_points IS NULL
+               ORDER BY CASE WHEN lower_wins THEN claimed_points ELSE -claimed_points END)
+           END AS claimed_rank,
+           claimed_points, claimed_games
+    FROM joined
+)"""
+
+_STANDINGS_SQL = "WITH " + _STANDING_CTES.format(scope="tournament_id = ?") + """
+SELECT variant, lower_wins, player, rank, points, games, won, claimed_rank,
        claimed_points, claimed_games
-FROM joined
+FROM ranked
 ORDER BY variant, lower_wins, rank NULLS LAST, claimed_rank NULLS LAST, player
 """
 
@@ -138,6 +147,9 @@ ORDER BY v.game_id, v.deal_no NULLS LAST, v.player NULLS LAST, v.message
 """
 
 
+# A page of tournaments with their discrepancy counts, each counted as the audit lists
+# them: illegal games, score mismatches, standings that differ, and tables claimed by
+# two or more games.
 _LIST_SQL = f"""
 WITH page AS (
     SELECT tournament_id AS id, count(*) AS games,
@@ -150,24 +162,50 @@ WITH page AS (
     WHERE tournament_id IS NOT NULL AND id {LIVE} AND (? IS NULL OR tournament_id > ?)
     GROUP BY tournament_id
     ORDER BY tournament_id
-    LIMIT ?)
-SELECT page.id, games, counted, illegal, mismatch, first_game_time, last_game_time,
-       variants,
+    LIMIT ?),
+""" + _STANDING_CTES.format(scope="tournament_id IN (SELECT id FROM page)") + f""",
+standing AS (
+    SELECT tournament_id AS id, count(*) AS n FROM ranked
+    WHERE claimed_points IS NOT NULL
+      AND (claimed_points IS DISTINCT FROM points OR claimed_rank IS DISTINCT FROM rank)
+    GROUP BY ALL
+), mismatched AS (
+    SELECT v.tournament_id AS id, count(*) AS n
+    FROM violations v JOIN games ON games.id = v.game_id
+    WHERE v.tournament_id IN (SELECT id FROM page) AND v.code = 'SCORE_MISMATCH'
+      AND v.game_id {LIVE}
+    GROUP BY ALL
+), tables AS (
+    SELECT tournament_id AS id, count(*) AS n FROM (
+        SELECT tournament_id FROM games
+        WHERE tournament_id IN (SELECT id FROM page) AND id {LIVE}
+          AND tournament_round IS NOT NULL AND tournament_table IS NOT NULL
+        GROUP BY tournament_id, tournament_round, tournament_table
+        HAVING count(*) > 1)
+    GROUP BY ALL
+)
+SELECT page.id, games, counted, illegal, mismatch,
+       illegal + coalesce(mismatched.n, 0) + coalesce(standing.n, 0)
+           + coalesce(tables.n, 0) AS discrepancies,
+       first_game_time, last_game_time, variants,
        (SELECT count(DISTINCT player) FROM game_players
         WHERE tournament_id = page.id AND game_id {LIVE}) AS players
 FROM page
+LEFT JOIN standing USING (id) LEFT JOIN mismatched USING (id) LEFT JOIN tables USING (id)
 ORDER BY page.id
 """
 
 
 def list_tournaments(store: Reader, limit: int,
                      after: str | None = None) -> list[dict[str, Any]]:
-    """Tournaments by id (games not deleted): games, counted games, illegal games and
-    games with wrong claims, the first and last game time (played, else uploaded), the
-    variants, the players; ``after`` is the last id of the previous page (keyset)."""
+    """Tournaments by id (games not deleted): games, counted games, illegal games,
+    games with wrong claims, the audit's discrepancies, the first and last game time
+    (played, else uploaded), the variants, the players; ``after`` is the last id of the
+    previous page (keyset)."""
     with store.cursor() as cur:
         rows = cur.execute(_LIST_SQL, [after, after, limit]).fetchall()
-    names = ("id", "games", "counted", "illegal", "mismatch", "first_game_time",
+    names = ("id", "games", "counted", "illegal", "mismatch", "discrepancies",
+             "first_game_time",
              "last_game_time", "variants", "players")
     return [dict(zip(names, row, strict=True)) for row in rows]
 
@@ -295,22 +333,18 @@ def _game_discrepancies(games: list[dict[str, Any]], illegal: list[dict[str, Any
 
 def _illegal(game: dict[str, Any], violation: dict[str, Any] | None) -> dict[str, Any]:
     detail = f"game {game['id']}{_where(game)} is illegal"
-    player = None
+    player = deal = move = None
     if violation is not None:
-        player = violation["player"]
-        at = []
-        if violation["deal_no"] is not None:
-            at.append(f"deal {violation['deal_no']}")
-        if violation["move_no"] is not None:
-            at.append(f"move {violation['move_no']}")
+        player, deal, move = violation["player"], violation["deal_no"], violation["move_no"]
         detail += f": {violation['code']}"
-        if at:
-            detail += " at " + ", ".join(at)
+        if violation["deal_no"] is not None:
+            detail += " at " + where(violation["deal_no"], violation["move_no"])
         detail += f" ({violation['message']})"
         if violation["n_violations"] > 1:
             detail += f" and {plural(violation['n_violations'] - 1, 'more violation')}"
     detail += "; it counts for no verified standing"
-    return _discrepancy(ILLEGAL_GAME, game["id"], player, detail, variant=game["variant"])
+    return _discrepancy(ILLEGAL_GAME, game["id"], player, detail, variant=game["variant"],
+                        deal=deal, move=move)
 
 
 def _mismatch(game: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
@@ -323,10 +357,10 @@ def _mismatch(game: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
         value = claims.get(player) if isinstance(claims, dict) else None
         claimed = value if isinstance(value, int) and not isinstance(value, bool) else None
         verified = row["deal_points"] if row["deal_points"] is not None else 0
-    deal = f"deal {row['deal_no']}: " if row["deal_no"] is not None else ""
+    deal = f"{where(row['deal_no'], None)}: " if row["deal_no"] is not None else ""
     detail = f"game {game['id']}{_where(game)}: {deal}{row['message']}"
     return _discrepancy(SCORE_MISMATCH, game["id"], player, detail, claimed, verified,
-                        variant=game["variant"])
+                        variant=game["variant"], deal=row["deal_no"])
 
 
 def _standing_discrepancies(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -354,10 +388,13 @@ def _standing_discrepancies(tables: list[dict[str, Any]]) -> list[dict[str, Any]
 def _discrepancy(kind: str, game: str | None, player: str | None, detail: str,
                  claimed: int | None = None, verified: int | None = None,
                  claimed_rank: int | None = None, verified_rank: int | None = None,
-                 variant: str | None = None,
-                 games: list[str] | None = None) -> dict[str, Any]:
+                 variant: str | None = None, games: list[str] | None = None,
+                 deal: int | None = None, move: int | None = None) -> dict[str, Any]:
+    """One discrepancy; ``deal`` and ``move`` (0-based, as in reports) say where in
+    ``game`` it is: an illegal game's first violation, a wrong deal claim's deal."""
     if games is None:
         games = [game] if game is not None else []
     return {"kind": kind, "game": game, "games": games, "player": player,
+            "deal": deal, "move": move,
             "variant": variant, "detail": detail, "claimed": claimed, "verified": verified,
             "claimed_rank": claimed_rank, "verified_rank": verified_rank}

@@ -113,6 +113,18 @@ def game_rows(records: Sequence[GameRecord]) -> GameRows:
     return GameRows([r.id for r in records], tables, counts)
 
 
+def analysis_tables(records: Sequence[Any]) -> dict[str, pa.Table]:
+    """The analysis rows of ``records`` (``analysis.AnalysisRecord``) as one Arrow table
+    per analysis table, with its migrated columns: what the store inserts, and what an
+    audit writes as Parquet."""
+    out = {}
+    for name in ANALYSIS_ROWS:
+        rows = [r.analysis_games for r in records] if name == "analysis_games" else \
+            [row for r in records for row in getattr(r, name)]
+        out[name] = pa.Table.from_struct_array(pa.array(rows, type=_ANALYSIS[name]))
+    return out
+
+
 def joined(parts: Sequence[GameRows]) -> GameRows:
     """The games of every part, in order, as one."""
     if len(parts) == 1:
@@ -657,15 +669,10 @@ class Store(StoreReads):
             try:
                 cur.execute("BEGIN TRANSACTION")
                 try:
-                    for name in ANALYSIS_ROWS:
+                    for name, table in analysis_tables(records).items():
                         cur.execute(f"DELETE FROM {name} WHERE game_id IN "
                                     "(SELECT unnest(?))", [ids])
-                        rows = [r.analysis_games for r in records] \
-                            if name == "analysis_games" else \
-                            [row for r in records for row in getattr(r, name)]
-                        if rows:
-                            table = pa.Table.from_struct_array(
-                                pa.array(rows, type=_ANALYSIS[name]))
+                        if table.num_rows:
                             cur.from_arrow(table).insert_into(name)
                     cur.execute("COMMIT")
                 except BaseException:

@@ -5,19 +5,25 @@ The layout is ``DIR/engine=<version>/table=<table>/<shard>.parquet``, each table
 the store's columns (``rows``).  One engine version is read at a time: the one named,
 or else the one whose audit finished last.
 
+One game per game id, whichever way it is read.  A log given twice in one shard was
+kept once by the audit (the manifest's ``duplicates``); a log given in two shards (two
+files holding it, or one file given twice) is in both shards' files, and the first
+copy in shard order is the game: the later copies and their rows are left out, and
+reported (``duplicates``).
+
 Import reads the Parquet with DuckDB itself, never row by row through Python: the
-shards are taken in batches, each batch in one transaction for all its tables, so a
-game and its rows arrive together or not at all.  Games already stored (by id, deleted
-ones too) are skipped, and so is a game given again in a later shard; a skipped game's
-rows are not inserted either (each row is taken from the shard its game came from).
-Imported games are numbered after the stored ones, in shard order.
+shards are taken in batches, each batch in one transaction for all its tables (the
+analysis tables too, for an audit that analysed), so a game and its rows arrive
+together or not at all.  Games already stored (by id, deleted ones too) are skipped,
+and so is a game given again in a later shard; a skipped game's rows are not inserted
+either (each row is taken from the shard its game came from).  Imported games are
+numbered after the stored ones, in shard order.
 
 A lake (:class:`LakeStore`) is a DuckDB database in memory whose tables of games and
 rows are views over ``read_parquet``: every read of ``StoreReads`` and every statistic
-of ``stats`` and ``audit`` run on it unchanged, without an import.  It is read-only.
-Its ``seq`` is the order of the shards and of the games in them (a window over the
-games, computed only by the reads that use it: listings and exports).  A log given in
-two shards counts twice in a lake (import keeps one).
+of ``stats``, ``audit`` and ``analysis`` run on it unchanged, without an import.  It is
+read-only.  Its ``seq`` is the order of the shards and of the games in them (a window
+over the games, computed only by the reads that use it: listings and exports).
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from ..audit.layout import ERRORS, version_dir, versions
 from . import ratings as rating_tables
 from .db import Rows, Statement, Store, StoreError, StoreReads
 from .migrations import MIGRATIONS
-from .rows import CHILD_TABLES, ROWS
+from .rows import ANALYSIS_ROWS, CHILD_TABLES, ROWS, TABLES
 
 BATCH_SHARDS = 64  # shards imported per transaction
 
@@ -44,7 +50,7 @@ class LakeError(StoreError):
 
 
 def _columns(table: str) -> list[str]:
-    return list(ROWS[table]._fields)
+    return list(TABLES[table]._fields)
 
 
 def _literal(text: str) -> str:
@@ -78,13 +84,38 @@ class Lake:
     def glob(self, table: str) -> str:
         return str(version_dir(self.folder, self.version) / f"table={table}" / "*.parquet")
 
+    def analysed(self) -> bool:
+        """Whether any shard of the audit wrote the analysis tables (``--analyse``)."""
+        return bool(self.files("analysis_games"))
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """A game whose log is in several shards: kept from the first, left out of the
+    others."""
+
+    game_id: str
+    kept: str  # the shard whose copy is the game
+    left_out: list[str]
+
+
+def duplicates(con: duckdb.DuckDBPyConnection, lake: Lake) -> list[Duplicate]:
+    """The games of the lake given in more than one shard, by id (a read of the ids of
+    every games file, which Parquet keeps apart from the rest of the rows)."""
+    rows = con.execute(
+        "SELECT id, list(parse_filename(filename, true) ORDER BY filename) FROM "
+        "read_parquet(?, filename = true) GROUP BY id HAVING count(*) > 1 ORDER BY id",
+        [lake.files("games")]).fetchall()
+    return [Duplicate(gid, shards[0], shards[1:]) for gid, shards in rows]
+
 
 @dataclass(slots=True)
 class ImportResult:
     version: str
     shards: int
     games: int = 0  # new games stored
-    skipped: int = 0  # games stored before, or given again
+    skipped: int = 0  # games stored before (by id, deleted ones too)
+    duplicates: int = 0  # later copies of a game given in several shards
     rows: dict[str, int] = field(default_factory=dict)  # rows inserted per table
     errors: int = 0  # rows of the audit's errors table (not imported: they are no games)
 
@@ -99,14 +130,23 @@ def import_lake(store: Store, folder: str | Path, version: str | None = None,
     """Store the games of an audit folder that the store does not hold yet."""
     lake = Lake.at(folder, version)
     games = lake.files("games")
-    result = ImportResult(lake.version, len(games), rows=dict.fromkeys(ROWS, 0))
-    folder_of = {name: Path(lake.glob(name)).parent for name in CHILD_TABLES}
+    tables = [*CHILD_TABLES, *ANALYSIS_ROWS]
+    result = ImportResult(lake.version, len(games), rows=dict.fromkeys([*ROWS, *ANALYSIS_ROWS], 0))
+    folder_of = {name: Path(lake.glob(name)).parent for name in tables}
     with store.exclusive() as cur:
+        if games:
+            offered, distinct = cur.execute("SELECT count(*), count(DISTINCT id) FROM "
+                                            "read_parquet(?)", [games]).fetchone()
+            result.duplicates = offered - distinct
         for batch in _batches(games, batch_shards):
             shards = [Path(f).stem for f in batch]
             children = {name: [str(folder_of[name] / f"{s}.parquet") for s in shards]
-                        for name in CHILD_TABLES}
-            _import_batch(cur, batch, children, result)
+                        for name in tables}
+            # a shard audited without --analyse has no analysis files
+            children = {name: [f for f in files if name in CHILD_TABLES or Path(f).exists()]
+                        for name, files in children.items()}
+            _import_batch(cur, batch, {k: v for k, v in children.items() if v}, result)
+        result.skipped -= result.duplicates
         errors = lake.files(ERRORS)
         if errors:
             result.errors = cur.execute("SELECT count(*) FROM read_parquet(?)",
@@ -160,14 +200,32 @@ def _import_batch(cur: duckdb.DuckDBPyConnection, games: list[str],
 
 
 class LakeStore(StoreReads):
-    """The reads of the store over an audit folder's Parquet, read-only."""
+    """The reads of the store over an audit folder's Parquet, read-only.  The analysis
+    tables are there when the audit analysed (``holds_analyses``)."""
 
     def __init__(self, folder: str | Path, version: str | None = None, threads: int | None = None):
         self.lake = Lake.at(folder, version)
         self._con = duckdb.connect(":memory:")
         if threads is not None:
             self._con.execute(f"SET threads = {int(threads)}")
+        self.holds_analyses = self.lake.analysed()
+        self._duplicates: list[Duplicate] = []
         self._define()
+
+    def duplicates(self) -> list[Duplicate]:
+        """The games given in more than one shard (each counted once, from the first)."""
+        return list(self._duplicates)
+
+    def _source(self, name: str, keep: str) -> str:
+        """``FROM`` and ``WHERE`` of a table's view: its files, less the rows of the
+        later copies of games given in several shards (``keep``: the column of the
+        game's id)."""
+        extra = ", file_row_number = true" if name == "games" else ""
+        source = f"read_parquet({_literal(self.lake.glob(name))}, filename = true{extra})"
+        if not self._duplicates:
+            return source
+        return (f"{source} WHERE NOT EXISTS (SELECT 1 FROM lake_left_out o WHERE "
+                f"o.game_id = {keep} AND o.shard = parse_filename(filename, true))")
 
     def _define(self) -> None:
         con = self._con
@@ -175,17 +233,23 @@ class LakeStore(StoreReads):
             if not self.lake.files(name):
                 raise LakeError(f"{self.lake.folder}: engine {self.lake.version} has no "
                                 f"{name} files")
-            source = f"read_parquet({_literal(self.lake.glob(name))})"
+        self._duplicates = duplicates(con, self.lake)
+        con.execute("CREATE TABLE lake_left_out (game_id VARCHAR, shard VARCHAR)")
+        if self._duplicates:
+            con.executemany("INSERT INTO lake_left_out VALUES (?, ?)",
+                            [(d.game_id, shard) for d in self._duplicates
+                             for shard in d.left_out])
+        tables = [*ROWS, *(ANALYSIS_ROWS if self.holds_analyses else ())]
+        for name in tables:
             if name == "games":
                 # seq: shard order, then the order of the games in their shard
-                source = f"read_parquet({_literal(self.lake.glob(name))}, filename = true, " \
-                         "file_row_number = true)"
                 select = ", ".join(
                     "row_number() OVER (ORDER BY filename, file_row_number) AS seq"
                     if c == "seq" else c for c in _columns(name))
             else:
                 select = ", ".join(_columns(name))
-            con.execute(f"CREATE VIEW {name} AS SELECT {select} FROM {source}")
+            keep = "id" if name == "games" else "game_id"
+            con.execute(f"CREATE VIEW {name} AS SELECT {select} FROM {self._source(name, keep)}")
         con.execute("CREATE TABLE deletions (game_id VARCHAR PRIMARY KEY, "
                     "deleted_at TIMESTAMPTZ NOT NULL, deleted_by VARCHAR, reason VARCHAR)")
         con.execute(f"CREATE VIEW errors AS SELECT * FROM read_parquet("
@@ -195,6 +259,21 @@ class LakeStore(StoreReads):
         (ratings_sql,) = [sql for version, _, sql in MIGRATIONS if version == 5]
         con.execute(ratings_sql)
         rating_tables.recompute(con)
+        self._define_analysis()
+
+    def _define_analysis(self) -> None:
+        """A lake without analysis tables gets them empty (migrations 6 and 7), so that
+        the reads that join them (the leaderboard's analysis figures) answer: no player
+        has analysed games there."""
+        con = self._con
+        found = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = "
+                            "'analysis_players' UNION ALL SELECT count(*) FROM "
+                            "duckdb_views() WHERE view_name = 'analysis_players'").fetchall()
+        if any(n for (n,) in found):
+            return
+        for version, _, sql in MIGRATIONS:
+            if version in (6, 7):
+                con.execute(sql)
 
     @property
     def schema_version(self) -> int:

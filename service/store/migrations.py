@@ -211,6 +211,14 @@ CREATE TABLE analysis_players (
     opponent_points BIGINT NOT NULL    -- the opponent's deal points in those deals
 );
 """),
+    (7, "move analysis: each player's luck and luck-adjusted points", """
+-- Over the row's scored deals (docs/ANALYSIS.md, Luck), in units of 0.0001 card point so
+-- that sums are exact.  Null in the rows of an analysis made before this migration: the
+-- analysis's version went up with it, so the catch-up analyses those games again.
+ALTER TABLE analysis_players ADD COLUMN luck_deals INTEGER;
+ALTER TABLE analysis_players ADD COLUMN luck_e4 BIGINT;
+ALTER TABLE analysis_players ADD COLUMN adjusted_e4 BIGINT;
+"""),
 ]
 
 BOOKKEEPING = """

@@ -44,8 +44,29 @@ class GameRecord:
     violations: list[tuple] = field(default_factory=list)
 
 
-def _move_columns(move: Move, names: tuple[str, ...]) -> tuple:
-    """A move's row without its position: player, action, source, card, cards, meld."""
+# A move's columns but its player's name, by the move's id.  Draws and discards are
+# shared by every game of the process (``model.move_of``), so most moves of a game were
+# converted by an earlier one.  Each entry holds the move itself: while it is cached,
+# its id cannot be another object's.
+_COLUMNS: dict[int, tuple[Move, tuple]] = {}
+_COLUMNS_KEPT = 1 << 16
+
+
+def _columns_of(move: Move) -> tuple:
+    """A move's row without its position and player: action, source, card, cards, meld
+    (converted once per move object)."""
+    entry = _COLUMNS.get(id(move))
+    if entry is not None and entry[0] is move:
+        return entry[1]
+    if len(_COLUMNS) >= _COLUMNS_KEPT:
+        _COLUMNS.clear()
+    columns = _move_columns(move)
+    _COLUMNS[id(move)] = (move, columns)
+    return columns
+
+
+def _move_columns(move: Move) -> tuple:
+    """A move's row without its position and player: action, source, card, cards, meld."""
     cards = None
     if move.cards is not None:
         cards = " ".join(card_name(c) for c in move.cards)
@@ -53,8 +74,8 @@ def _move_columns(move: Move, names: tuple[str, ...]) -> tuple:
         cards = " | ".join(" ".join(card_name(c) for c in meld) for meld in move.melds)
     elif move.stock is not None:
         cards = " ".join(card_name(c) for c in move.stock)
-    return (names[move.player], move.action, move.source,
-            card_name(move.card) if move.card is not None else None, cards, move.meld)
+    return (move.action, move.source, card_name(move.card) if move.card is not None else None,
+            cards, move.meld)
 
 
 def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Report,
@@ -100,7 +121,6 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
             totals["points"].get(name, 0), claimed_totals.get(name), won, lost, finished,
             report.shutouts if won else 0, deals_of[name]))
 
-    seen: dict[int, tuple] = {}  # id of a move -> its columns (the game holds the moves)
     moves_append = record.moves.append
     for d, (deal, result) in enumerate(zip(game.deals, report.deals, strict=True)):
         scored = result.outcome is not None
@@ -116,11 +136,7 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
                 result.hand_values.get(p, 0), result.winner == p, result.first == p,
                 result.knocker == p, scored))
         for m, move in enumerate(deal.moves):
-            # The parser shares equal draws and discards: convert each object once.
-            columns = seen.get(id(move))
-            if columns is None:
-                columns = seen[id(move)] = _move_columns(move, names)
-            moves_append((gid, d, m, *columns))
+            moves_append((gid, d, m, names[move.player], *_columns_of(move)))
     for v in report.violations:
         record.violations.append((gid, v.deal, v.move, v.player, v.code, v.message, variant,
                                   tid, at))

@@ -200,6 +200,11 @@ class AnalysisPlayerRow(NamedTuple):
     discard_error_points: int
     points: int  # the player's deal points facing the opponent
     opponent_points: int  # the opponent's deal points in those deals
+    # The luck of the row's scored deals (None: analysed before luck was stored), in units
+    # of 0.0001 card point: luck points, and deal points less luck points.
+    luck_deals: int | None
+    luck_e4: int | None
+    adjusted_e4: int | None
 
 
 # The analysis's tables: filled after a game is stored (service.store.analysis), not by

@@ -20,7 +20,17 @@ RUMMY_FIGURES = ("won_out", "won_rummy", "won_blocked", "avg_hand_left_when_losi
 GIN_FIGURES = ("gins", "knocks", "undercuts_made", "undercuts_suffered",
                "avg_deadwood_at_knock", "boxes", "shutouts")
 SORT_KEYS = {"wins": "wins", "win_rate": "win_rate", "points_per_deal": "points_per_deal",
-             "games": "games", "rating": "rating"}
+             "games": "games", "rating": "rating", "accuracy": "accuracy",
+             "discard_error": "discard_error", "errors": "errors", "luck": "luck",
+             "luck_adjusted": "luck_adjusted"}
+# The keys of the move analysis (docs/ANALYSIS.md): sorted on, they list only the players
+# that have the figure (analysed decisions; for luck, scored deals whose luck is stored).
+ANALYSIS_SORT_KEYS = {"accuracy": "a.decisions > 0", "discard_error": "a.decisions > 0",
+                      "errors": "a.decisions > 0", "luck": "a.luck_deals > 0",
+                      "luck_adjusted": "a.luck_deals > 0"}
+# Every fact of an analysis row but fed cards (the kinds of ``analysis.facts.ERRORS``).
+_ERROR_COLUMNS = ("missed_gin + missed_knock + knock_into_undercut + discard_error + "
+                  "missed_layoff + missed_out + missed_rummy")
 ORDERS = {"asc": "ASC", "desc": "DESC"}
 RECENT_GAMES = 10
 
@@ -198,7 +208,13 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
     """Players ranked by ``sort`` (a key of SORT_KEYS), ties by player id; ``after`` is the
     (sort value, player) of the last row of the previous page.  With a ``variant`` each
     row has the player's ``rating`` there (the ordinal, docs/RATINGS.md; None when not
-    rated); ``rating`` sorts on it, rated players only, and needs a variant."""
+    rated); ``rating`` sorts on it, rated players only, and needs a variant.
+
+    Each row has the player's move-analysis figures over their analysed games with the
+    same filters (docs/ANALYSIS.md): ``accuracy`` (percent), ``discard_error`` (average
+    per decision), ``errors`` (facts other than fed cards per 100 decisions), ``luck``
+    and ``luck_adjusted`` (per scored deal); None when the player has none of them.
+    Sorting on one lists only the players that have it."""
     key = SORT_KEYS[sort]
     direction = ORDERS[order]
     where, params = _where(flt)
@@ -212,6 +228,33 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
         if flt.variant is None:
             raise ValueError("sort by rating needs a variant")
         rated = " AND r.ordinal IS NOT NULL"
+    elif sort in ANALYSIS_SORT_KEYS:
+        rated = f" AND {ANALYSIS_SORT_KEYS[sort]}"
+
+    def analysed(part: str, whole: str, places: int) -> str:
+        return f"CASE WHEN {whole} > 0 THEN {ratio_sql(part, whole, places)} END"
+
+    # The analysis figures are summed over every player only when they are the sort
+    # key; otherwise over the players of the page alone, after it is cut.
+    by_analysis = sort in ANALYSIS_SORT_KEYS
+    scope = "true" if by_analysis else "player IN (SELECT player FROM page)"
+    figures = f"""
+            {analysed("100 * a.accurate", "a.decisions", 2)} AS accuracy,
+            {analysed("a.discard_points", "a.decisions", 3)} AS discard_error,
+            {analysed("100 * a.errors", "a.decisions", 2)} AS errors,
+            {analysed("a.luck_e4", "(10000 * a.luck_deals)", 2)} AS luck,
+            {analysed("a.adjusted_e4", "(10000 * a.luck_deals)", 2)} AS luck_adjusted"""
+    analysis = f"""
+        a AS (
+            SELECT player, sum(decisions) AS decisions, sum(accurate) AS accurate,
+                   sum(discard_error_points) AS discard_points,
+                   sum({_ERROR_COLUMNS}) AS errors,
+                   coalesce(sum(luck_deals), 0) AS luck_deals,
+                   coalesce(sum(luck_e4), 0) AS luck_e4,
+                   coalesce(sum(adjusted_e4), 0) AS adjusted_e4
+            FROM analysis_players WHERE {scope}{where} GROUP BY player)"""
+    columns = ("player, games, wins, win_rate, deals, points_per_deal, rating, accuracy, "
+               "discard_error, errors, luck, luck_adjusted")
     sql = f"""
         WITH g AS (
             SELECT player, count(*) FILTER (WHERE finished) AS games,
@@ -220,27 +263,41 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
         d AS (
             SELECT player, count(*) AS deals, sum(points) AS points
             FROM deal_players WHERE scored{where} GROUP BY player),
+        {analysis + "," if by_analysis else ""}
         ranked AS (
             SELECT g.player, g.games, g.wins,
                    {ratio_sql("g.wins", "g.games", RATE_PLACES)} AS win_rate,
                    coalesce(d.deals, 0) AS deals,
                    {ratio_sql("d.points", "d.deals", MEAN_PLACES)} AS points_per_deal,
-                   {rating} AS rating
-            FROM g LEFT JOIN d USING (player){join}
-            WHERE g.games >= ?{rated})
-        SELECT player, games, wins, win_rate, deals, points_per_deal, rating FROM ranked"""
-    args: list[Any] = [*params, *params, *join_params, min_games]
+                   {rating} AS rating{"," + figures if by_analysis else ""}
+            FROM g LEFT JOIN d USING (player){" LEFT JOIN a USING (player)" if by_analysis
+                                              else ""}{join}
+            WHERE g.games >= ?{rated}),
+        page AS (SELECT * FROM ranked"""
+    args: list[Any] = [*params, *params, *(params if by_analysis else ()), *join_params,
+                       min_games]
     if after is not None:
         beyond = "<" if direction == "DESC" else ">"
         sql += f" WHERE ({key} {beyond} ? OR ({key} = ? AND player > ?))"
         args += [after[0], after[0], after[1]]
-    sql += f" ORDER BY {key} {direction}, player ASC LIMIT ?"
+    sql += f" ORDER BY {key} {direction}, player ASC LIMIT ?)"
     args.append(limit)
+    if by_analysis:
+        sql += f" SELECT {columns} FROM page"
+    else:
+        sql += f""",{analysis}
+        SELECT page.*,{figures}
+        FROM page LEFT JOIN a USING (player)"""
+        args += params
+    sql += f" ORDER BY {key} {direction}, player ASC"
     with store.cursor() as cur:
         rows = cur.execute(sql, args).fetchall()
     return [{"player": p, "games": games, "wins": wins, "win_rate": float(rate),
-             "deals": deals, "points_per_deal": float(ppd), "rating": rating}
-            for p, games, wins, rate, deals, ppd, rating in rows]
+             "deals": deals, "points_per_deal": float(ppd), "rating": rating,
+             "accuracy": accuracy, "discard_error": discard, "errors": errors,
+             "luck": luck, "luck_adjusted": adjusted}
+            for p, games, wins, rate, deals, ppd, rating, accuracy, discard, errors, luck,
+            adjusted in rows]
 
 
 def head_to_head(store: Reader, a: str, b: str,

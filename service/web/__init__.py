@@ -12,7 +12,7 @@ to any other client (:func:`wants_html`): the same status, the same detail.
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, Response, render_template, request
+from flask import Blueprint, Flask, Response, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from ..api import problems
@@ -38,8 +38,12 @@ def _page_error(error: HTTPException):
                if name.lower() != "content-type"]  # Allow, WWW-Authenticate, ...
     if isinstance(error, problems.Problem):
         headers.extend(error.extra_headers.items())
+    key_page = None
+    if status in (401, 403) and request.method == "GET":  # a key may open the page
+        key_page = url_for("web.key",
+                           next=request.script_root + request.full_path.rstrip("?"))
     return render_template("error.html", status=status, title=error.name,
-                           detail=error.description), status, headers
+                           detail=error.description, key_page=key_page), status, headers
 
 
 def install(app: Flask) -> None:

@@ -10,21 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.words import where
+
 STATUS_WORDS = {
     "valid": "valid",
     "mismatch": "legal, claims wrong",
     "illegal": "illegal",
     "incomplete": "unfinished",
 }
-
-
-def where(deal: int | None, move: int | None) -> str:
-    """A report's 0-based deal and move as people count them: "deal 2, move 8"."""
-    if deal is None:
-        return "the game as a whole"
-    if move is None:
-        return f"deal {deal + 1}"
-    return f"deal {deal + 1}, move {move + 1}"
 
 
 def replay_fragment(deal: int | None, move: int | None) -> str:

@@ -7,18 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import abort, render_template, request, url_for
+from flask import abort, redirect, render_template, request, url_for
 from marshmallow import EXCLUDE, ValidationError
 
 from ..api import index
-from ..api.auth import read_access
+from ..api.auth import READ_COOKIE, read_access, reads_need_a_key, reads_with
 from ..api.config import current_store, settings
-from ..api.games import FILTERS, _not_found
+from ..api.games import FILTERS, _not_found, stored_game
 from ..api.games_schemas import ListArgsSchema, utc_text
 from ..api.pagination import decode_cursor, decode_key_cursor, encode_cursor, encode_key_cursor
 from ..api.players import FILTERS as STATS_FILTERS
 from ..api.players import FilterArgsSchema, LeaderboardArgsSchema
-from ..api.problems import Problem
+from ..api.problems import FORBIDDEN, Problem
 from ..api.spec import PREFIX
 from ..api.tournaments import ListArgsSchema as TournamentListArgsSchema
 from ..api.variants import describe_variants
@@ -34,9 +34,29 @@ from ..store.stats import (
     tournament_of,
 )
 from . import blp, verdict, wants_html
+from .analysis import game_analysis
 from .charts import bar_chart
 
 GAMES_PAGE = 25
+# The leaderboard's columns, each a sort key of the API.
+LEADERBOARD_COLUMNS = (("games", "Games"), ("wins", "Wins"), ("win_rate", "Win rate"),
+                       ("points_per_deal", "Points per deal"), ("rating", "Rating"),
+                       ("accuracy", "Accuracy"), ("discard_error", "Discard error"),
+                       ("errors", "Errors /100"), ("luck", "Luck"),
+                       ("luck_adjusted", "Luck-adjusted"))
+
+
+def _figure(key: str, value: Any) -> str:
+    """A leaderboard cell as people read it."""
+    if value is None:
+        return "—"
+    if key == "win_rate":
+        return f"{value * 100:.1f}%"
+    if key == "accuracy":
+        return f"{value:.1f}%"
+    if key in ("games", "wins"):
+        return str(value)
+    return f"{value:.2f}"
 
 
 def _args(schema: Any) -> dict[str, Any]:
@@ -127,7 +147,8 @@ def game(game_id: str):
     data = _game(game_id)
     return render_template("game.html", title=f"Game {game_id}", game=data,
                            said=verdict.verdict(data), deals=verdict.deal_rows(data),
-                           totals=verdict.total_rows(data), where=verdict.where)
+                           totals=verdict.total_rows(data), where=verdict.where,
+                           analysis=game_analysis(stored_game(game_id)))
 
 
 @blp.get("/games/<game_id:game_id>/replay")
@@ -154,6 +175,9 @@ def players():
     if "cursor" in args:
         value, player, rank = decode_key_cursor(args["cursor"], scope, 3)
         after = (value, player)
+    if args["sort"] == "rating" and args.get("variant") is None:
+        abort(400, description="sorting by rating needs a variant: ratings are kept per "
+                               "variant, so choose one")
     rows = leaderboard(current_store(), StatsFilter(**{n: args.get(n) for n in STATS_FILTERS}),
                        args["sort"], args["order"], args["min_games"], limit + 1, after)
     more = len(rows) > limit
@@ -163,9 +187,11 @@ def players():
     query = {k: request.args[k] for k in scope if request.args.get(k)}
     later, earlier = _pages("web.players", {**query, "limit": limit}, encode_key_cursor(
         [rows[-1][args["sort"]], rows[-1]["player"], rows[-1]["rank"]], scope) if more else None)
+    columns = [(key, label) for key, label in LEADERBOARD_COLUMNS
+                if key != "rating" or args.get("variant") is not None]
     return render_template("players.html", title="Leaderboard", rows=rows, args=args,
-                           sort_keys=tuple(SORT_KEYS), later=later,
-                           earlier=earlier)
+                           sort_keys=tuple(SORT_KEYS), later=later, earlier=earlier,
+                           columns=columns, shown=_figure)
 
 
 @blp.get("/players/<path:player>")
@@ -209,20 +235,58 @@ def tournament(tournament_id: str):
     audit = tournament_audit(current_store(), tournament_id)
     if audit is None:
         raise Problem(404, "not-found", f"there is no tournament {tournament_id[:64]!r}")
-    moves = {}  # an illegal game's first violation, to link to its move in the viewer
-    for item in audit.discrepancies:
-        if item["kind"] == "illegal_game" and item["game"] and item["game"] not in moves:
-            row = current_store().get_game(item["game"])
-            violations = [v for v in orjson.loads(row["report"])["violations"]
-                          if v["code"] != "SCORE_MISMATCH"] if row else []
-            if violations:
-                moves[item["game"]] = verdict.replay_fragment(violations[0]["deal"],
-                                                              violations[0]["move"])
     return render_template("tournament.html", title=f"Tournament {tournament_id}",
-                           audit=audit, summary=audit.summary, moves=moves)
+                           audit=audit, summary=audit.summary,
+                           fragment=verdict.replay_fragment)
 
 
 @blp.get("/variants")
 @read_access
 def variants():
     return render_template("variants.html", title="Variants", variants=describe_variants())
+
+
+def _local(target: str | None) -> str:
+    """Where to go after the key page: a path of this site, else the games list (a
+    ``next`` naming another site would make the form an open redirect)."""
+    root = request.script_root
+    if (target and target.startswith(root + "/") and not target.startswith("//")
+            and "\\" not in target):
+        return target
+    return url_for("web.games")
+
+
+@blp.get("/key")
+def key():
+    """The form that lets a browser read when RUMMY_READ_KEYS is set."""
+    return render_template("key.html", title="Read key", needed=reads_need_a_key(),
+                           held=READ_COOKIE in request.cookies,
+                           next=_local(request.args.get("next"))), 200
+
+
+@blp.post("/key")
+def key_given():
+    """A key typed in the form: kept in a cookie for the browser session (HttpOnly, so
+    no script reads it; SameSite=Strict, so no other site's page sends it), then back
+    to the page that asked.  A form posted from another site is refused."""
+    origin = request.headers.get("Origin")
+    if origin is not None and origin != request.host_url.rstrip("/"):
+        raise Problem(403, FORBIDDEN, "the key form can only be sent from this site")
+    given = request.form.get("key", "").strip()
+    target = _local(request.form.get("next"))
+    if not given or not reads_with(given):
+        page = render_template("key.html", title="Read key", needed=reads_need_a_key(),
+                               held=False, next=target, refused=True)
+        return page, 403
+    response = redirect(target, code=303)
+    response.set_cookie(READ_COOKIE, given, httponly=True, samesite="Strict",
+                        secure=request.is_secure, path=request.script_root or "/")
+    return response
+
+
+@blp.post("/key/forget")
+def key_forgotten():
+    response = redirect(url_for("web.key"), code=303)
+    response.delete_cookie(READ_COOKIE, path=request.script_root or "/",
+                           httponly=True, samesite="Strict")
+    return response

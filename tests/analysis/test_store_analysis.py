@@ -5,16 +5,26 @@ screen's stated threshold."""
 from __future__ import annotations
 
 import typing
+from datetime import UTC, datetime
 
 import orjson
 import pytest
 
 from service.analysis.facts import analyse
+from service.analysis.luck import analyse_luck
 from service.engine import parse_game, verify
 from service.generator import generate_games
 from service.store import Store, build_record
-from service.store.analysis import CatchUp, backlog, game_facts, integrity_pairs
+from service.store.analysis import (
+    CatchUp,
+    analysis_record,
+    backlog,
+    game_facts,
+    integrity_pairs,
+    player_analysis,
+)
 from service.store.rows import ANALYSIS_ROWS, columns, nullable
+from service.store.stats import StatsFilter
 from tests.test_rows import DUCKDB_TYPES, plain
 
 THRESHOLD = 4  # docs/ANALYSIS.md, "Integrity screen"
@@ -84,4 +94,87 @@ def test_a_colluding_pair_is_ranked_first(tmp_path):
     assert (first["player"], first["partner"]) == ("p2", "p3"), pairs[:3]
     assert first["score"] >= THRESHOLD
     assert first["fed"]["rate"] > 1.5 * first["fed"]["rest_rate"]
+    assert all(pair["score"] < THRESHOLD for pair in pairs[1:]), pairs[1]
+
+
+def test_each_player_s_luck_is_stored_with_the_tallies(store):
+    # After the catch-up above: per player, the stored luck sums are those of
+    # analyse_luck over the player's games (each row's rounded to 0.0001 point).
+    db, logs, _ = store
+    CatchUp(db, processes=0).step_all()
+    want: dict[str, list[float]] = {}
+    for log in logs:
+        luck = analyse_luck(parse_game(log))
+        for player, scored in luck.scored.items():
+            got = want.setdefault(player, [0, 0.0, 0.0])
+            got[0] += scored
+            got[1] += luck.luck[player]
+            got[2] += luck.adjusted[player]
+    with db.cursor() as cur:
+        rows = cur.execute("SELECT player, sum(luck_deals), sum(luck_e4), sum(adjusted_e4), "
+                           "count(*) FILTER (WHERE luck_e4 IS NULL) FROM analysis_players "
+                           "GROUP BY player ORDER BY player").fetchall()
+    assert [r[0] for r in rows] == sorted(want)
+    for player, deals, luck_e4, adjusted_e4, missing in rows:
+        assert missing == 0
+        assert deals == want[player][0]
+        assert luck_e4 / 1e4 == pytest.approx(want[player][1], abs=1e-4 * len(logs))
+        assert adjusted_e4 / 1e4 == pytest.approx(want[player][2], abs=1e-4 * len(logs))
+
+
+def test_an_analysis_stored_before_luck_is_redone(store):
+    # An analysis of version 1 (before migration 7) has no luck: it is in the backlog,
+    # its null luck left out of the player's figures, and the catch-up redoes it.
+    db, logs, records = store
+    CatchUp(db, processes=0).step_all()
+    old = [analysis_record(r.id, parse_game(log), verify(parse_game(log)), None,
+                           datetime(2024, 5, 1, tzinfo=UTC)) for log, r in
+           list(zip(logs, records, strict=True))[:3]]
+    for record in old:
+        record.analysis_games = (*record.analysis_games[:2], 1, record.analysis_games[3])
+        record.analysis_players = [(*row[:-3], None, None, None)
+                                   for row in record.analysis_players]
+    db.add_analyses(old)
+    assert backlog(db) == 3
+    player = old[0].analysis_players[0][1]
+    before = player_analysis(db, player, StatsFilter(variant="gin"))["gin"]
+    assert CatchUp(db, processes=0).step_all() == 3 and backlog(db) == 0
+    after = player_analysis(db, player, StatsFilter(variant="gin"))["gin"]
+    assert before["decisions"] == after["decisions"]
+    assert before["luck_deals"] < after["luck_deals"]
+    with db.cursor() as cur:
+        assert cur.execute("SELECT count(*) FROM analysis_players WHERE luck_e4 IS NULL"
+                           ).fetchone()[0] == 0
+
+
+def rummy_filled(path, collude):
+    """40 generated two-player Rummy games to 100 among four players (each ordered pair
+    meets in 6 to 8 games), the colluding pair playing in them, analysed."""
+    db = Store(path)
+    records = []
+    for log in generate_games("rummy", 40, seed=21, players=2,
+                              names=["p0", "p1", "p2", "p3"], rules={"target": 100},
+                              collude=collude):
+        game = parse_game(log)
+        records.append(build_record(log, orjson.dumps(log), game, verify(game)))
+    db.add_games(records)
+    CatchUp(db, processes=0).step_all()
+    return db
+
+
+def test_a_colluding_rummy_pair_is_ranked_first(tmp_path):
+    # The Rummy feeder p2 discards what p3 takes and, while p3 holds more than three
+    # cards, does not go out: both its fed cards and its missed outs facing p3 stand out
+    # (measured: score 8.9, 28% of its decisions feeding p3 against 14% to the others,
+    # 12 missed outs facing p3 and none facing the others; the next pair 1.5).
+    db = rummy_filled(tmp_path / "db.duckdb", ("p2", "p3"))
+    try:
+        pairs = integrity_pairs(db, "rummy", 6, 100)
+    finally:
+        db.close()
+    first = pairs[0]
+    assert (first["player"], first["partner"]) == ("p2", "p3"), pairs[:3]
+    assert first["score"] >= THRESHOLD
+    assert first["fed"]["rate"] > 1.5 * first["fed"]["rest_rate"]
+    assert first["soft"]["count"] > 0 and first["soft"]["rate"] > first["soft"]["rest_rate"]
     assert all(pair["score"] < THRESHOLD for pair in pairs[1:]), pairs[1]

@@ -8,11 +8,12 @@ import time
 from datetime import UTC, datetime
 
 import orjson
+import pytest
 
 from service.analysis.facts import KINDS, Tally, analyse, summarise
 from service.analysis.luck import analyse_luck
 from service.engine import parse_game
-from service.generator import generate_games
+from service.generator import generate_game, generate_games
 from service.store.analysis import AnalysisRecord
 from tests.analysis.test_cli_analyse import discard_error_log
 
@@ -70,11 +71,16 @@ def test_the_catch_up_analyses_every_stored_game(make_app):
 
     # What the figures must be: the analysis of each game, summed here.
     expected: dict[str, Tally] = {}
+    scored = luck = adjusted = 0.0
     for log in logs:
         if log["variant"] != "gin" or not log["played_at"].startswith("2024-01"):
             continue
         for (player, _), tally in analyse(parse_game(log)).tallies.items():
             expected.setdefault(player, Tally()).add(tally)
+        game_luck = analyse_luck(parse_game(log))
+        scored += game_luck.scored["ana"]
+        luck += game_luck.luck["ana"]
+        adjusted += game_luck.adjusted["ana"]
     answer = client.get(f"{API}/players/ana/analysis?variant=gin&until=2024-02-01T00:00:00Z")
     assert answer.status_code == 200, answer.get_json()
     figures = answer.get_json()["variants"]["gin"]
@@ -83,6 +89,10 @@ def test_the_catch_up_analyses_every_stored_game(make_app):
                 "fed_given", "fed_received"):
         assert figures[key] == want[key], key
     assert figures["deals"] == expected["ana"].deals
+    # Luck over the scored deals (docs/ANALYSIS.md, Luck), stored by the catch-up.
+    assert figures["luck_deals"] == scored > 0
+    assert figures["luck_per_deal"] == pytest.approx(luck / scored, abs=0.01)
+    assert figures["luck_adjusted_per_deal"] == pytest.approx(adjusted / scored, abs=0.01)
 
     gid = orjson.loads(orjson.dumps(client.get(f"{API}/games?limit=1").get_json()))
     gid = gid["games"][0]["id"]
@@ -101,7 +111,7 @@ def pair_rows(gid: str, a: str, b: str, decisions: int, fed: int, soft: int = 0)
 
     def row(p, q, n, f, s):
         return (gid, p, q, "gin", "valid", None, at, 3, n, n - s, *kinds.values(), f, 0, s, 0,
-                30, 10)
+                30, 10, 3, 0, 30 * 10_000)
 
     record = AnalysisRecord(gid, (gid, at, 1, fed), analysis_players=[
         row(a, b, decisions, fed, soft), row(b, a, decisions, 0, 0)])
@@ -154,3 +164,76 @@ def test_the_integrity_screen_ranks_the_feeding_pair_first(client, app):
     assert facts[0]["replay"].endswith(f"/deals/0/moves/{facts[0]['move'] - 1}/state")
     assert client.get(f"{API}/integrity/pairs?min_games=41").get_json()["pairs"] == []
     assert_problem(client.get(f"{API}/integrity/pairs?min_games=0"), 400, "invalid-parameter")
+
+
+def analysed_corpus(client) -> tuple[list[dict], dict[str, dict[str, float]]]:
+    """Post a few generated games and ask for each one's analysis (which stores it); the
+    logs and, per player, the figures the leaderboard must show, summed here from the
+    analysis and the luck of each game."""
+    logs = list(generate_games("gin", 3, seed=41, players=2, rules={"target": 60}))
+    logs += list(generate_games("rummy", 2, seed=42, players=3, names=["ana", "dan", "eve"],
+                                rules={"target": 60}))
+    sums: dict[str, dict[str, float]] = {}
+    for log in logs:
+        gid = post_log(client, log).get_json()["id"]
+        assert client.get(f"{API}/games/{gid}/analysis").get_json()["stored"] is False
+        game = parse_game(log)
+        luck = analyse_luck(game)
+        for (player, _), tally in analyse(game).tallies.items():
+            got = sums.setdefault(player, dict.fromkeys(
+                ("decisions", "accurate", "discard", "errors", "deals", "luck", "adjusted"),
+                0))
+            got["decisions"] += tally.decisions
+            got["accurate"] += tally.accurate
+            got["discard"] += tally.discard_error_points
+            got["errors"] += sum(n for kind, n in tally.kinds.items() if kind != "fed_card")
+        for player, scored in luck.scored.items():
+            sums[player]["deals"] += scored
+            sums[player]["luck"] += luck.luck[player]
+            sums[player]["adjusted"] += luck.adjusted[player]
+    figures = {p: {"accuracy": 100 * s["accurate"] / s["decisions"],
+                   "discard_error": s["discard"] / s["decisions"],
+                   "errors": 100 * s["errors"] / s["decisions"],
+                   "luck": s["luck"] / s["deals"], "luck_adjusted": s["adjusted"] / s["deals"]}
+               for p, s in sums.items()}
+    return logs, figures
+
+
+ANALYSIS_KEYS = ("accuracy", "discard_error", "errors", "luck", "luck_adjusted")
+
+
+def test_the_leaderboard_sorts_on_the_analysis_figures(client):
+    logs, figures = analysed_corpus(client)
+    # Two players whose game is stored but not analysed: listed by the other keys with
+    # null figures, left out by the analysis keys.
+    post_log(client, generate_game("gin", 43, players=2, names=["zed", "yan"],
+                                   rules={"target": 30}))
+    assert len(figures) >= 4
+    board = {row["player"]: row for row in
+             client.get(f"{API}/players?sort=games&limit=100").get_json()["players"]}
+    assert set(board) == set(figures) | {"zed", "yan"}
+    assert all(board["zed"][key] is None and board["yan"][key] is None
+               for key in ANALYSIS_KEYS)
+    for key in ANALYSIS_KEYS:
+        places = 3 if key == "discard_error" else 2
+        for player, want in figures.items():
+            assert board[player][key] == pytest.approx(want[key], abs=10 ** -places), (
+                key, player)
+        for order in ("desc", "asc"):
+            whole = client.get(f"{API}/players?sort={key}&order={order}&limit=100").get_json()
+            rows = whole["players"]
+            sign = -1 if order == "desc" else 1
+            assert [r["player"] for r in rows] == sorted(
+                figures, key=lambda p: (sign * board[p][key], p)), (key, order)
+            assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
+            paged, url = [], f"{API}/players?sort={key}&order={order}&limit=2"
+            while url:
+                page = client.get(url).get_json()
+                paged += page["players"]
+                url = page["next"]
+            assert paged == rows, (key, order)
+    # The filters reach the analysis figures: only gin games.
+    gin = client.get(f"{API}/players?sort=accuracy&variant=gin&limit=100").get_json()
+    gin_players = {p for log in logs if log["variant"] == "gin" for p in log["players"]}
+    assert {r["player"] for r in gin["players"]} == gin_players
+    assert_problem(client.get(f"{API}/players?sort=luckiness"), 400, "invalid-parameter")

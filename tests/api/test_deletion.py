@@ -155,6 +155,8 @@ def test_two_games_claiming_one_table_are_flagged_until_one_is_deleted(api):
     assert (flag["game"], flag["games"], flag["variant"]) == (ids[0], ids[:2], "gin")
     assert ids[0] in flag["detail"] and ids[1] in flag["detail"]
     assert "round 1, table A" in flag["detail"]
+    [listed] = client.get(f"{API}/tournaments", headers=headers).get_json()["tournaments"]
+    assert listed["discrepancies"] == len(audit["discrepancies"]) == 1
     csv_text = client.get(f"{API}/tournaments/cup/report.csv", headers=headers).get_data(
         as_text=True)
     [line] = [line for line in csv_text.splitlines() if "duplicate_table" in line]
@@ -163,3 +165,5 @@ def test_two_games_claiming_one_table_are_flagged_until_one_is_deleted(api):
     audit = client.get(f"{API}/tournaments/cup", headers=headers).get_json()
     assert [d for d in audit["discrepancies"] if d["kind"] == "duplicate_table"] == []
     assert [g["id"] for g in audit["games"]] == [ids[0], ids[2]]
+    [listed] = client.get(f"{API}/tournaments", headers=headers).get_json()["tournaments"]
+    assert listed["discrepancies"] == len(audit["discrepancies"]) == 0

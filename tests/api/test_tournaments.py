@@ -189,12 +189,26 @@ def test_discrepancy_details_name_what_is_wrong(shared_client, spring):
     illegal_game = next(d for d in items if d["kind"] == "illegal_game")
     assert "CARD_NOT_IN_HAND" in illegal_game["detail"]
     assert "round 2, table B" in illegal_game["detail"]
-    assert "deal 0, move 1" in illegal_game["detail"]
+    # The detail counts as people do; the fields keep the reports' 0-based indexes.
+    assert "deal 1, move 2" in illegal_game["detail"]
+    assert (illegal_game["deal"], illegal_game["move"]) == (0, 1)
     assert all(d["variant"] == "gin" for d in items)
     deal_claim = next(d for d in items if d["game"] == spring["r3a"])
-    assert "deal 0" in deal_claim["detail"] and "5" in deal_claim["detail"]
+    assert "deal 1:" in deal_claim["detail"] and "5" in deal_claim["detail"]
+    assert (deal_claim["deal"], deal_claim["move"]) == (0, None)
+    game_claim = next(d for d in items if d["game"] == spring["r2a"])
+    assert (game_claim["deal"], game_claim["move"]) == (None, None)
     dan = next(d for d in items if d["player"] == "dan")
     assert "rank 4" in dan["detail"] and "rank 3" in dan["detail"]
+
+
+def test_the_list_counts_the_discrepancies_each_audit_lists(shared_client, spring):
+    listed = {row["id"]: row for row in
+              shared_client.get(f"{API}/tournaments").get_json()["tournaments"]}
+    assert listed["spring"]["discrepancies"] == len(expected_discrepancies(spring)) == 9
+    for tournament, row in listed.items():
+        audit = shared_client.get(row["links"]["self"]).get_json()
+        assert row["discrepancies"] == len(audit["discrepancies"]), tournament
 
 
 def test_penalty_scoring_ranks_the_lowest_total_first_in_a_table_of_its_own(client):
@@ -410,7 +424,8 @@ def test_tournaments_are_listed_by_id_a_page_at_a_time(client):
     second = client.get(body["next"]).get_json()
     assert second["next"] is None
     assert second["tournaments"] == [{
-        "id": "b-cup", "games": 2, "counted": 1, "illegal": 1, "mismatch": 0, "players": 2,
+        "id": "b-cup", "games": 2, "counted": 1, "illegal": 1, "mismatch": 0,
+        "discrepancies": 1, "players": 2,
         "first_game_time": "2024-03-01T20:00:00Z",
         "last_game_time": "2024-03-02T20:00:00Z", "variants": ["gin"],
         "links": {"self": f"{API}/tournaments/b-cup",

@@ -1,5 +1,6 @@
 """``import`` of an audit, and the lake: the same API statistics as uploading the same
-logs through ``/games/batch``, and the same figures read over the Parquet directly."""
+logs through ``/games/batch``, and the same figures read over the Parquet directly; a
+log given twice counted once; an audit's analysis imported and served."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import pytest
 
 from service import loader
 from service.api import close_app, create_app
+from service.api.config import STORE_EXTENSION
 from service.audit import audit
 from service.cli import main
 from service.store import Store
+from service.store.analysis import CatchUp, backlog
 from service.store.lake import LakeStore, import_lake
 from service.store.stats import StatsFilter, leaderboard, player_stats, variant_stats
 from tests.api.conftest import DEFAULTS
@@ -157,3 +160,76 @@ def test_the_service_serves_a_lake_read_only(mixed, audited, tmp_path):
     finally:
         close_app(served)
         close_app(imported)
+
+
+@pytest.fixture(scope="module")
+def doubled(mixed, cluster_client, tmp_path_factory) -> Path:
+    """The mixed logs given twice (the same file under two names), audited with
+    ``--analyse``."""
+    folder = tmp_path_factory.mktemp("doubled")
+    for name in ("mixed.ndjson", "again.ndjson"):
+        (folder / name).write_bytes(mixed.read_bytes())
+    out = tmp_path_factory.mktemp("lake") / "doubled"
+    result = audit([str(folder)], str(out), client=cluster_client, shard_size=5,
+                   uploaded_at=AT, analyse=True)
+    assert not result.failed and result.games == 2 * GAMES
+    return out
+
+
+def _analysis(client, players: list[str]) -> dict[str, Any]:
+    """Every player's analysis figures and the integrity screen's pairs."""
+    out = {}
+    for p in players:
+        answer = client.get(f"/api/v1/players/{p}/analysis")
+        out[p] = (answer.status_code, answer.get_json())
+    pairs = client.get("/api/v1/integrity/pairs?min_games=1&limit=500")
+    assert pairs.status_code == 200, pairs.get_json()
+    out["pairs"] = pairs.get_json()
+    assert out["pairs"]["pairs"]
+    return out
+
+
+def test_a_log_given_twice_counts_once_and_the_analysis_comes_along(mixed, doubled, tmp_path):
+    """The doubled audit, imported and served as a lake, answers as the single one and,
+    for the analysis, as uploading the logs once and letting the catch-up finish."""
+    store = Store(tmp_path / "imported.duckdb")
+    result = import_lake(store, doubled)
+    assert (result.games, result.duplicates, result.skipped) == (GAMES, GAMES, 0)
+    assert result.rows["analysis_games"] == GAMES and result.rows["analysis_facts"] > 0
+    assert backlog(store) == 0  # nothing left for the store's catch-up
+    store.close()
+    lake = LakeStore(doubled)
+    try:
+        assert len(lake.duplicates()) == GAMES and lake.holds_analyses
+        assert sum(lake.games_by_status().values()) == GAMES
+    finally:
+        lake.close()
+
+    uploaded = _app(tmp_path / "uploaded.duckdb")
+    apps = [uploaded, _app(tmp_path / "imported.duckdb"),
+            create_app({**DEFAULTS, "RUMMY_LAKE": str(doubled), "TESTING": True})]
+    try:
+        client = uploaded.test_client()
+        answer = client.post("/api/v1/games/batch", data=mixed.read_bytes(),
+                             content_type="application/x-ndjson")
+        assert answer.status_code == 200
+        # the store's catch-up, stepped here until it is done (as its thread does)
+        assert CatchUp(uploaded.extensions[STORE_EXTENSION], processes=0).step_all() == GAMES
+        figures = _figures(client)
+        players = [row["player"] for row in figures["leaderboard"]["players"]]
+        expected = _analysis(client, players)
+        assert any(code == 200 for code, _ in list(expected.values())[:-1])
+        for app in apps[1:]:  # the doubled audit, imported, and served where it lies
+            assert _figures(app.test_client()) == figures
+            assert _analysis(app.test_client(), players) == expected
+    finally:
+        for app in apps:
+            close_app(app)
+
+
+def test_the_commands_report_a_log_given_twice(doubled, tmp_path, capsys):
+    db = tmp_path / "rummy.duckdb"
+    assert main(["import", str(doubled), "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert f"{GAMES} games stored, 0 stored before, {GAMES} given again" in out
+    assert f"{GAMES} analyses stored" in out

@@ -57,18 +57,30 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_the_command_against_a_scheduler_process(scheduler, tmp_path):
-    written = write_corpus(tmp_path / "logs", games=2)
+    """With --analyse, a file named again (cut once) and a copy of it elsewhere (its
+    games counted once, the copy reported)."""
+    logs = tmp_path / "logs"
+    written = write_corpus(logs, games=2)
     games = sum(1 for ls in written.values() for line in ls if line.strip() and line not in CORRUPT)
+    (tmp_path / "copy").mkdir()
+    again = (logs / "rummy.ndjson").read_bytes()
+    (tmp_path / "copy" / "rummy.ndjson").write_bytes(again)
+    copies = sum(1 for line in again.split(b"\n") if line.strip())
     out = tmp_path / "out"
-    done = _run("audit", str(tmp_path / "logs"), "--out", str(out), "--scheduler", scheduler,
-                "--shard-size", "4", "--quiet")
+    done = _run("audit", str(logs), str(logs / "rummy.ndjson"), str(tmp_path / "copy"),
+                "--out", str(out), "--scheduler", scheduler, "--shard-size", "4", "--analyse",
+                "--quiet")
     assert done.returncode == 0, done.stderr.decode()
     summary = done.stdout.decode()
-    assert f"{games} games audited" in summary and "3 lines not a game" in summary
+    assert f"{games + copies} games audited and analysed" in summary, summary
+    assert "3 lines not a game" in summary
+    assert f"{copies} logs given more than once" in summary
     lake = LakeStore(out)
     try:
         assert sum(lake.games_by_status().values()) == games
+        assert len(lake.duplicates()) == copies and lake.holds_analyses
         with lake.cursor() as cur:
             assert cur.execute("SELECT count(DISTINCT source) FROM errors").fetchone()[0] == 3
+            assert cur.execute("SELECT count(*) FROM analysis_games").fetchone()[0] == games
     finally:
         lake.close()

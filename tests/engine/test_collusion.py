@@ -66,3 +66,30 @@ def test_collusion_is_seeded_and_off_by_default():
     assert orjson.dumps(generate_game("rummy", 5, players=4, collude=("eva", "ana"))) == plain
     with pytest.raises(ValueError):
         generate_game("rummy", 5, players=4, collude=("ana", "ana"))
+
+
+def test_the_rummy_feeder_never_goes_out_while_its_partner_holds_more_than_three_cards():
+    """Soft play: a deal the feeder wins (it went out) ends with the partner holding at
+    most three cards, unless the deal ran past the moves after which nobody holds back."""
+    from service.engine.positions import deal_positions
+    from service.generator.rummy_bot import AGGRESSIVE_AFTER, SOFT_WHILE_PARTNER_HOLDS
+
+    won = 0
+    honest_would = 0
+    for collude in (("ana", "ben"), None):
+        for log in generate_games("rummy", 12, seed=41, players=3, collude=collude):
+            game = parse_game(orjson.loads(orjson.dumps(log)))
+            report = verify(game)
+            for d, result in enumerate(report.deals):
+                if result.winner != "ana":
+                    continue
+                moves = game.deals[d].moves
+                last = deal_positions(game, d)["positions"][-1]
+                held = last["hands"]["ben"]["count"]
+                if collude is None:
+                    honest_would += held > SOFT_WHILE_PARTNER_HOLDS
+                elif len(moves) <= AGGRESSIVE_AFTER:
+                    won += 1
+                    assert held <= SOFT_WHILE_PARTNER_HOLDS, (d, held)
+    assert won > 0, "the feeder should still win some deals"
+    assert honest_would > 0, "honest play goes out against a full hand: the rule binds"

@@ -456,8 +456,10 @@ def test_deadwood_alone_equals_the_best_arrangement(hand, ace, ace_points):
         (c, best_arrangement(mask & ~(1 << c), ace, points)[0]) for c in sorted(hand)]
 
 
-@settings(max_examples=300)
-@given(ranks=st.sets(st.integers(0, 5), min_size=2, max_size=6), suits=st.sets(
+# The reference arrangement is exhaustive: 24-card hands cost seconds each, so the
+# largest hands here hold 5 ranks of 4 suits and 6 cards more.
+@settings(max_examples=200)
+@given(ranks=st.sets(st.integers(0, 5), min_size=2, max_size=5), suits=st.sets(
     st.integers(0, 3), min_size=3, max_size=4), extra=st.sets(st.integers(0, 51), max_size=6),
     ace=st.sampled_from(MODES))
 def test_deadwood_alone_on_hands_full_of_groups_and_runs(ranks, suits, extra, ace):

@@ -192,6 +192,48 @@ def test_a_violation_link_opens_the_viewer_on_the_move(watched, server, ids, sam
     sync_api.expect(page.locator("#move-words")).to_contain_text(f"Move {move}:")
 
 
+def test_a_flagged_decision_opens_the_viewer_where_the_better_move_was(watched, server, ids):
+    page = watched.page
+    game_id = ids["gin-01"]
+    [fact] = api(server, f"/games/{game_id}/analysis")["facts"][:1]
+    page.goto(f"/games/{game_id}")
+    page.locator("a.fact-link").first.click()
+    page.wait_for_url(re.compile(r"/replay#"))
+    fragment = f"#deal={fact['deal'] + 1}&move={fact['position'] + 1}"
+    page.wait_for_function(f"document.body.dataset.position === "
+                           f"'{fact['deal'] + 1}:{fact['position'] + 1}'")
+    assert page.evaluate("location.hash") == fragment
+
+
+def test_with_read_keys_a_key_typed_once_opens_the_pages_and_the_viewer(
+        browser, tmp_path):
+    srv = Server(tmp_path / "rummy.duckdb", env={
+        "RUMMY_API_KEYS": f"tester:{KEY}", "RUMMY_READ_KEYS": "reader:read-key",
+        "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_ANALYSIS": "0"}).start()
+    try:
+        status, _, body = srv.request("POST", "/api/v1/games", SAMPLES[0].read_bytes(), {
+            "Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
+        assert status == 201, body
+        game_id = json.loads(body)["id"]
+        page = Watched(browser, f"http://127.0.0.1:{srv.port}")
+        try:
+            response = page.page.goto(f"/games/{game_id}/replay#deal=1&move=3")
+            assert response.status == 401
+            page.page.locator("#enter-key").click()
+            page.page.locator("#read-key").fill("read-key")
+            page.page.get_by_role("button", name="Use this key").click()
+            page.page.wait_for_url(f"**/games/{game_id}/replay")
+            # The viewer's fetch of the positions carried the key too.
+            page.page.goto(f"/games/{game_id}/replay#deal=1&move=3")
+            page.page.wait_for_function("document.body.dataset.position === '1:3'")
+            page.errors = [e for e in page.errors if "401" not in e]  # the first answer
+            page.check()
+        finally:
+            page.close()
+    finally:
+        srv.stop()
+
+
 def _on_screen(page) -> dict:
     """What the viewer shows: cards drawn in each hand, the stock, the discard top."""
     return page.evaluate("""() => ({
@@ -347,9 +389,10 @@ def test_the_tournament_page_shows_the_planted_mismatch_and_the_illegal_game(
     listed = next(t for t in api(server, "/tournaments")["tournaments"]
                   if t["id"] == "spring-cup")
     row = page.locator("#tournaments tbody tr", has_text="spring-cup")
-    assert row.locator("td").evaluate_all("(cells) => cells.map((c) => c.textContent)")[1:7] \
+    assert row.locator("td").evaluate_all("(cells) => cells.map((c) => c.textContent)")[1:8] \
         == [str(listed[k]) for k in ("games", "counted", "players")] + \
-        [f"✘ {listed['illegal']}", f"≠ {listed['mismatch']}", ", ".join(listed["variants"])]
+        [f"✘ {listed['illegal']}", f"≠ {listed['mismatch']}", str(listed["discrepancies"]),
+         ", ".join(listed["variants"])]
     page.locator("#tournaments a", has_text="spring-cup").click()
     page.wait_for_url("**/tournaments/spring-cup")
     illegal = page.locator('li.discrepancy[data-kind="illegal_game"]')
@@ -365,6 +408,15 @@ def test_the_tournament_page_shows_the_planted_mismatch_and_the_illegal_game(
     illegal.locator("a").first.click()
     page.wait_for_url(f"**/games/{ids['illegal-gin-discard-of-taken-card']}")
     sync_api.expect(page.locator("#verdict-title")).to_contain_text("Illegal game")
+    page.go_back()
+    # A wrong deal claim opens the viewer on the table after the deal's last move.
+    claim = mismatch.filter(has=page.locator("a.to-move", has_text="the end of deal"))
+    claim.first.locator("a.to-move").click()
+    page.wait_for_url("**/replay#*")
+    game_id = page.url.split("/games/")[1].split("/")[0]
+    deal = int(page.url.split("#deal=")[1].split("&")[0])
+    last = len(api(server, f"/games/{game_id}/deals/{deal - 1}/positions")["positions"]) - 1
+    page.wait_for_function(f"location.hash === '#deal={deal}&move={last}'")
 
 
 def test_the_game_page_works_without_javascript(browser, server, ids):
@@ -399,5 +451,7 @@ def test_screenshots_of_every_page_at_two_widths(browser, server, ids):
             # narrow pages cost seconds to encode)
             watched.page.screenshot(path=str(shot), full_page=width > 360)
             assert shot.stat().st_size > 1000
+            # Nothing sticks out sideways: wide tables scroll in their own box.
+            assert watched.page.evaluate("document.documentElement.scrollWidth") == width, name
         watched.check()
         watched.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from tests.api.helpers import assert_problem
 
 from .conftest import BROWSER
 
+SAMPLE_LOG = Path(__file__).resolve().parents[2] / "sample_logs" / "gin-01.json"
 PAGES = ["/", "/games", "/games?variant=gin&status=valid", "/players",
          "/players?sort=win_rate&order=asc", "/players/ana", "/tournaments",
          "/tournaments/spring-cup", "/variants"]
@@ -154,6 +156,27 @@ def test_a_wrong_claim_is_marked_beside_the_recomputed_figure(client, ids):
     assert "claimed scores are wrong" in html
 
 
+@pytest.mark.parametrize("sample", ["gin-01", "rummy-02", "illegal-rummy-not-your-turn"])
+def test_the_game_page_lists_the_apis_analysis_each_fact_linked_to_its_choice(
+        client, ids, sample):
+    game_id = ids[sample]
+    html = _page(client, f"/games/{game_id}")
+    analysis = client.get(f"/api/v1/games/{game_id}/analysis").get_json()
+    assert analysis["facts"], "the sample should have something to flag"
+    shown = re.findall(r'<li data-kind="([^"]+)"><code>.*?href="([^"]+)"', html)
+    assert [kind for kind, _ in shown] == [f["kind"] for f in analysis["facts"]]
+    # The viewer counts moves from 1: the table after move index p is move=p+1.
+    assert [href for _, href in shown] == [
+        f"/games/{game_id}/replay#deal={f['deal'] + 1}&amp;move={f['position'] + 1}"
+        for f in analysis["facts"]]
+    for player, figures in analysis["summary"].items():
+        row = re.search(rf'<tr data-player="{player}">(.*?)</tr>', html, flags=re.S)
+        assert row and f'<td class="accuracy">{figures["accuracy"]}%</td>' in row.group(1)
+    for player, luck in analysis["luck"]["luck"].items():
+        row = re.search(rf'<tr data-player="{player}">(.*?)</tr>', html, flags=re.S)
+        assert f"{luck:+.1f} over" in row.group(1)
+
+
 def test_an_unfinished_game_has_no_winner(client, ids):
     html = _page(client, f"/games/{ids['incomplete-rummy-block']}")
     assert "Unfinished game" in html and "wins by" not in html
@@ -186,10 +209,30 @@ def test_the_games_list_filters_and_pages_both_ways(client, ids):
 
 
 def test_the_leaderboard_is_the_apis(client):
-    for sort in ("wins", "win_rate", "points_per_deal", "games"):
+    # Every sort key of the API but rating (which needs a variant), the move analysis's
+    # too: on these unanalysed games they list nobody, as the API does.
+    for sort in ("wins", "win_rate", "points_per_deal", "games", "accuracy",
+                 "discard_error", "errors", "luck", "luck_adjusted"):
         api = client.get(f"/api/v1/players?sort={sort}&limit=100").get_json()["players"]
         html = _page(client, f"/players?sort={sort}")
         assert re.findall(r'<tr data-player="([^"]+)">', html) == [r["player"] for r in api]
+        assert f'<option value="{sort}" selected>' in html
+
+
+def test_the_leaderboard_shows_the_figure_it_sorts_by_and_rating_needs_a_variant(client):
+    page = client.get("/players?sort=rating", headers=BROWSER)
+    assert page.status_code == 400 and page.mimetype == "text/html"
+    assert "needs a variant" in page.get_data(as_text=True)
+    assert 'data-key="rating"' not in _page(client, "/players")  # no variant: no column
+    api = client.get("/api/v1/players?sort=rating&variant=gin&limit=100").get_json()["players"]
+    html = _page(client, "/players?sort=rating&variant=gin")
+    assert api, "the gin samples are rated"
+    assert re.findall(r'<tr data-player="([^"]+)">', html) == [r["player"] for r in api]
+    assert re.findall(r'<td data-key="rating">([^<]+)</td>', html) == [
+        f"{r['rating']:.2f}" for r in api]
+    assert 'aria-sort="descending"><a href="/players?sort=rating&amp;order=asc' in html
+    for key in ("accuracy", "luck", "luck_adjusted"):
+        assert f'<td data-key="{key}">' in html
 
 
 def test_the_player_page_charts_the_apis_figures(client):
@@ -210,7 +253,27 @@ def test_the_tournament_page_lists_every_discrepancy(client):
     for d in api["discrepancies"]:
         for game in d["games"]:
             assert f'href="/games/{game}"' in html
+        # Every discrepancy placed in a game links to that place in the viewer.
+        if d["kind"] == "illegal_game":
+            assert (f'href="/games/{d["game"]}/replay#deal={d["deal"] + 1}&amp;'
+                    f'move={d["move"] + 1}"') in html
+        elif d["kind"] == "score_mismatch" and d["deal"] is not None:
+            assert f'href="/games/{d["game"]}/replay#deal={d["deal"] + 1}&amp;move=end"' in html
+    assert {d["kind"] for d in api["discrepancies"]} >= {"illegal_game", "score_mismatch"}
+    assert any(d["deal"] is not None for d in api["discrepancies"]
+               if d["kind"] == "score_mismatch")
     assert 'href="/api/v1/tournaments/spring-cup/report.csv"' in html
+
+
+def test_the_tournaments_list_counts_each_audits_discrepancies(client):
+    listed = client.get("/api/v1/tournaments").get_json()["tournaments"]
+    html = _page(client, "/tournaments")
+    for row in listed:
+        audit = client.get(row["links"]["self"]).get_json()
+        assert row["discrepancies"] == len(audit["discrepancies"])
+        if row["discrepancies"]:
+            assert (f'href="/tournaments/{row["id"]}#disc-title">{row["discrepancies"]}</a>'
+                    in html)
 
 
 def test_the_variants_page_lists_every_preset_and_option(client):
@@ -238,5 +301,69 @@ def test_with_read_keys_the_pages_say_a_key_is_needed(tmp_path):
         assert client.get("/games", headers={**BROWSER, "Authorization": "Bearer secret-key"}
                           ).status_code == 200
         assert client.get("/", headers=BROWSER).status_code == 200  # the upload page
+        assert 'href="/key?next=/games"' in page.get_data(as_text=True)
     finally:
         close_app(app)
+
+
+@pytest.fixture
+def keyed(tmp_path):
+    """An app whose reads need reader's key and whose writes need writer's."""
+    from service.api import close_app, create_app
+    from service.api.config import VARIABLES
+
+    app = create_app({**dict.fromkeys(VARIABLES, ""), "RUMMY_STORE_PROCESS": "0",
+                      "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_READ_KEYS": "reader:read-key",
+                      "RUMMY_API_KEYS": "writer:write-key",
+                      "RUMMY_DB": str(tmp_path / "rummy.duckdb")})
+    yield app
+    close_app(app)
+
+
+def _cookie(response) -> str:
+    [cookie] = response.headers.getlist("Set-Cookie")
+    return cookie
+
+
+def test_a_read_key_typed_in_the_key_page_opens_the_pages_and_the_apis_reads(keyed):
+    client = keyed.test_client()
+    sample = SAMPLE_LOG.read_bytes()
+    stored = client.post("/api/v1/games", data=sample, content_type="application/json",
+                         headers={"Authorization": "Bearer write-key"})
+    game_id = stored.get_json()["id"]
+    assert "Key" in _page(client, "/key?next=/games")
+    refused = client.post("/key", data={"key": "wrong", "next": "/games"}, headers=BROWSER)
+    assert refused.status_code == 403 and "does not open the reads" in refused.get_data(
+        as_text=True)
+    assert refused.headers.getlist("Set-Cookie") == []
+    given = client.post("/key", data={"key": "read-key", "next": f"/games/{game_id}"},
+                        headers=BROWSER)
+    assert (given.status_code, given.headers["Location"]) == (303, f"/games/{game_id}")
+    cookie = _cookie(given)
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Max-Age" not in cookie
+    assert game_id in _page(client, f"/games/{game_id}")
+    # The viewer's fetches carry the cookie too: the API's reads take it.
+    assert client.get(f"/api/v1/games/{game_id}/deals/0/positions").status_code == 200
+    # Writes never do: a page of another site could make the browser send it.
+    write = client.post("/api/v1/games", data=sample, content_type="application/json")
+    assert_problem(write, 401, "unauthorized")
+    forgot = client.post("/key/forget", headers=BROWSER)
+    assert forgot.status_code == 303 and "rummy_read_key=;" in _cookie(forgot)
+    assert client.get("/games", headers=BROWSER).status_code == 401
+
+
+def test_the_key_page_refuses_other_sites_and_goes_back_only_here(keyed):
+    client = keyed.test_client()
+    foreign = client.post("/key", data={"key": "read-key"},
+                          headers={**BROWSER, "Origin": "https://elsewhere.example"})
+    assert foreign.status_code == 403 and foreign.headers.getlist("Set-Cookie") == []
+    for target in ("https://elsewhere.example/", "//elsewhere.example/x", "/\\x", ""):
+        given = client.post("/key", data={"key": "read-key", "next": target},
+                            headers={**BROWSER, "Origin": "http://localhost"})
+        assert (given.status_code, given.headers["Location"]) == (303, "/games"), target
+    stale = client.get("/games", headers=BROWSER)  # the cookie is read-key: it opens
+    assert stale.status_code == 200
+    client.set_cookie("rummy_read_key", "rotated-away")
+    page = client.get("/games", headers=BROWSER)
+    assert page.status_code == 403 and 'href="/key?next=/games"' in page.get_data(
+        as_text=True)

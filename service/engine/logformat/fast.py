@@ -235,6 +235,27 @@ def _new_move(m: dict, s: int, text: str) -> Move:
     return Move(s, a)  # pass
 
 
+def _claims(claimed: Any, keys: frozenset[str], points: str,
+            names: Iterable[str] | dict[str, int]) -> dict[str, Any]:
+    """A deal's or a game's ``claimed`` object: only ``keys``, integer ``points`` by
+    name, and a ``winner`` that is one of ``names`` or null."""
+    if type(claimed) is not dict or not claimed.keys() <= keys:
+        raise _Reject
+    if points in claimed:
+        _int_map(claimed[points], names)
+    if "winner" in claimed:
+        winner = claimed["winner"]
+        if winner is not None and (type(winner) is not str or winner not in names):
+            raise _Reject
+    return claimed
+
+
+def _text(value: Any, low: int, high: int) -> None:
+    """A string of ``low`` to ``high`` characters."""
+    if type(value) is not str or not low <= len(value) <= high:
+        raise _Reject
+
+
 def _int_map(value: Any, names: Iterable[str] | dict[str, int]) -> None:
     if type(value) is not dict:
         raise _Reject
@@ -293,15 +314,7 @@ def _fast_deal(d: Any, seat: dict[str, int], family: str, n_players: int) -> Dea
         raise _Reject
     claimed = None
     if "claimed" in d:
-        claimed = d["claimed"]
-        if type(claimed) is not dict or not claimed.keys() <= DEAL_CLAIM_KEYS:
-            raise _Reject
-        if "points" in claimed:
-            _int_map(claimed["points"], seat)
-        if "winner" in claimed:
-            winner = claimed["winner"]
-            if winner is not None and (type(winner) is not str or winner not in seat):
-                raise _Reject
+        claimed = _claims(d["claimed"], DEAL_CLAIM_KEYS, "points", seat)
         if "outcome" in claimed:
             outcome = claimed["outcome"]
             if outcome is not None and (type(outcome) is not str or outcome not in OUTCOMES):
@@ -333,16 +346,13 @@ def _fast_game(obj: Any) -> Game:
     if not preset.min_players <= n <= preset.max_players:
         raise _Reject
     for name in players:
-        if type(name) is not str or not 1 <= len(name) <= MAX_PLAYER_LENGTH:
-            raise _Reject
+        _text(name, 1, MAX_PLAYER_LENGTH)
     seat = {name: i for i, name in enumerate(players)}
     if len(seat) != n:
         raise _Reject
     family = preset.family
     if "id" in obj:
-        ident = obj["id"]
-        if type(ident) is not str or len(ident) > MAX_ID_LENGTH:
-            raise _Reject
+        _text(obj["id"], 0, MAX_ID_LENGTH)
     overrides = obj.get("rules")
     if "rules" in obj and type(overrides) is not dict:
         raise _Reject
@@ -370,17 +380,13 @@ def _fast_game(obj: Any) -> Game:
         if type(tour) is not dict or not tour.keys() <= TOURNAMENT_KEYS:
             raise _Reject
         if "id" in tour:
-            tid = tour["id"]
-            if type(tid) is not str or not 1 <= len(tid) <= MAX_ID_LENGTH:
-                raise _Reject
+            _text(tour["id"], 1, MAX_ID_LENGTH)
         if "round" in tour:
             rnd = tour["round"]
             if type(rnd) is not int or not 1 <= rnd <= MAX_ROUND:
                 raise _Reject
         if "table" in tour:
-            table = tour["table"]
-            if type(table) is not str or len(table) > MAX_ID_LENGTH:
-                raise _Reject
+            _text(tour["table"], 0, MAX_ID_LENGTH)
     if "played_at" in obj:
         when = obj["played_at"]
         if type(when) is not str or instant(when) is None:
@@ -391,15 +397,7 @@ def _fast_game(obj: Any) -> Game:
     deals = tuple([_fast_deal(d, seat, family, n) for d in raw_deals])
     claimed = None
     if "claimed" in obj:
-        claimed = obj["claimed"]
-        if type(claimed) is not dict or not claimed.keys() <= GAME_CLAIM_KEYS:
-            raise _Reject
-        if "totals" in claimed:
-            _int_map(claimed["totals"], claim_names)
-        if "winner" in claimed:
-            winner = claimed["winner"]
-            if winner is not None and (type(winner) is not str or winner not in claim_names):
-                raise _Reject
+        claimed = _claims(obj["claimed"], GAME_CLAIM_KEYS, "totals", claim_names)
     meta = obj.get("meta", {})
     if type(meta) is not dict:
         raise _Reject

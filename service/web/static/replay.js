@@ -1,7 +1,7 @@
 // The replay viewer: fetches every position of a deal at once from the API
 // (GET .../deals/{d}/positions) and steps through them here, so a step costs nothing.
 // The fragment names the position as people count: #deal=1&move=0 is the first deal
-// as dealt, move=k the table after the k-th move.
+// as dealt, move=k the table after the k-th move, move=end the table after the last.
 
 import { back, card, row } from "./cards.js";
 
@@ -34,7 +34,8 @@ async function load(deal) {
 function readFragment() {
   const params = new URLSearchParams(location.hash.slice(1));
   const deal = Number.parseInt(params.get("deal") ?? "1", 10);
-  const move = Number.parseInt(params.get("move") ?? "0", 10);
+  const given = params.get("move") ?? "0";
+  const move = given === "end" ? Number.MAX_SAFE_INTEGER : Number.parseInt(given, 10);
   return { deal: Number.isFinite(deal) ? deal - 1 : 0, move: Number.isFinite(move) ? move : 0 };
 }
 
