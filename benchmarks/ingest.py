@@ -3,11 +3,14 @@
 Prints single-game uploads per second (one-deal two-player gin games, POST /games) and
 deals per second through POST /games/batch (two-player gin and four-player rummy
 corpora from the generator).  Clients run in this process, on the same machine.  Each
+measurement ends with a read of the ratings, which rates the games the store's rating
+catch-up still holds, outside the elapsed time but inside the CPU figures.  Each
 figure is followed by the CPU it cost per game in each process (the HTTP worker, the
 store process, the verifying pool, the clients) and how busy the machine was.
 
     python benchmarks/ingest.py
     python benchmarks/ingest.py --singles 3000 --clients 16 --batch-games 1500
+    python benchmarks/ingest.py --ratings 0     # the store rates nothing (RUMMY_RATINGS=0)
 """
 
 from __future__ import annotations
@@ -124,6 +127,14 @@ def commit_count(server: Server) -> int:
     return -1
 
 
+def rated(server: Server) -> None:
+    """Read the ratings once: the store rates first whatever its catch-up holds still
+    (docs/RATINGS.md), so that the CPU of a phase includes the rating of all its games."""
+    status, _, _ = server.request("GET", "/api/v1/ratings?limit=1")
+    if status != 200:
+        raise RuntimeError(f"GET /ratings answered {status}")
+
+
 class CpuMeter:
     """CPU seconds spent during a measurement by the server's processes, by role, by this
     process (the clients), and how busy the machine was; read from /proc (Linux)."""
@@ -205,6 +216,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=200)
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ratings", choices=("1", "0"), default="1",
+                        help="RUMMY_RATINGS of the server: 0, the store rates nothing")
     args = parser.parse_args()
 
     print("generating corpora ...", flush=True)
@@ -214,12 +227,14 @@ def main() -> None:
         "rummy 4p": corpus("rummy", args.batch_games // 2, args.seed + 2, 4, None),
     }
     with tempfile.TemporaryDirectory() as tmp:
-        server = Server(Path(tmp) / "bench.duckdb").start()
+        server = Server(Path(tmp) / "bench.duckdb", env={"RUMMY_RATINGS": args.ratings}).start()
+        print(f"RUMMY_RATINGS={args.ratings}", flush=True)
         try:
             meter = CpuMeter(server)
             with meter:
                 seconds, answers = post_all(server.port, "/api/v1/games", singles,
                                             "application/json", args.clients)
+                rated(server)
             created = sum(json.loads(a)["created"] for a in answers)
             commits = commit_count(server)
             print(f"single uploads: {len(singles) / seconds:,.0f} games/s "
@@ -233,6 +248,7 @@ def main() -> None:
                 with meter:
                     seconds, answers = post_all(server.port, "/api/v1/games/batch", bodies,
                                                 "application/x-ndjson", min(args.clients, 4))
+                    rated(server)
                 lines = [json.loads(x) for a in answers for x in a.splitlines()]
                 assert all("id" in x for x in lines), [x for x in lines if "id" not in x][:3]
                 deals = deals_in(bodies)

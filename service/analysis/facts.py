@@ -16,7 +16,8 @@ family ``missed_rummy``, ``missed_out``, ``discard_error`` likewise):
 
 * ``missed_gin``: gin was legal after the draw (with a discard, or big gin), and the
   player did something else;
-* ``missed_knock``: a knock was legal and the player discarded and played on;
+* ``missed_knock``: a knock was legal and the player discarded and played on, unless
+  the defender's hand was certain to undercut it (then playing on was right);
 * ``discard_error``: the discard (or the knock's discard) left more deadwood (Rummy:
   hand value, the points no meld of the hand holds) than the best legal discard;
 * ``knock_into_undercut``: a knock that the defender's hand, with its best layoffs,
@@ -387,10 +388,9 @@ class _DealAnalysis:
             worth = self.ending_worth(table, alt)
             facts.append(self.fact(MISSED_GIN, m, p, alt, worth, position,
                                    deal_points=self.deal_points(p)))
-        elif move.action == DISCARD and 0 < best_dw <= limit and not table.at_floor:
-            alt = Move(p, KNOCK, card=best_card,
-                       melds=_declared(table.best(hand & ~(1 << best_card))[1]))
-            worth = self.ending_worth(table, alt)
+        elif (move.action == DISCARD and 0 < best_dw <= limit and not table.at_floor
+              and (knock := self.winning_knock(table, p, best_card))[1] > 0):
+            alt, worth = knock
             facts.append(self.fact(MISSED_KNOCK, m, p, alt, worth, position,
                                    deadwood=best_dw, deal_points=self.deal_points(p)))
         elif move.card is not None and move.card in by_card and by_card[move.card] > best_dw:
@@ -407,6 +407,14 @@ class _DealAnalysis:
             if undercut is not None:
                 facts.append(undercut)
         return facts
+
+    def winning_knock(self, table: GinTable, p: int, card: int) -> tuple[Move, int]:
+        """The knock discarding ``card`` and what it would score: a knock the defender's
+        hand was certain to undercut (worth nothing or less) is no missed knock, since
+        playing on was right, by the certainty ``knock_into_undercut`` uses."""
+        alt = Move(p, KNOCK, card=card, melds=_declared(table.best(table.hands[p]
+                                                                    & ~(1 << card))[1]))
+        return alt, self.ending_worth(table, alt)
 
     def ending_worth(self, table: GinTable, ending: Move) -> int:
         """What a knock or gin played now would score for the knocker, net of what the

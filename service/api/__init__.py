@@ -122,13 +122,14 @@ def open_store(settings: Settings) -> Store | RemoteStore | AttachedStore:
     there is one for this file, else a store process of the app's own, or DuckDB in
     this process (``RUMMY_STORE_PROCESS=0``)."""
     if not settings.store_process:
-        store = Store(settings.db_path, max_queued_games=settings.max_queued_games)
+        store = Store(settings.db_path, max_queued_games=settings.max_queued_games,
+                      ratings=settings.ratings)
         if settings.analysis:
             store.start_catchup()  # the background analysis (docs/ANALYSIS.md)
         return store
     return shared_store(settings.db_path) \
         or RemoteStore(settings.db_path, max_queued_games=settings.max_queued_games,
-                       analysis=settings.analysis)
+                       analysis=settings.analysis, ratings=settings.ratings)
 
 
 def _closer(store: Store | RemoteStore | AttachedStore | LakeStore,

@@ -27,6 +27,9 @@ later.
                            instead of RUMMY_DB (service.store.lake)
     RUMMY_ANALYSIS         1: the stored games analysed in the background; 0: only
                            when asked for                      1
+    RUMMY_RATINGS          1: the stored games rated (docs/RATINGS.md); 0: not
+                           rated, the ratings computed again at the next start
+                           with 1                              1
     RUMMY_RATING_PROVISIONAL_SIGMA  a rating is provisional above this sigma  6.0
     RUMMY_RATING_PROVISIONAL_GAMES  ... or below this many rated games        10
 """
@@ -55,7 +58,7 @@ VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_LABEL_SECRE
              "RUMMY_MAX_BATCH_BYTES", "RUMMY_PAGE_SIZE", "RUMMY_MAX_PAGE_SIZE",
              "RUMMY_BATCH_CHUNK", "RUMMY_BATCH_MAX_BAD_RUN", "RUMMY_BATCH_MAX_BAD_LINES",
              "RUMMY_VERIFY_PROCESSES", "RUMMY_STORE_PROCESS", "RUMMY_MAX_QUEUED_GAMES",
-             "RUMMY_LAKE", "RUMMY_ANALYSIS",
+             "RUMMY_LAKE", "RUMMY_ANALYSIS", "RUMMY_RATINGS",
              "RUMMY_RATING_PROVISIONAL_SIGMA", "RUMMY_RATING_PROVISIONAL_GAMES")
 EXTENSION = "rummy_settings"
 STORE_EXTENSION = "rummy_store"
@@ -101,6 +104,7 @@ class Settings:
     max_queued_games: int = MAX_QUEUED_GAMES
     lake_path: str | None = None  # serve an audit's results, read-only
     analysis: bool = True
+    ratings: bool = True
     rating_max_sigma: float = 6.0
     rating_min_games: int = 10
 
@@ -132,6 +136,7 @@ class Settings:
             max_queued_games=_int(source, "RUMMY_MAX_QUEUED_GAMES", base.max_queued_games),
             lake_path=str(source.get("RUMMY_LAKE") or "") or None,
             analysis=_flag(source, "RUMMY_ANALYSIS", base.analysis),
+            ratings=_flag(source, "RUMMY_RATINGS", base.ratings),
             rating_max_sigma=_float(source, "RUMMY_RATING_PROVISIONAL_SIGMA",
                                     base.rating_max_sigma),
             rating_min_games=_int(source, "RUMMY_RATING_PROVISIONAL_GAMES",

@@ -61,6 +61,16 @@ class AnalysisHealthSchema(Schema):
     last_error = fields.String(allow_none=True)
 
 
+class RatingHealthSchema(Schema):
+    running = fields.Boolean(metadata={"description": "The rating catch-up runs"})
+    backlog = fields.Integer(metadata={
+        "description": "Games committed and not rated yet: rated once committed "
+                       "hold_seconds ago, or before any read of the ratings"})
+    rated = fields.Integer(metadata={"description": "Games rated since start-up"})
+    hold_seconds = fields.Float(metadata={
+        "description": "How long a committed game waits for the catch-up"})
+
+
 class HealthSchema(Schema):
     status = fields.String(required=True, metadata={"example": "ok", "enum": ["ok"]})
     database = fields.String(required=True, metadata={"example": "ok"})
@@ -68,11 +78,20 @@ class HealthSchema(Schema):
     writes = fields.Nested(WritesSchema, required=True)
     analysis = fields.Nested(AnalysisHealthSchema, allow_none=True, metadata={
         "description": "The move analysis of stored games (docs/ANALYSIS.md)"})
+    ratings = fields.Nested(RatingHealthSchema, allow_none=True, metadata={
+        "description": "The rating of stored games (docs/RATINGS.md); null: not rated "
+                       "(RUMMY_RATINGS=0, or a lake)"})
 
 
 def _analysis_health(store: Any) -> dict[str, Any] | None:
     """The analysis catch-up's figures; None for a store without analysis (a lake)."""
     health = getattr(store, "analysis_health", None)
+    return health() if health is not None else None
+
+
+def _rating_health(store: Any) -> dict[str, Any] | None:
+    """The rating catch-up's figures; None for a store that rates nothing."""
+    health = getattr(store, "rating_health", None)
     return health() if health is not None else None
 
 
@@ -85,6 +104,7 @@ def healthz() -> dict[str, Any]:
     try:
         version, writes = store.check(timeout=CHECK_TIMEOUT)
         analysis = _analysis_health(store)
+        ratings = _rating_health(store)
     except Exception:
         current_app.logger.exception("health check: the database does not answer")
         raise Problem(503, DATABASE_UNAVAILABLE, "the database does not answer",
@@ -95,7 +115,7 @@ def healthz() -> dict[str, Any]:
                       "games are not being stored", headers={"Retry-After": "5"},
                       health="degraded", database="ok", schema_version=version, writes=shown)
     return {"status": "ok", "database": "ok", "schema_version": version, "writes": shown,
-            "analysis": analysis}
+            "analysis": analysis, "ratings": ratings}
 
 
 @blp.route("/metrics", methods=["GET"])
@@ -109,7 +129,8 @@ def metrics() -> Response:
     try:
         by_status = store.games_by_status()
         writes = store.write_counts()
-        writes = {**writes, "analysis": _analysis_health(store)}
+        writes = {**writes, "analysis": _analysis_health(store),
+                  "ratings": _rating_health(store)}
     except Exception:
         current_app.logger.exception("metrics: the database does not answer")
     return Response(metrics_of_app().render(by_status, writes), content_type=CONTENT_TYPE)

@@ -115,6 +115,13 @@ class _StoreFigures:
                                           "started.", value=analysis["analysed"])
                 yield CounterMetricFamily("rummy_analysis_failures", "Games whose analysis "
                                           "failed.", value=analysis["failed"])
+            ratings = self.writes.get("ratings")  # None: a store that rates nothing
+            if ratings is not None:
+                yield GaugeMetricFamily("rummy_rating_backlog", "Games committed and not "
+                                        "rated yet.", value=ratings["backlog"])
+                yield CounterMetricFamily("rummy_rating_games", "Games rated by the "
+                                          "rating catch-up since the store process "
+                                          "started.", value=ratings["rated"])
 
 
 def _start() -> None:

@@ -52,6 +52,10 @@ class MoveSchema(Schema):
     player = fields.String(required=True)
     action = fields.String(required=True)
     words = fields.String(required=True, metadata={"example": "ben draws 9D from the stock"})
+    public = fields.String(required=True, metadata={
+        "description": "The move as the other players know it: a card drawn from the stock "
+                       "is not named",
+        "example": "ben draws from the stock"})
 
 
 class StoppedSchema(Schema):
@@ -83,8 +87,10 @@ class DealPositionsSchema(Schema):
 
 EXAMPLE = {
     "deal": 0, "players": ["ana", "ben"], "dealer": "ben",
-    "moves": [{"player": "ana", "action": "draw", "words": "ana draws AH from the stock"},
-              {"player": "ana", "action": "knock", "words": "ana knocks, discarding KS"}],
+    "moves": [{"player": "ana", "action": "draw", "words": "ana draws AH from the stock",
+               "public": "ana draws from the stock"},
+              {"player": "ana", "action": "knock", "words": "ana knocks, discarding KS",
+               "public": "ana knocks, discarding KS"}],
     "positions": [{"to_move": "ana", "hands": {
         "ana": {"melds": [["2C", "3C", "4C"], ["5D", "5H", "5S"], ["9D", "9H", "9S"]],
                 "rest": ["KS"], "count": 10},

@@ -5,7 +5,8 @@ keeps a snapshot before the first move and after each one, so a viewer can step
 without asking again.  An illegal move stops the replay: its position is the table as
 the move found it, with the violation named, and the moves after it have none.  Each
 move is also said in words ("ben draws 9D from the stock"), as the table found it (a
-draw from the discard pile names the card it took).
+draw from the discard pile names the card it took), and as the other players at the
+table know it (``public``: "ben draws from the stock"), for a view from one seat.
 """
 
 from __future__ import annotations
@@ -78,6 +79,15 @@ def move_in_words(move: Move, table: Table) -> str:
     return f"{who} plays {action}"
 
 
+def public_words(move: Move, table: Table) -> str:
+    """The move as the other players at the table know it: everything but the card a
+    player draws from the stock, which only they see.  A card taken from the discard
+    pile, shown, melded, laid off or discarded is seen by all."""
+    if move.action == DRAW and move.source != DISCARD_PILE:
+        return f"{table.name(move.player)} draws from the stock"
+    return move_in_words(move, table)
+
+
 def _arranged(table: Table, seat: int) -> dict[str, Any]:
     """A hand as a person holds it: the melds of its best arrangement, then the rest
     (deadwood), each sorted by suit and rank."""
@@ -113,7 +123,7 @@ def _snapshot(table: Table, owners: list[str | None]) -> dict[str, Any]:
 
 def deal_positions(game: Game, deal_index: int) -> dict[str, Any]:
     """Deal ``deal_index`` (0-based) replayed once: the players in play order, the dealer,
-    every move in words, and the positions: ``positions[0]`` as dealt, ``positions[k]``
+    every move in words (``words``, and ``public`` as the other players know it), and the positions: ``positions[0]`` as dealt, ``positions[k]``
     after the k-th move, up to the end or to the illegal move that stopped the replay
     (``stopped_by``: its 0-based ``move``, None for a problem of the deal as a whole,
     ``code`` and ``message``; that move's position is the table as it found it).
@@ -135,11 +145,11 @@ def deal_positions(game: Game, deal_index: int) -> dict[str, Any]:
     stopped: dict[str, Any] | None = None
     problem = table.deal_cards(deal)
     positions = [_snapshot(table, owners)]
-    words: list[str] = []
+    words: list[tuple[str, str]] = []
     if problem:
         stopped = {"move": None, "code": problem[0], "message": problem[1]}
     for m, move in enumerate(deal.moves):
-        words.append(move_in_words(move, table))
+        words.append((move_in_words(move, table), public_words(move, table)))
         if stopped is not None:
             continue
         melds_before = len(table.melds) if isinstance(table, RummyTable) else 0
@@ -160,8 +170,9 @@ def deal_positions(game: Game, deal_index: int) -> dict[str, Any]:
         "deal": deal_index,
         "players": [players[s] for s in table.order],
         "dealer": players[deal.dealer] if 0 <= deal.dealer < len(players) else None,
-        "moves": [{"player": players[move.player], "action": str(move.action), "words": said}
-                  for move, said in zip(deal.moves, words, strict=True)],
+        "moves": [{"player": players[move.player], "action": str(move.action), "words": said,
+                   "public": public}
+                  for move, (said, public) in zip(deal.moves, words, strict=True)],
         "positions": positions,
         "stopped_by": stopped,
         "outcome": result.outcome if over else None,

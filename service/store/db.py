@@ -22,7 +22,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
@@ -33,8 +33,10 @@ from typing import Any, Protocol, runtime_checkable
 import duckdb
 import pyarrow as pa
 
+from ..ratings import RatedGame
 from . import ratings as rating_tables
 from .migrations import BOOKKEEPING, MIGRATIONS
+from .rating_catchup import HOLD, RatingCatchUp
 from .records import GameRecord
 from .rows import ANALYSIS_ROWS, CHILD_TABLES, ROWS, columns
 
@@ -322,13 +324,15 @@ class StoreReads:
 class Store(StoreReads):
     """One DuckDB file.  Open it once per process (after any fork).
 
-    With ``ratings`` (the default) every write keeps the ratings tables in step
-    (``ratings``), and ratings made under another model, or left stale by a store
-    opened without them, are computed again here first.  Without, writes leave the
-    ratings stale (a bulk load, which then calls ``recompute_ratings`` once)."""
+    With ``ratings`` (the default) the games stored are rated ``rating_hold`` seconds
+    after their commit, or before any read of the ratings (``rating_catchup``), and
+    ratings made under another model, or left stale by a store opened without them,
+    are computed again here first.  Without, writes leave the ratings stale (a bulk
+    load, which then calls ``recompute_ratings`` once)."""
 
     def __init__(self, path: str | Path, read_only: bool = False,
-                 max_queued_games: int = MAX_QUEUED_GAMES, ratings: bool = True):
+                 max_queued_games: int = MAX_QUEUED_GAMES, ratings: bool = True,
+                 rating_hold: float = HOLD):
         self.path = str(path)
         self.max_queued_games = max_queued_games
         if self.path != ":memory:":
@@ -353,6 +357,7 @@ class Store(StoreReads):
         # The outcome of the last write transaction: (ok, when, why it failed), or None.
         self.last_write: tuple[bool, datetime, str | None] | None = None
         self._ratings: rating_tables.Keeper | None = None
+        self._rating_catchup: RatingCatchUp | None = None
         if not read_only:
             self._migrate()
         self._seq = self._con.execute("SELECT coalesce(max(seq), 0) FROM games").fetchone()[0]
@@ -361,9 +366,13 @@ class Store(StoreReads):
                 rating_tables.mark_stale(self._con)
             else:
                 self._ratings = rating_tables.Keeper()
+                self._rating_catchup = RatingCatchUp(self, rating_hold)
                 if not rating_tables.up_to_date(self._con):
                     _log.info("computing the ratings of %s", self.path)
                     self.recompute_ratings()
+                else:
+                    self._rating_catchup.note_stored(self._con)
+                self._rating_catchup.start()
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -408,6 +417,11 @@ class Store(StoreReads):
             self._queue.put(None)
             self._writer.join()
             self._writer = None
+        if self._rating_catchup is not None:
+            self._rating_catchup.close()
+            with suppress(StoreError):  # what waits is rated at the next start otherwise
+                self.catch_up_ratings()
+            self._rating_catchup = None
         if self._writes is not None:
             self._writes.close()
             self._writes = None
@@ -589,6 +603,7 @@ class Store(StoreReads):
         None when no such game is stored.  Its rows stay, for the audit trail.  Under
         the write lock, so that no group commit runs meanwhile."""
         with self._write_lock:
+            self._catch_up_locked()  # the replay below reads back the rated games
             cur = self._writer_connection().cursor
             try:
                 cur.execute("BEGIN TRANSACTION")
@@ -668,6 +683,28 @@ class Store(StoreReads):
                 raise StoreError(f"database error: {error}") from error
         return len(records)
 
+    def catch_up_ratings(self, due_only: bool = False) -> int:
+        """Rate the games committed and not rated yet (with ``due_only``, only those
+        committed ``rating_hold`` seconds ago); the number of games rated.  Every read
+        of the ratings calls it first, so that it is never behind the games."""
+        if self._rating_catchup is None:
+            return 0
+        with self._write_lock:
+            return self._catch_up_locked(due_only)
+
+    def _catch_up_locked(self, due_only: bool = False) -> int:
+        if self._rating_catchup is None:
+            return 0
+        try:
+            return self._rating_catchup.rate(self._writer_connection().cursor, due_only)
+        except duckdb.Error as error:
+            raise StoreError(f"database error: {error}") from error
+
+    def rating_health(self) -> dict[str, Any] | None:
+        """The rating catch-up: games committed and not rated yet (``backlog``), games
+        rated since start-up, the hold, whether it runs; None without ratings."""
+        return None if self._rating_catchup is None else self._rating_catchup.health()
+
     def recompute_ratings(self, progress: Any = None, total: Any = None) -> int:
         """Rate every counted game again from scratch, in one transaction (see
         ``ratings.recompute``); the number of games rated."""
@@ -691,6 +728,8 @@ class Store(StoreReads):
         finally:
             if self._ratings is not None:
                 self._ratings.forget()
+        if self._rating_catchup is not None:
+            self._rating_catchup.forget()  # every stored game is rated
         return rated
 
     def write_counts(self) -> dict[str, int]:
@@ -724,24 +763,14 @@ class Store(StoreReads):
         """Insert the rows of new games in one transaction, numbering them in order."""
         seq = self._seq
         cur = writer.cursor
-        pending = None
         try:
             cur.execute("BEGIN TRANSACTION")
-            rated = []
             for part in parts:
                 if isinstance(part, GameRows):
                     _insert_arrow(cur, part, seq)
-                    if self._ratings is not None:
-                        rated += rating_tables.from_arrow(part.tables, part.counts, seq)
                 else:
                     writer.append(part, seq)
-                    if self._ratings is not None:
-                        rated += rating_tables.from_records(part, seq)
                 seq += len(part)
-            if self._ratings is not None:
-                pending = self._ratings.add(
-                    cur, rated, lambda rows: writer.add_rows("rating_history", rows),
-                    writer.flush)
             writer.flush()
             cur.execute("COMMIT")
         except BaseException as error:
@@ -755,8 +784,11 @@ class Store(StoreReads):
                 self.last_write = (False, datetime.now(UTC), str(error)[:300])
                 raise StoreError(f"database error: {error}") from error
             raise
-        if self._ratings is not None:
-            self._ratings.commit(pending)
+        if self._rating_catchup is not None:
+            start = self._seq
+            for part in parts:
+                self._rating_catchup.note(len(part), _rating_input(part, start))
+                start += len(part)
         fresh = seq - self._seq
         self._seq = seq
         self.last_write = (True, datetime.now(UTC), None)
@@ -806,6 +838,19 @@ class _Writer:
     def close(self) -> None:
         self.clear()
         self.cursor.close()
+
+
+def _rating_input(part: Games, seq: int) -> Callable[[], list[RatedGame]]:
+    """What the rating catch-up needs of a committed part numbered from ``seq + 1``:
+    its counted games, converted when they are rated (off the writer's path).  Of rows
+    built as Arrow tables only the columns rating reads are kept (slices, no copy)."""
+    if isinstance(part, GameRows):
+        tables = {"games": part.tables["games"].select(rating_tables.GAME_COLUMNS),
+                  "game_players": part.tables["game_players"].select(
+                      rating_tables.SEAT_COLUMNS)}
+        counts = {"game_players": part.counts["game_players"]}
+        return lambda: rating_tables.from_arrow(tables, counts, seq)
+    return lambda: rating_tables.from_records(part, seq)
 
 
 def _insert_arrow(cur: duckdb.DuckDBPyConnection, rows: GameRows, seq: int) -> None:

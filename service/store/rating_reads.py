@@ -18,6 +18,14 @@ HISTORY_COLUMNS = ("variant", "game_id", "game_time", "seq", "rank", "mu_before"
                    "sigma_before", "mu", "sigma", "games")
 
 
+def caught_up(store: Reader) -> None:
+    """Rate what the store's catch-up has not rated yet, so that a read of the ratings
+    is never behind the games (a store without ratings, or a lake, has nothing to)."""
+    catch_up = getattr(store, "catch_up_ratings", None)
+    if catch_up is not None:
+        catch_up()
+
+
 def rating_board(store: Reader, variant: str | None, min_games: int,
                  provisional: bool | None, rule: Provisional, limit: int,
                  after: tuple[float, str, str] | None = None) -> list[dict[str, Any]]:
@@ -36,6 +44,7 @@ def rating_board(store: Reader, variant: str | None, min_games: int,
         clauses.append("(ordinal < ? OR (ordinal = ? AND (variant > ? OR "
                        "(variant = ? AND player > ?))))")
         params += [after[0], after[0], after[1], after[1], after[2]]
+    caught_up(store)
     sql = (f"SELECT {', '.join(BOARD_COLUMNS)} FROM ratings WHERE {' AND '.join(clauses)} "
            "ORDER BY ordinal DESC, variant, player LIMIT ?")
     with store.cursor() as cur:
@@ -60,6 +69,7 @@ def rating_history(store: Reader, player: str, variant: str | None, limit: int,
     if after is not None:
         clauses.append(f"({_AT} > ? OR ({_AT} = ? AND seq > ?))")
         params += [after[0], after[0], after[1]]
+    caught_up(store)
     sql = (f"SELECT {', '.join(HISTORY_COLUMNS)} FROM rating_history "
            f"WHERE {' AND '.join(clauses)} ORDER BY {_AT}, seq LIMIT ?")
     with store.cursor() as cur:
@@ -69,6 +79,7 @@ def rating_history(store: Reader, player: str, variant: str | None, limit: int,
 
 def rated_player(store: Reader, player: str, variant: str | None) -> bool:
     """Whether the player has a rating (in ``variant``, or in any)."""
+    caught_up(store)
     sql, params = "SELECT count(*) FROM ratings WHERE player = ?", [player]
     if variant is not None:
         sql += " AND variant = ?"
@@ -79,6 +90,7 @@ def rated_player(store: Reader, player: str, variant: str | None) -> bool:
 
 def current_ratings(store: Reader, variant: str, players: list[str]) -> dict[str, Rating]:
     """The current ratings of those of ``players`` rated in ``variant``."""
+    caught_up(store)
     with store.cursor() as cur:
         rows = cur.execute("SELECT player, mu, sigma, games, last_played FROM ratings "
                            "WHERE variant = ? AND player IN (SELECT unnest(?))",

@@ -64,7 +64,8 @@ def _rated(row: Sequence[Any]) -> RatedGame:
                      tuple(totals))
 
 
-def _games_sql(variant: str | None, since: Key | None) -> tuple[str, list[Any]]:
+def _games_sql(variant: str | None, since: Key | None, until_seq: int | None = None,
+               after_seq: int | None = None) -> tuple[str, list[Any]]:
     where, params = "", []
     if variant is not None:
         where += " AND g.variant = ?"
@@ -72,14 +73,31 @@ def _games_sql(variant: str | None, since: Key | None) -> tuple[str, list[Any]]:
     if since is not None:
         where += _AFTER.replace("game_time", "g.game_time").replace("seq", "g.seq")
         params += [since[0], since[0], since[1]]
+    if until_seq is not None:
+        where += " AND g.seq <= ?"
+        params.append(until_seq)
+    if after_seq is not None:
+        where += " AND g.seq > ?"
+        params.append(after_seq)
     return _GAMES_SQL.format(where=where), params
 
 
-def counted_games(cur: Any, variant: str | None = None,
-                  since: Key | None = None) -> list[RatedGame]:
+def counted_games(cur: Any, variant: str | None = None, since: Key | None = None,
+                  until_seq: int | None = None) -> list[RatedGame]:
     """The counted games (not deleted), by pool then in order; of one pool, from the
-    place ``since`` on (included)."""
-    return [_rated(row) for row in cur.execute(*_games_sql(variant, since)).fetchall()]
+    place ``since`` on (included); only those stored up to ``until_seq`` when given
+    (the later ones wait for the catch-up)."""
+    return [_rated(row) for row in
+            cur.execute(*_games_sql(variant, since, until_seq)).fetchall()]
+
+
+def unrated_games(cur: Any) -> list[RatedGame]:
+    """The counted games stored after the last rated one (by ``seq``): what the rating
+    catch-up had not rated when its process ended (``rating_catchup``)."""
+    last = cur.execute("SELECT coalesce(max(seq), 0) FROM rating_history").fetchone()[0]
+    games = [_rated(row) for row in
+             cur.execute(*_games_sql(None, None, after_seq=last)).fetchall()]
+    return sorted(games, key=lambda game: game.seq)
 
 
 def counted_batches(cur: Any, size: int = 10_000) -> Iterator[list[RatedGame]]:
@@ -115,13 +133,16 @@ def from_records(records: Sequence[Any], seq: int) -> list[RatedGame]:
     return out
 
 
+GAME_COLUMNS = ["id", "variant", "status", "finished", "game_time", "lower_wins", "winner"]
+SEAT_COLUMNS = ["seat", "player", "team", "points"]
+
+
 def from_arrow(tables: dict[str, pa.Table], counts_of: dict[str, list[int]],
                seq: int) -> list[RatedGame]:
     """The counted games among rows built as Arrow tables (``GameRows``), numbered
     from ``seq + 1``."""
-    games = tables["games"].select(["id", "variant", "status", "finished", "game_time",
-                                    "lower_wins", "winner"]).to_pydict()
-    seats = tables["game_players"].select(["seat", "player", "team", "points"]).to_pydict()
+    games = tables["games"].select(GAME_COLUMNS).to_pydict()
+    seats = tables["game_players"].select(SEAT_COLUMNS).to_pydict()
     out = []
     start = 0
     for k, n in enumerate(counts_of["game_players"]):
@@ -237,11 +258,14 @@ class Keeper:
 
     def add(self, cur: Any, games: list[RatedGame],
             append: Callable[[list[tuple]], None] | None = None,
-            flush: Callable[[], None] | None = None) -> Pending:
-        """Rate new games, whose rows this transaction inserts.  History rows of games
-        that extend their pool go to ``append`` (the writer's appender, flushed with the
-        games' rows) when given; before a replay, which reads the games back, ``flush``
-        writes the rows buffered so far."""
+            flush: Callable[[], None] | None = None,
+            until_seq: int | None = None) -> Pending:
+        """Rate new games, stored already or inserted by this transaction.  History rows
+        of games that extend their pool go to ``append`` (the writer's appender, flushed
+        with the games' rows) when given; before a replay, which reads the games back,
+        ``flush`` writes the rows buffered so far.  A replay reads back the games stored
+        up to ``until_seq`` only, when given (the last of ``games``: the ones after it
+        are not rated yet)."""
         pending = Pending()
         if not games:
             return pending
@@ -276,7 +300,7 @@ class Keeper:
             else:
                 if flush is not None:
                     flush()
-                self._replay(cur, variant, order_key(pool[0]), pending)
+                self._replay(cur, variant, order_key(pool[0]), pending, until_seq)
                 continue
             pending.ratings[variant] = changed
             pending.last[variant] = max(ledger.last or order_key(pool[-1]),
@@ -298,8 +322,10 @@ class Keeper:
             self._replay(cur, row[0], (row[1], row[2]), pending)
         return pending
 
-    def _replay(self, cur: Any, variant: str, since: Key, pending: Pending) -> None:
-        """Rate the pool's counted games again from ``since`` on."""
+    def _replay(self, cur: Any, variant: str, since: Key, pending: Pending,
+                until_seq: int | None = None) -> None:
+        """Rate the pool's counted games again from ``since`` on (stored up to
+        ``until_seq``, when given)."""
         params = [variant, since[0], since[0], since[1]]
         before = {player: Rating(mu, sigma, games, at) for player, mu, sigma, games, at in
                   cur.execute(
@@ -310,7 +336,7 @@ class Keeper:
             f"DELETE FROM rating_history WHERE variant = ?{_AFTER} RETURNING player",
             params).fetchall()}
         self.replays += 1
-        games = counted_games(cur, variant, since)
+        games = counted_games(cur, variant, since, until_seq)
         changed: dict[str, Rating] = {}
         entries: list[Rated] = []
         history = _rate_in_order(games, ChainMap(changed, dict(before)), entries)

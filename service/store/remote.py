@@ -68,6 +68,7 @@ from .db import (
     StoreReads,
     games_of,
 )
+from .ratings_switch import ratings_enabled
 from .records import GameRecord
 
 DIR_PREFIX = "rummy-store-"
@@ -83,7 +84,7 @@ _ERRORS: dict[str, type[Exception]] = {"StoreError": StoreError, "StoreBusy": St
 
 def _serve(path: str, address: str, key: bytes, control: Connection,
            max_queued_games: int = MAX_QUEUED_GAMES, shared: bool = False,
-           analysis: bool = False) -> None:
+           analysis: bool = False, ratings: bool = True) -> None:
     """The store process: open the store, answer every connection in a thread, and
     end when the parent closes the control pipe (or dies, which closes it too).
 
@@ -97,7 +98,7 @@ def _serve(path: str, address: str, key: bytes, control: Connection,
     if shared:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     try:
-        store = Store(path, max_queued_games=max_queued_games)
+        store = Store(path, max_queued_games=max_queued_games, ratings=ratings)
     except StoreLocked as error:
         control.send(("locked", str(error)))
         return
@@ -197,7 +198,9 @@ def _send(conn: Connection, reply: tuple) -> bool:
 
 
 # The operations that change nothing: one may be sent again when its answer was lost.
-READ_OPERATIONS = frozenset(("query", "read", "counters", "health", "analysis_health", "check"))
+# ``catch_up_ratings`` changes what is stored, but sent again it rates nothing more.
+READ_OPERATIONS = frozenset(("query", "read", "counters", "health", "analysis_health", "check",
+                             "rating_health", "catch_up_ratings"))
 
 
 class _StaleConnection(Exception):
@@ -234,6 +237,10 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.analysis_health()
     if op == "check":
         return store.check()
+    if op == "rating_health":
+        return store.rating_health()
+    if op == "catch_up_ratings":
+        return store.catch_up_ratings()
     raise ValueError(f"unknown store operation {op!r}")
 
 
@@ -425,6 +432,14 @@ class _StoreCalls(StoreClient, StoreReads):
         """As ``Store.analysis_health``: the catch-up runs in the store process."""
         return self.call("analysis_health")
 
+    def rating_health(self) -> dict[str, Any] | None:
+        """As ``Store.rating_health``: the catch-up runs in the store process."""
+        return self.call("rating_health")
+
+    def catch_up_ratings(self) -> int:
+        """As ``Store.catch_up_ratings``, in one call."""
+        return self.call("catch_up_ratings")
+
     def check(self, timeout: float | None = None) -> tuple[int, dict[str, Any]]:
         """As ``Store.check``, in one call, answered within ``timeout`` seconds or
         StoreError."""
@@ -449,10 +464,13 @@ class RemoteStore(_StoreCalls):
 
     def __init__(self, path: str, start_timeout: float = START_TIMEOUT,
                  max_queued_games: int = MAX_QUEUED_GAMES, restart: bool = False,
-                 daemon: bool = True, analysis: bool | None = None):
+                 daemon: bool = True, analysis: bool | None = None,
+                 ratings: bool | None = None):
         self.path = str(path)
         # The background analysis of stored games: RUMMY_ANALYSIS when not said.
         self.analysis = analysis_enabled() if analysis is None else analysis
+        # The rating of stored games: RUMMY_RATINGS when not said.
+        self.ratings = ratings_enabled() if ratings is None else ratings
         remove_stale_folders()
         self._dir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-")
         super().__init__(os.path.join(self._dir, "store.sock"), secrets.token_bytes(32))
@@ -478,7 +496,7 @@ class RemoteStore(_StoreCalls):
         self._process = context.Process(target=_serve, name="rummy-store", daemon=self.daemon,
                                         args=(self.path, self._address, self._key, child_end,
                                               self.max_queued_games, not self.daemon,
-                                              self.analysis))
+                                              self.analysis, self.ratings))
         with sigint_held():
             self._process.start()
         child_end.close()

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..engine.rules import GIN, PRESETS
 from .db import Reader, live
+from .rating_reads import caught_up
 
 RUMMY_FIGURES = ("won_out", "won_rummy", "won_blocked", "avg_hand_left_when_losing")
 GIN_FIGURES = ("gins", "knocks", "undercuts_made", "undercuts_suffered",
@@ -220,6 +221,7 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
     rating, join, rated = "NULL::DOUBLE", "", ""
     join_params: list[Any] = []
     if flt.variant is not None:
+        caught_up(store)
         rating, join = "r.ordinal", " LEFT JOIN ratings r ON r.player = g.player AND r.variant = ?"
         join_params.append(flt.variant)
     if sort == "rating":

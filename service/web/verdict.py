@@ -41,15 +41,16 @@ def verdict(game: dict[str, Any]) -> dict[str, Any]:
     if status == "illegal":
         first = illegal[0]
         return {"status": status, "headline": "Illegal game: it has no result",
-                "detail": f"{_count(len(illegal), 'illegal move')} or deal problems; the first "
-                          f"is at {where(first['deal'], first['move'])}: {first['message']}. "
+                "detail": f"{_count(len(illegal), 'rule')} broken; the first "
+                          f"at {where(first['deal'], first['move'])}: {first['message']}. "
                           "No winner is recognised.",
                 "winner": None}
     if status == "incomplete":
         why = next((w["message"] for w in report["warnings"]
                     if w["code"] in ("GAME_NOT_FINISHED", "LAST_DEAL_NOT_FINISHED")), "")
         return {"status": status, "headline": "Unfinished game: legal so far, no result yet",
-                "detail": f"Every logged move is legal, but the game is not over. {why}".strip(),
+                "detail": f"Every logged move is legal, but the game is not over. "
+                          f"{why[:1].upper() + why[1:]}".strip(),
                 "winner": None}
     winner = totals["winner"]
     result = f"{winner} wins by {totals['margin']}" if winner else "The game ends in a tie"

@@ -13,6 +13,7 @@ from service.engine import parse_game, verify
 from service.engine.rules import OPTIONS, PRESETS
 from service.store import game_id
 from service.store.migrations import MIGRATIONS
+from service.store.rating_catchup import HOLD
 
 from .helpers import API, assert_problem, illegal, post_log, store_of, valid
 
@@ -53,7 +54,9 @@ def test_healthz(client):
                                               "queued": 0, "queued_games": 0,
                                               "max_queued_games": 2000},
                                    "analysis": {"running": False, "backlog": 0, "analysed": 0,
-                                                "failed": 0, "last_error": None}}
+                                                "failed": 0, "last_error": None},
+                                   "ratings": {"running": True, "backlog": 0, "rated": 0,
+                                               "hold_seconds": HOLD}}
 
 
 @pytest.mark.parametrize("store_process", ["0", "1"])

@@ -9,7 +9,7 @@ import math
 import pytest
 
 from service.store.ratings import counted_games
-from tests.ratings.helpers import NOT_COUNTED, corpus, dated, sample
+from tests.ratings.helpers import NOT_COUNTED, corpus, dated, renamed, sample
 
 from .helpers import API, assert_problem, lines_of, ndjson, post_log, store_of
 
@@ -46,6 +46,7 @@ def walk(client, url: str) -> list[dict]:
 
 
 def stored_ratings(app) -> list[tuple]:
+    store_of(app).catch_up_ratings()  # what the endpoints do before they read
     with store_of(app).cursor() as cur:
         return cur.execute("SELECT variant, player, mu, sigma, ordinal, games FROM ratings"
                            ).fetchall()
@@ -220,3 +221,15 @@ def test_openapi_documents_the_ratings(client):
         operation = spec["paths"][path]["get"]
         assert operation["responses"]["200"]["content"]["application/json"]["example"]
         assert "400" in operation["responses"]
+
+
+def test_a_read_of_the_ratings_is_never_behind_the_games_stored(client):
+    """The catch-up holds a committed game a few seconds before it rates it; a read of
+    the ratings rates first whatever it holds, and /healthz and /metrics show none left."""
+    log = renamed(dated(sample("gin-01"), 9000), "-fresh")
+    assert post_log(client, log).status_code == 201
+    board = client.get(f"{API}/ratings?variant=gin&limit=500").get_json()["ratings"]
+    assert {row["player"] for row in board} >= set(log["players"])
+    health = client.get(f"{API}/healthz").get_json()["ratings"]
+    assert health["backlog"] == 0 and health["running"] is True and health["rated"] > 0
+    assert "rummy_rating_backlog 0.0" in client.get(f"{API}/metrics").get_data(as_text=True)

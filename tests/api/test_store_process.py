@@ -22,6 +22,7 @@ def test_uploads_and_reads_through_the_store_process(make_app):
     assert health["writes"]["last_commit"] == "ok" and health["writes"]["reason"] is None
     del health["writes"]
     assert health.pop("analysis")["backlog"] == 1  # RUMMY_ANALYSIS is off in these tests
+    assert health.pop("ratings")["running"] is True  # rated by the store process's catch-up
     assert health == {"status": "ok", "database": "ok", "schema_version": LATEST}
     metrics = client.get(f"{API}/metrics").get_data(as_text=True)
     assert "rummy_store_games_committed_total 1" in metrics

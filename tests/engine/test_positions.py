@@ -81,6 +81,23 @@ def test_moves_are_said_in_words():
     assert words[2] == "ana draws 3C from the stock"
 
 
+def test_the_public_words_never_name_a_card_drawn_from_the_stock():
+    game = _game(next(p for p in SAMPLES if p.stem == "illegal-gin-discard-of-taken-card"))
+    moves = deal_positions(game, 0)["moves"]
+    assert [m["public"] for m in moves[:3]] == [moves[0]["words"], "ben discards QD",
+                                                 "ana draws from the stock"]
+    for path in SAMPLES:
+        game = _game(path)
+        for d, deal in enumerate(game.deals):
+            for move, said in zip(deal.moves, deal_positions(game, d)["moves"], strict=True):
+                from_stock = str(move.action) == "draw" and str(move.source) != "discard"
+                if from_stock:
+                    assert said["public"] == f"{said['player']} draws from the stock"
+                    assert move.card is None or card_name(move.card) not in said["public"]
+                else:
+                    assert said["public"] == said["words"]
+
+
 def test_an_illegal_move_stops_the_positions_there():
     game = _game(next(p for p in SAMPLES if p.stem == "illegal-rummy-not-your-turn"))
     [violation] = [v for v in verify(game).violations if v.code == "NOT_YOUR_TURN"]

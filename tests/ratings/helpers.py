@@ -53,6 +53,8 @@ def record(log: dict[str, Any]) -> GameRecord:
 
 
 def ratings_of(store: Store) -> list[tuple]:
+    """The current ratings, once the store's catch-up rated every game committed."""
+    store.catch_up_ratings()
     with store.cursor() as cur:
         return cur.execute("SELECT * FROM ratings ORDER BY variant, player").fetchall()
 
@@ -60,6 +62,7 @@ def ratings_of(store: Store) -> list[tuple]:
 def history_of(store: Store, with_seq: bool = True) -> list[tuple]:
     """The history, in order; without the upload order (seq) when comparing stores
     filled in different orders."""
+    store.catch_up_ratings()
     columns = "*" if with_seq else ("variant, game_id, game_time, player, rank, mu_before, "
                                     "sigma_before, mu, sigma, games")
     with store.cursor() as cur:

@@ -5,7 +5,12 @@ is what a recompute from scratch gives; games that do not count change nothing."
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import orjson
 import pytest
 
 from service.ratings.model import DESCRIPTION
@@ -44,6 +49,7 @@ def test_upload_order_does_not_change_the_ratings(open_store):
     for k, log in enumerate(shuffled):  # most arrive late: a replay from their place
         late += any(earlier["played_at"] > log["played_at"] for earlier in shuffled[:k])
         mixed.submit([record(log)])
+        mixed.catch_up_ratings()  # as a read of the ratings after each upload does
     # Most replays start within the last games rated, kept in memory; the others (before
     # all of them) read the ratings back from the tables.  Both paths are taken.
     assert 0 < mixed._ratings.replays < late
@@ -158,7 +164,9 @@ def test_games_of_the_same_second_are_rated_in_upload_order_without_a_replay(ope
     first = sample("gin-01") | {"played_at": "2024-03-01T10:00:00.900Z"}
     second = sample("gin-02") | {"played_at": "2024-03-01T10:00:00.100Z"}  # earlier
     store.submit([record(first)])
+    store.catch_up_ratings()  # the first rated before the second is stored
     store.submit([record(second)])
+    store.catch_up_ratings()
     assert store._ratings.replays == 0
     with store.cursor() as cur:
         order = [gid for (gid,) in cur.execute(
@@ -166,3 +174,45 @@ def test_games_of_the_same_second_are_rated_in_upload_order_without_a_replay(ope
         ).fetchall()]
     assert order == [record(first).id, record(second).id]
     assert_recompute_agrees(store)
+
+
+def test_the_catch_up_rates_committed_games_after_its_hold_without_a_read(open_store):
+    store = open_store(rating_hold=0.05)
+    logs = corpus(copies=1)
+    store.submit([record(log) for log in logs])
+    deadline = time.monotonic() + 10  # bounded: a catch-up that never runs fails here
+    while store.rating_health()["backlog"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert store.rating_health()["backlog"] == 0
+    assert store.rating_health()["rated"] == len(logs)
+    with store.cursor() as cur:  # read without catching up: rated by the thread
+        rows = cur.execute("SELECT count(*) FROM rating_history").fetchone()[0]
+    assert rows == sum(len(log["players"]) for log in logs)
+
+
+def test_games_left_unrated_by_an_ended_process_are_rated_when_the_store_opens(
+        open_store, tmp_path):
+    logs = corpus(copies=1)
+    path = tmp_path / "ended.duckdb"
+    first = Store(path)
+    first.submit([record(log) for log in logs[:5]])
+    first.close()  # rated at close
+    # A process that stores the rest and ends before its catch-up's hold is over.
+    script = (
+        "import os, sys, orjson\n"
+        "from service.store import Store\n"
+        "from tests.ratings.helpers import record\n"
+        "store = Store(sys.argv[1], rating_hold=3600)\n"
+        "store.submit([record(log) for log in orjson.loads(sys.stdin.buffer.read())])\n"
+        "assert store.rating_health()['backlog'] > 0\n"
+        "store._con.close()\n"
+        "os._exit(0)\n")
+    subprocess.run([sys.executable, "-c", script, str(path)], input=orjson.dumps(logs[5:]),
+                   check=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    reopened = open_store("ended")
+    assert reopened.rating_health()["backlog"] == len(logs) - 5
+    expected = open_store("whole")
+    expected.submit([record(log) for log in logs])
+    assert ratings_of(reopened) == ratings_of(expected)
+    assert history_of(reopened) == history_of(expected)
+    assert_recompute_agrees(reopened)

@@ -25,6 +25,8 @@ from tests.e2e.server import Server
 
 from .conftest import ROOT, SAMPLES
 
+SAMPLES_DIR = ROOT / "sample_logs"
+
 CHROMIUM = os.environ.get("RUMMY_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
 SHOTS = ROOT / "build" / "screenshots"
@@ -190,6 +192,7 @@ def test_a_violation_link_opens_the_viewer_on_the_move(watched, server, ids, sam
     current = page.locator("#moves li[aria-current=step]")
     sync_api.expect(current).to_have_class("illegal")
     sync_api.expect(page.locator("#move-words")).to_contain_text(f"Move {move}:")
+    sync_api.expect(page.locator("#log-ends")).to_be_hidden()  # stopped, not cut short
 
 
 def test_a_flagged_decision_opens_the_viewer_where_the_better_move_was(watched, server, ids):
@@ -314,6 +317,117 @@ def test_a_deep_link_opens_its_position_and_a_seat_sees_only_its_hand(watched, s
     sync_api.expect(page.locator("#violation")).to_contain_text(claim["message"])
     page.keyboard.press("ArrowLeft")
     sync_api.expect(page.locator("#violation")).to_be_hidden()
+
+
+def _stored(server: Server, log: bytes) -> str:
+    """The id of a log stored through the API (200: stored before, by another test)."""
+    status, _, body = server.request("POST", "/api/v1/games", log, {
+        "Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
+    assert status in (200, 201), body
+    return json.loads(body)["id"]
+
+
+def _moves_listed(page) -> list[str]:
+    return page.locator("#moves li").evaluate_all("(items) => items.map((i) => i.textContent)")
+
+
+def test_a_seat_sees_the_other_hands_draws_and_deadwood_only_as_that_seat_could(
+        watched, server, ids):
+    page = watched.page
+    game_id = ids["gin-01"]
+    deal = api(server, f"/games/{game_id}/deals/0/positions")
+    seat, other = deal["players"]
+    hidden_draws = [k + 1 for k, m in enumerate(deal["moves"])
+                    if m["player"] == other and m["words"] != m["public"]]
+    assert hidden_draws, "the deal has no stock draw by the other seat to hide"
+    move = hidden_draws[0]
+    page.goto(f"/games/{game_id}/replay#deal=1&move={move}")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"1:{move}")
+    page.select_option("#seat", seat)
+    count = deal["positions"][move]["hands"][other]["count"]
+    sync_api.expect(page.locator(f'#hands .hand[data-player="{other}"] .meta')).to_have_text(
+        f"{count} card{'' if count == 1 else 's'}")
+    sync_api.expect(page.locator(f'#hands .hand[data-player="{seat}"] .meta')).to_contain_text(
+        f"deadwood {deal['positions'][move]['hand_values'][seat]}")
+    said = deal["moves"][move - 1]
+    sync_api.expect(page.locator("#move-words")).to_have_text(f"Move {move}: {said['public']}")
+    assert said["public"] == f"{other} draws from the stock"
+    assert _moves_listed(page) == ["as dealt"] + [
+        m["words"] if m["player"] == seat else m["public"] for m in deal["moves"]]
+    for k in hidden_draws:  # the card is named nowhere in the list
+        card = deal["moves"][k - 1]["words"].split()[2]
+        assert card not in page.locator(f'#moves a[data-move="{k}"]').inner_text()
+    chart = page.locator("#chart circle")
+    assert set(chart.evaluate_all("(ps) => ps.map((p) => p.dataset.player)")) == {seat}
+    assert chart.count() == len(deal["positions"])
+    page.select_option("#seat", "")  # the auditor's view keeps everything
+    sync_api.expect(page.locator("#move-words")).to_have_text(f"Move {move}: {said['words']}")
+    assert _moves_listed(page) == ["as dealt"] + [m["words"] for m in deal["moves"]]
+    assert page.locator("#chart circle").count() == 2 * len(deal["positions"])
+    sync_api.expect(page.locator(f'#hands .hand[data-player="{other}"] .meta')).to_contain_text(
+        "deadwood")
+
+
+def test_the_viewer_says_where_the_log_stops_inside_a_deal(watched, server, ids):
+    page = watched.page
+    game_id = ids["incomplete-rummy-block"]
+    [warning] = [w for w in api(server, f"/games/{game_id}")["report"]["warnings"]
+                 if w["code"] == "LAST_DEAL_NOT_FINISHED"]
+    page.goto(f"/games/{game_id}")
+    page.locator("ul.warnings a").first.click()
+    page.wait_for_url(re.compile(r"/replay#"))
+    end = f"{warning['deal'] + 1}:{warning['move'] + 1}"
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", end)
+    note = page.locator("#log-ends")
+    sync_api.expect(note).to_have_text(re.compile(
+        r"^The log ends here: the deal is not finished \(\w+ was to play\)\.$"))
+    page.keyboard.press("ArrowLeft")
+    sync_api.expect(note).to_be_hidden()
+    page.goto(f"/games/{game_id}/replay#deal=1&move=end")  # a finished deal: nothing said
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", re.compile("^1:"))
+    sync_api.expect(note).to_be_hidden()
+    # A deal cut short with another after it is illegal: said at its last position too.
+    log = json.loads((SAMPLES_DIR / "rummy-01.json").read_text())
+    log["deals"][0]["moves"] = log["deals"][0]["moves"][:6]
+    log["deals"][0].pop("claimed", None)
+    log.pop("claimed", None)
+    cut = _stored(server, json.dumps(log).encode())
+    page.goto(f"/games/{cut}/replay#deal=1&move=end")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "1:6")
+    sync_api.expect(note).to_contain_text("The log ends here: the deal is not finished")
+    sync_api.expect(page.locator("#violation")).to_contain_text("DEAL_NOT_FINISHED")
+    page.keyboard.press("PageDown")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "2:0")
+    sync_api.expect(note).to_be_hidden()
+
+
+def test_three_player_gin_says_who_sits_out_and_offers_only_the_deals_seats(
+        watched, server):
+    page = watched.page
+    game_id = _stored(server, (SAMPLES_DIR / f"{THROUGH_THE_PAGE}.json").read_bytes())
+    game = api(server, f"/games/{game_id}")
+    deals = [api(server, f"/games/{game_id}/deals/{d}/positions")["players"]
+             for d in range(len(game["report"]["deals"]))]
+    page.goto(f"/games/{game_id}/replay#deal=1&move=0")
+    chosen = deals[0][0]  # a seat of the first deal that sits a later one out
+    later = next(d for d, players in enumerate(deals) if chosen not in players)
+    page.select_option("#seat", chosen)
+    for d, players in enumerate(deals):
+        if d:
+            page.keyboard.press("PageDown")
+        sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"{d + 1}:0")
+        [out] = [p for p in game["players"] if p not in players]
+        told = f"{out} sits out this deal" + (", so all hands are shown" if out == chosen
+                                              else "") + "."
+        sync_api.expect(page.locator("#sits-out")).to_have_text(told)
+        assert page.locator("#seat option:not([disabled])").evaluate_all(
+            "(os) => os.map((o) => o.value)") == [""] + [p for p in game["players"]
+                                                          if p in players]
+        assert page.locator("#hands .hand").evaluate_all(
+            "(hs) => hs.map((h) => h.dataset.player)") == players
+        backs = page.locator("#hands svg.card.back").count()
+        assert page.locator("#seat").input_value() == ("" if d == later else chosen)
+        assert (backs == 0) == (d == later)
 
 
 def test_the_deadwood_chart_has_the_apis_points_and_jumps_where_clicked(watched, server, ids):

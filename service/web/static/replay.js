@@ -2,6 +2,8 @@
 // (GET .../deals/{d}/positions) and steps through them here, so a step costs nothing.
 // The fragment names the position as people count: #deal=1&move=0 is the first deal
 // as dealt, move=k the table after the k-th move, move=end the table after the last.
+// One seat's view shows only what that seat knows: the other hands face down with their
+// card count, the others' stock draws without the card, the seat's own deadwood line.
 
 import { back, card, row } from "./cards.js";
 
@@ -9,7 +11,9 @@ const SVG = "http://www.w3.org/2000/svg";
 const game = JSON.parse(document.getElementById("game-data").textContent);
 const $ = (id) => document.getElementById(id);
 const cache = new Map();
-const view = { deal: 0, move: 0, data: null, timer: null };
+// seat: the seat chosen in the View list ("" for all hands), kept across deals; a deal
+// it sits out is shown with all hands.
+const view = { deal: 0, move: 0, data: null, timer: null, seat: "" };
 
 function positionsUrl(deal) {
   return game.positions.replace("{deal}", String(deal));
@@ -60,6 +64,24 @@ async function go(deal, move) {
   render();
 }
 
+/** The seat whose view is shown in this deal: "" (all hands) when none is chosen or the
+ * chosen one sits the deal out. */
+function seatIn(data) {
+  return data.players.includes(view.seat) ? view.seat : "";
+}
+
+/** A move as the seat knows it: its own moves in full, the others' as everyone saw them. */
+function wordsOf(move, seat) {
+  return seat && move.player !== seat ? move.public : move.words;
+}
+
+/** The log stops inside the deal: no illegal move stopped it, and it has no result
+ * (a deal logged after the game's end has none either, though it may be complete). */
+function endsUnfinished(data) {
+  return data.stopped_by === null && data.outcome === null
+    && !game.violations.some((v) => v.deal === data.deal && v.code === "GAME_OVER");
+}
+
 function text(tag, content, className) {
   const element = document.createElement(tag);
   if (className) element.className = className;
@@ -67,10 +89,9 @@ function text(tag, content, className) {
   return element;
 }
 
-function renderHands(position, data) {
+function renderHands(position, data, seat) {
   const box = $("hands");
   box.replaceChildren();
-  const seat = $("seat").value;
   for (const player of data.players) {
     const hand = position.hands[player];
     const section = document.createElement("section");
@@ -82,10 +103,12 @@ function renderHands(position, data) {
     if (position.to_move === player) title.append(text("span", " · to move", "marker"));
     section.append(title);
     const value = game.gin ? "deadwood" : "points in hand";
-    section.append(text("p", `${hand.count} card${hand.count === 1 ? "" : "s"} · ${value} ${position.hand_values[player]}`, "meta"));
+    const count = `${hand.count} card${hand.count === 1 ? "" : "s"}`;
+    const hidden = seat && seat !== player;
+    section.append(text("p", hidden ? count : `${count} · ${value} ${position.hand_values[player]}`, "meta"));
     const cards = document.createElement("div");
     cards.className = "hand-cards";
-    if (seat && seat !== player) {
+    if (hidden) {
       const backs = document.createElement("span");
       backs.className = "cards";
       for (let i = 0; i < hand.count; i += 1) backs.append(back());
@@ -141,7 +164,31 @@ function renderMiddle(position, data, last) {
   body.prepend(row0);
 }
 
-function renderWords(data) {
+function renderSeats(data, seat) {
+  const select = $("seat");
+  for (const option of select.options) {
+    if (option.value) option.disabled = !data.players.includes(option.value);
+  }
+  select.value = seat;
+  const out = game.players.filter((player) => !data.players.includes(player));
+  const line = $("sits-out");
+  line.hidden = !out.length;
+  const verb = out.length === 1 ? "sits" : "sit";
+  const then = out.includes(view.seat) ? ", so all hands are shown" : "";
+  line.textContent = out.length ? `${out.join(" and ")} ${verb} out this deal${then}.` : "";
+}
+
+function renderEnd(data, last) {
+  const note = $("log-ends");
+  const shown = last && endsUnfinished(data);
+  note.hidden = !shown;
+  if (!shown) return;
+  const position = data.positions[data.positions.length - 1];
+  const next = position.to_move ? ` (${position.to_move} was to play)` : "";
+  note.textContent = `The log ends here: the deal is not finished${next}.`;
+}
+
+function renderWords(data, seat) {
   const stop = data.stopped_by;
   const m = view.move;
   const words = $("move-words");
@@ -150,17 +197,18 @@ function renderWords(data) {
   if (m === 0) {
     words.textContent = `As dealt: ${data.dealer ?? "the dealer"} dealt, ${data.players[0]} plays first.`;
   } else {
-    words.textContent = `Move ${m}: ${data.moves[m - 1].words}`;
+    words.textContent = `Move ${m}: ${wordsOf(data.moves[m - 1], seat)}`;
   }
   const here = stop && ((stop.move === null && m === 0) || stop.move === m - 1);
   // What the report says of this position beyond the replay's stop: a problem of the
   // deal as a whole (seating, a deal after the game's end) at move 0, and the deal's
-  // wrong claims once it is over.
+  // wrong claims once it is over; a deal cut short is also told where it stops.
   const last = m === data.positions.length - 1;
   const notes = game.violations.filter((v) => v.deal === data.deal
     && !(stop && v.code === stop.code && v.move === stop.move)
     && ((v.code === "SCORE_MISMATCH" && last) || (v.code !== "SCORE_MISMATCH"
-      && ((v.move === null && m === 0) || v.move === m - 1))));
+      && ((v.move === null && (m === 0 || (last && v.code === "DEAL_NOT_FINISHED")))
+        || v.move === m - 1))));
   box.hidden = !here && !notes.length;
   box.replaceChildren();
   box.classList.toggle("claims-only", !here && notes.every((v) => v.code === "SCORE_MISMATCH"));
@@ -176,10 +224,10 @@ function renderWords(data) {
   }
 }
 
-function renderMoves(data) {
+function renderMoves(data, seat) {
   const list = $("moves");
   list.replaceChildren();
-  const entries = [["as dealt", 0], ...data.moves.map((move, i) => [move.words, i + 1])];
+  const entries = [["as dealt", 0], ...data.moves.map((move, i) => [wordsOf(move, seat), i + 1])];
   const reached = data.positions.length - 1;
   for (const [words, k] of entries) {
     const item = document.createElement("li");
@@ -201,22 +249,24 @@ function renderMoves(data) {
   if (current) list.scrollTop = current.offsetTop - list.clientHeight / 2;
 }
 
-function renderChart(data) {
+function renderChart(data, seat) {
   const box = $("chart-box");
   box.hidden = !game.gin;
   if (!game.gin) return;
+  // a seat knows its own deadwood only
+  const shown = seat ? [seat] : data.players;
   const width = 640;
   const height = 180;
   const pad = 28;
   const points = data.positions.length;
-  const top = Math.max(10, ...data.positions.flatMap((p) => Object.values(p.hand_values)));
+  const top = Math.max(10, ...data.positions.flatMap((p) => shown.map((player) => p.hand_values[player])));
   const x = (k) => pad + (points > 1 ? (k * (width - 2 * pad)) / (points - 1) : 0);
   const y = (v) => height - pad - (v * (height - 2 * pad)) / top;
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("class", "line-chart");
   svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", `deadwood of ${data.players.join(" and ")} after each move of deal ${data.deal + 1}`);
+  svg.setAttribute("aria-label", `deadwood of ${shown.join(" and ")} after each move of deal ${data.deal + 1}`);
   const axis = document.createElementNS(SVG, "path");
   axis.setAttribute("d", `M${pad} ${pad / 2}V${height - pad}H${width - pad / 2}`);
   axis.setAttribute("class", "axis");
@@ -236,7 +286,8 @@ function renderChart(data) {
   marker.setAttribute("y1", String(pad / 2));
   marker.setAttribute("y2", String(height - pad));
   svg.append(marker);
-  data.players.forEach((player, i) => {
+  shown.forEach((player) => {
+    const i = data.players.indexOf(player); // a player keeps their line's style in every view
     const line = document.createElementNS(SVG, "polyline");
     line.setAttribute("class", `series series-${i}`);
     line.dataset.player = player;
@@ -260,7 +311,7 @@ function renderChart(data) {
     const legend = document.createElementNS(SVG, "text");
     legend.setAttribute("class", `legend series-${i}`);
     legend.setAttribute("x", String(width - pad));
-    legend.setAttribute("y", String(14 + i * 14));
+    legend.setAttribute("y", String(14 + shown.indexOf(player) * 14));
     legend.setAttribute("text-anchor", "end");
     legend.textContent = `${i === 0 ? "—" : "- -"} ${player}`;
     svg.append(legend);
@@ -277,11 +328,14 @@ function render() {
   slider.value = String(view.move);
   slider.setAttribute("aria-valuetext", `move ${view.move}`);
   $("where").textContent = `deal ${data.deal + 1} of ${game.deals} · move ${view.move} of ${data.moves.length}`;
-  renderWords(data);
-  renderHands(position, data);
+  const seat = seatIn(data);
+  renderSeats(data, seat);
+  renderWords(data, seat);
+  renderEnd(data, last);
+  renderHands(position, data, seat);
   renderMiddle(position, data, last);
-  renderMoves(data);
-  renderChart(data);
+  renderMoves(data, seat);
+  renderChart(data, seat);
   document.body.dataset.position = `${data.deal + 1}:${view.move}`;
 }
 
@@ -341,7 +395,10 @@ document.addEventListener("keydown", (event) => {
   ACTIONS[action]();
 });
 $("slider").addEventListener("input", (event) => go(view.deal, Number(event.target.value)));
-$("seat").addEventListener("change", () => render());
+$("seat").addEventListener("change", (event) => {
+  view.seat = event.target.value;
+  render();
+});
 $("speed").addEventListener("change", () => { if (view.timer) { stop(); togglePlay(); } });
 window.addEventListener("hashchange", () => {
   const wanted = readFragment();
