@@ -141,6 +141,19 @@ def test_an_illegal_game_links_each_violation_to_its_move_and_names_no_winner(
         assert v["code"] in html and v["message"].replace("'", "&#39;") in html
 
 
+def test_a_deal_stopped_by_a_violation_compares_no_claim(client, ids):
+    game_id = ids["illegal-gin-discard-of-taken-card"]
+    report = client.get(f"/api/v1/games/{game_id}").get_json()["report"]
+    [stop] = [v for v in report["violations"] if v["code"] != "SCORE_MISMATCH"][:1]
+    claims = report["deals"][stop["deal"]]["claimed"]["points"]
+    assert claims, "the sample claims points for the deal it breaks"
+    html = _page(client, f"/games/{game_id}")
+    row = re.search(rf'<th scope="row">{stop["deal"] + 1}</th>(.*?)</tr>', html, flags=re.S)
+    assert '<span class="differs"' not in row.group(1) and "= claimed" not in row.group(1)
+    for name, value in claims.items():
+        assert f"{name}: — <span class=\"claim\">(claimed {value}, not compared)" in row.group(1)
+
+
 def test_a_wrong_claim_is_marked_beside_the_recomputed_figure(client, ids):
     game_id = ids["mismatch-gin-deal-points"]
     html = _page(client, f"/games/{game_id}")
