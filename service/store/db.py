@@ -39,6 +39,7 @@ from .migrations import BOOKKEEPING, MIGRATIONS
 from .rating_catchup import HOLD, RatingCatchUp
 from .records import GameRecord
 from .rows import ANALYSIS_ROWS, CHILD_TABLES, ROWS, columns
+from .transactions import transaction
 
 _COLUMNS = {table: columns(table) for table in ROWS}
 _ANALYSIS = {table: pa.struct(columns(table)) for table in ANALYSIS_ROWS}
@@ -46,6 +47,8 @@ _SCHEMAS = {table: pa.schema(cols) for table, cols in _COLUMNS.items()}
 _STRUCTS = {table: pa.struct(cols) for table, cols in _COLUMNS.items()}
 _CHILD_TABLES = CHILD_TABLES
 _DELETION = ("id", "deleted_at", "deleted_by", "reason")
+
+
 
 
 class StoreError(RuntimeError):
@@ -606,8 +609,7 @@ class Store(StoreReads):
             self._catch_up_locked()  # the replay below reads back the rated games
             cur = self._writer_connection().cursor
             try:
-                cur.execute("BEGIN TRANSACTION")
-                try:
+                with transaction(cur):
                     found = cur.execute("SELECT count(*) FROM games WHERE id = ?",
                                         [gid]).fetchone()[0]
                     before = cur.execute(
@@ -619,13 +621,8 @@ class Store(StoreReads):
                                     [gid, at, by, reason])
                         if self._ratings is not None:
                             pending = self._ratings.remove(cur, gid)
-                    cur.execute("COMMIT")
-                    if self._ratings is not None:
-                        self._ratings.commit(pending)
-                except BaseException:
-                    with suppress(duckdb.Error):
-                        cur.execute("ROLLBACK")
-                    raise
+                if self._ratings is not None:
+                    self._ratings.commit(pending)
             except duckdb.Error as error:
                 raise StoreError(f"database error: {error}") from error
         if not found:
@@ -667,18 +664,12 @@ class Store(StoreReads):
         with self._write_lock:
             cur = self._writer_connection().cursor
             try:
-                cur.execute("BEGIN TRANSACTION")
-                try:
+                with transaction(cur):
                     for name, table in analysis_tables(records).items():
                         cur.execute(f"DELETE FROM {name} WHERE game_id IN "
                                     "(SELECT unnest(?))", [ids])
                         if table.num_rows:
                             cur.from_arrow(table).insert_into(name)
-                    cur.execute("COMMIT")
-                except BaseException:
-                    with suppress(duckdb.Error):
-                        cur.execute("ROLLBACK")
-                    raise
             except duckdb.Error as error:
                 raise StoreError(f"database error: {error}") from error
         return len(records)
@@ -715,14 +706,8 @@ class Store(StoreReads):
                           total: Any = None) -> int:
         """``recompute_ratings`` with the write lock held."""
         try:
-            cur.execute("BEGIN TRANSACTION")
-            try:
+            with transaction(cur):
                 rated = rating_tables.recompute(cur, progress, total)
-                cur.execute("COMMIT")
-            except BaseException:
-                with suppress(duckdb.Error):
-                    cur.execute("ROLLBACK")
-                raise
         except duckdb.Error as error:
             raise StoreError(f"database error: {error}") from error
         finally:

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..ratings import RatedGame
 from . import ratings as rating_tables
+from .transactions import transaction
 
 _log = logging.getLogger(__name__)
 HOLD = 5.0  # seconds a committed game waits before the catch-up rates it
@@ -93,14 +94,9 @@ class RatingCatchUp:
             return 0
         taken = self._queue[:n]
         games = [game for _, _, convert in taken for game in convert()]
-        cur.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(cur):
             pending = keeper.add(cur, games, until_seq=max((g.seq for g in games),
                                                             default=None))
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
         keeper.commit(pending)
         del self._queue[:n]
         self._waiting -= sum(count for _, count, _ in taken)
