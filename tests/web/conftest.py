@@ -21,7 +21,10 @@ BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;
 def site(tmp_path_factory) -> Iterator[tuple[Flask, dict[str, str]]]:
     """The app, and the id of each sample by its file's stem."""
     config = dict.fromkeys(VARIABLES, "") | {"RUMMY_VERIFY_PROCESSES": "0",
-                                             "RUMMY_STORE_PROCESS": "0"}
+                                             "RUMMY_STORE_PROCESS": "0",
+                                             # no background analysis: the pages are
+                                             # compared with API answers read just before
+                                             "RUMMY_ANALYSIS": "0"}
     app = create_app({**config, "TESTING": True,
                       "RUMMY_DB": str(tmp_path_factory.mktemp("web") / "rummy.duckdb")})
     client = app.test_client()
