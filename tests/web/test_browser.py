@@ -219,8 +219,8 @@ def test_a_flagged_decision_opens_the_viewer_where_the_better_move_was(watched, 
     page.locator("a.fact-link").first.click()
     page.wait_for_url(re.compile(r"/replay#"))
     fragment = f"#deal={fact['deal'] + 1}&move={fact['position'] + 1}"
-    page.wait_for_function(f"document.body.dataset.position === "
-                           f"'{fact['deal'] + 1}:{fact['position'] + 1}'")
+    sync_api.expect(page.locator("body")).to_have_attribute(
+        "data-position", f"{fact['deal'] + 1}:{fact['position'] + 1}")
     assert page.evaluate("location.hash") == fragment
 
 
@@ -244,14 +244,16 @@ def test_with_read_keys_a_key_typed_once_opens_the_pages_and_the_viewer(
             # Back on the replay link, its fragment kept (the browser never sent it:
             # the pages' script carried it), and the viewer's fetch carried the key.
             page.page.wait_for_url(f"**/games/{game_id}/replay#deal=1&move=3")
-            page.page.wait_for_function("document.body.dataset.position === '1:3'")
+            sync_api.expect(page.page.locator("body")).to_have_attribute("data-position",
+                                                                         "1:3")
             # A key page opened with a fragment of its own posts it back too.
             page.page.context.clear_cookies()
             page.page.goto(f"/key?next=/games/{game_id}/replay#deal=1&move=2")
             page.page.locator("#read-key").fill("read-key")
             page.page.get_by_role("button", name="Use this key").click()
             page.page.wait_for_url(f"**/games/{game_id}/replay#deal=1&move=2")
-            page.page.wait_for_function("document.body.dataset.position === '1:2'")
+            sync_api.expect(page.page.locator("body")).to_have_attribute("data-position",
+                                                                         "1:2")
             # The variants need no key: they hold no stored data.
             page.page.context.clear_cookies()
             assert page.page.goto("/variants").status == 200
@@ -309,7 +311,7 @@ def test_the_keyboard_steps_through_a_whole_deal_as_the_api_replays_it(watched, 
     page.select_option("#speed", "400")
     page.locator("h1").click()  # the keys act outside the form fields
     page.keyboard.press("Space")  # autoplay
-    page.wait_for_function("() => document.body.dataset.position === '1:2'")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "1:2")
     page.keyboard.press("Space")
     stopped = page.locator("body").get_attribute("data-position")
     page.wait_for_timeout(900)
@@ -556,7 +558,7 @@ def test_the_tournament_page_shows_the_planted_mismatch_and_the_illegal_game(
     game_id = page.url.split("/games/")[1].split("/")[0]
     deal = int(page.url.split("#deal=")[1].split("&")[0])
     last = len(api(server, f"/games/{game_id}/deals/{deal - 1}/positions")["positions"]) - 1
-    page.wait_for_function(f"location.hash === '#deal={deal}&move={last}'")
+    sync_api.expect(page).to_have_url(re.compile(rf"#deal={deal}&move={last}$"))
 
 
 def test_the_game_page_works_without_javascript(browser, server, ids):
