@@ -60,6 +60,9 @@ class AnalysisHealthSchema(Schema):
     analysed = fields.Integer(metadata={"description": "Games analysed since start-up"})
     failed = fields.Integer(metadata={"description": "Games whose analysis failed"})
     last_error = fields.String(allow_none=True)
+    paused = fields.Integer(metadata={
+        "description": "Times the catch-up gave way since start-up, because 64 games or "
+                       "more waited for the store's writer"})
 
 
 class RatingHealthSchema(Schema):

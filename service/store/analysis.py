@@ -42,6 +42,8 @@ VERSION = 3
 E4 = 10_000  # luck is stored in units of 0.0001 card point
 BATCH = 32  # games analysed and written together by the catch-up
 IDLE = 1.0  # seconds the catch-up waits when nothing is left
+DEEP = 64  # games waiting for the writer from which the catch-up gives way (``tick``)
+PAUSE = 0.1  # seconds it then waits before it looks again
 BACKLOG_EVERY = 1.0  # seconds a counted backlog is reported before it is counted again
 _log = logging.getLogger(__name__)
 
@@ -135,9 +137,11 @@ class CatchUp:
     again until nothing is left; then wait ``IDLE`` and look again.  ``store`` is the
     ``Store`` of this process (it writes the rows under its write lock)."""
 
-    def __init__(self, store: Any, processes: int = 1):
+    def __init__(self, store: Any, processes: int = 1, deep: int = DEEP):
         self.store = store
         self.processes = processes
+        self.deep = deep
+        self.paused = 0  # times the catch-up gave way to the writes since start-up
         self.analysed = 0  # games analysed since start-up
         self.failed = 0  # games whose analysis failed (logged; retried at start-up)
         self.last_error: str | None = None
@@ -155,7 +159,7 @@ class CatchUp:
 
     def counts(self) -> dict[str, Any]:
         return {"analysed": self.analysed, "failed": self.failed,
-                "last_error": self.last_error}
+                "last_error": self.last_error, "paused": self.paused}
 
     def close(self) -> None:
         self._stop.set()
@@ -221,15 +225,26 @@ class CatchUp:
             self._pool = None
             raise
 
+    def tick(self) -> int | None:
+        """One turn of the catch-up: None when it gives way to the writes (``deep``
+        games or more wait for the writer: the store is behind, and a step would hold
+        its write lock and its interpreter while uploads wait), else ``step``."""
+        if self.store.queued_games >= self.deep:
+            self.paused += 1
+            return None
+        return self.step()
+
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                done = self.step()
+                done = self.tick()
             except Exception as error:  # noqa: BLE001 - the step is retried after a pause
                 self.last_error = f"{type(error).__name__}: {error}"
                 _log.error("analysis catch-up: %s", self.last_error)
                 done = 0
-            if not done:
+            if done is None:
+                self._stop.wait(PAUSE)
+            elif not done:
                 self._stop.wait(IDLE)
 
 

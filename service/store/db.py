@@ -414,7 +414,7 @@ class Store(StoreReads):
             if self._backlog is None or now - self._backlog[0] >= BACKLOG_EVERY:
                 self._backlog = (now, backlog(self))
             return {"running": False, "backlog": self._backlog[1], "analysed": 0,
-                    "failed": 0, "last_error": None}
+                    "failed": 0, "last_error": None, "paused": 0}
         return {"running": True, "backlog": self.catchup.backlog(), **self.catchup.counts()}
 
     def close(self) -> None:
@@ -731,6 +731,11 @@ class Store(StoreReads):
     def write_counts(self) -> dict[str, int]:
         """Write transactions and games committed since start-up."""
         return {"commits": self.commits, "games_committed": self.games_committed}
+
+    @property
+    def queued_games(self) -> int:
+        """Games handed to the writer and not committed yet."""
+        return self._pending
 
     def write_health(self) -> dict[str, Any]:
         """How writes fare: the last commit's outcome (``ok``, ``failed`` or None before
