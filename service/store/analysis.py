@@ -44,6 +44,8 @@ BATCH = 32  # games analysed and written together by the catch-up
 IDLE = 1.0  # seconds the catch-up waits when nothing is left
 DEEP = 64  # games waiting for the writer from which the catch-up gives way (``tick``)
 PAUSE = 0.1  # seconds it then waits before it looks again
+QUIET = 1.0  # seconds without a game written after which the catch-up runs flat out
+BUSY_SHARE = 0.1  # share of the time it takes while games are written (``rest_after``)
 BACKLOG_EVERY = 1.0  # seconds a counted backlog is reported before it is counted again
 _log = logging.getLogger(__name__)
 
@@ -234,8 +236,19 @@ class CatchUp:
             return None
         return self.step()
 
+    def rest_after(self, spent: float) -> float:
+        """Seconds to wait after a step that took ``spent`` seconds: none while no game
+        was written for ``QUIET`` seconds; else as long as it takes the step to be
+        ``BUSY_SHARE`` of the time.  The worker's low priority is not enough on its
+        own: on a machine whose cores are hyperthreads of one another, a step running
+        on an idle one slows the uploads, reads and statistics on the other."""
+        if time.monotonic() - self.store.last_put >= QUIET:
+            return 0.0
+        return spent * (1 / BUSY_SHARE - 1)
+
     def _run(self) -> None:
         while not self._stop.is_set():
+            started = time.monotonic()
             try:
                 done = self.tick()
             except Exception as error:  # noqa: BLE001 - the step is retried after a pause
@@ -246,6 +259,8 @@ class CatchUp:
                 self._stop.wait(PAUSE)
             elif not done:
                 self._stop.wait(IDLE)
+            else:
+                self._stop.wait(self.rest_after(time.monotonic() - started))
 
 
 class _Worker:

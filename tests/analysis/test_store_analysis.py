@@ -16,6 +16,8 @@ from service.engine import parse_game, verify
 from service.generator import generate_games
 from service.store import Store, build_record
 from service.store.analysis import (
+    BUSY_SHARE,
+    QUIET,
     CatchUp,
     analysis_record,
     backlog,
@@ -200,5 +202,22 @@ def test_the_catch_up_gives_way_while_games_wait_for_the_writer(tmp_path):
         waiting.result(30)
         assert db.queued_games == 0
         assert catchup.tick() == 3 and backlog(db) == 0
+    finally:
+        db.close()
+
+
+def test_the_catch_up_takes_a_share_of_the_time_while_games_are_written(tmp_path):
+    """Right after games are written a step is followed by a rest nine times as long
+    (a tenth of the time); with no game written for ``QUIET`` seconds, by none."""
+    db = Store(tmp_path / "share.duckdb")
+    try:
+        catchup = CatchUp(db, processes=0)
+        assert catchup.rest_after(0.2) == 0.0  # nothing written since the store opened
+        game = next(iter(generate_games("gin", 1, seed=4, players=2)))
+        db.submit([build_record(game, orjson.dumps(game), parse_game(game),
+                                verify(parse_game(game)))])
+        assert catchup.rest_after(0.2) == pytest.approx(0.2 * (1 / BUSY_SHARE - 1))
+        db.last_put -= QUIET  # as if the write were QUIET seconds old
+        assert catchup.rest_after(0.2) == 0.0
     finally:
         db.close()
