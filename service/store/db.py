@@ -112,7 +112,7 @@ def game_rows(records: Sequence[GameRecord]) -> GameRows:
     counts = {"games": [1] * len(records)}
     for name in _CHILD_TABLES:
         if name == "moves":  # kept compact by the records, built column-wise
-            counts[name] = [len(r.move_columns) for r in records]
+            counts[name] = [sum(map(len, r.deal_moves)) for r in records]
             tables[name] = moves_table(records)
             continue
         per_game = [getattr(r, name) for r in records]

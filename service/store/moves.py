@@ -1,29 +1,27 @@
-"""The ``moves`` table of a game, kept compact: its columns are built once per move
-object, and turned into rows or an Arrow table only where they are written.
+"""The ``moves`` table of a game, kept compact until it is written.
 
-A four-player Rummy game has some 440 moves, and most of them are draws and discards
-the engine shares between every game of the process (``model.move_of``).  So a record
-keeps, per move, one shared tuple of the columns the move object decides (its seat,
-action, source, card, cards, meld), and per deal its number of moves; the rest of a
-row (game id, deal and move numbers, player name) follows from the position.  Building
-one tuple of nine columns per move and having Arrow convert them, value by value, cost
-more than verifying the game's moves in the first place.  ``moves_table`` instead
-converts each distinct move once and lets Arrow repeat it (``take``); ``move_rows``
-gives the same rows as plain tuples (the store's appenders, single uploads), so both
-come from this one definition.
+A four-player Rummy game has some 430 moves, and most of them are draws and discards
+the parser shares between every game of the process.  A record keeps the engine's own
+move objects (immutable, one tuple per deal); ``columns_of`` converts a move object to
+the columns it decides (its seat, action, source, card, cards, meld) once for a shared
+one, and the rest of a row (game id, deal and move numbers, player name) follows from
+the position.  Building one tuple of nine columns per move and having Arrow convert
+them value by value cost more than a third of verifying the game.  ``moves_table``
+instead converts each distinct move object once and lets Arrow repeat it (``take``);
+``move_rows`` gives the same rows as plain tuples (the store's appenders, single
+uploads), so both come from this one definition.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
 from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..engine.cards import CARD_NAMES
-from ..engine.model import Move
+from ..engine.model import DISCARD, DRAW, Move
 from .rows import columns
 
 # A move's columns by the move's id.  The move objects are held while their ids are
@@ -45,8 +43,7 @@ class Compact(Protocol):
 
     id: str
     players: Sequence[str]  # the names by seat
-    move_counts: list[int]  # moves per deal
-    move_columns: list[tuple]  # per move, in order: seat, action, source, card, cards, meld
+    deal_moves: list[tuple[Move, ...]]  # each deal's moves
 
 
 def _columns(move: Move) -> tuple:
@@ -63,34 +60,35 @@ def _columns(move: Move) -> tuple:
             None if move.card is None else _NAME(move.card), cards, move.meld)
 
 
-def deal_columns(moves: Sequence[Move]) -> list[tuple]:
-    """The columns of each of a deal's moves (one shared tuple per move object)."""
+def columns_of(moves: Sequence[Move]) -> list[tuple]:
+    """The columns of each move (a shared tuple for a draw or a discard).  Only draws
+    and discards are cached: the parser shares them between games, and builds every
+    other move anew (a meld, a knock), whose id would not be seen again."""
     found = list(map(_cached, map(id, moves)))
     if None not in found:
         return found
-    if len(_COLUMNS) + len(moves) > _KEPT:  # the tuples found stay right: they are values
-        _COLUMNS.clear()
-        _HELD.clear()
-    for k, move in enumerate(moves):
-        if found[k] is None:
-            own = _cached(id(move))
-            if own is None:
-                own = _COLUMNS[id(move)] = _columns(move)
-                _HELD.append(move)
-            found[k] = own
-    return found
+    k = found.index(None)
+    while True:
+        move = moves[k]
+        own = found[k] = _columns(move)
+        if move.action is DRAW or move.action is DISCARD:
+            if len(_COLUMNS) >= _KEPT:  # the tuples found stay right: they are values
+                _COLUMNS.clear()
+                _HELD.clear()
+            _COLUMNS[id(move)] = own
+            _HELD.append(move)
+        try:
+            k = found.index(None, k + 1)
+        except ValueError:
+            return found
 
 
 def move_rows(record: Compact) -> list[tuple]:
     """The record's rows of ``moves`` as tuples, in the table's column order."""
-    gid, names, own = record.id, record.players, record.move_columns
-    rows: list[tuple] = []
-    start = 0
-    for d, count in enumerate(record.move_counts):
-        rows += [(gid, d, m, names[c[0]], *c[1:])
-                 for m, c in enumerate(own[start:start + count])]
-        start += count
-    return rows
+    gid, names = record.id, record.players
+    return [(gid, d, m, names[c[0]], *c[1:])
+            for d, moves in enumerate(record.deal_moves)
+            for m, c in enumerate(columns_of(moves))]
 
 
 def _runs(ends: pa.Array, values: pa.Array) -> pa.Array:
@@ -114,33 +112,33 @@ def _count(n: int) -> pa.Array:
 
 def moves_table(records: Sequence[Compact]) -> pa.Table:
     """The rows of ``moves`` of every record, in order, as one Arrow table: each
-    distinct move converted once, its columns repeated by index.  Python works per
-    deal and per distinct move; what is done per move runs in C (the ids, and Arrow's
+    distinct move object converted once, its columns repeated by index.  Python works
+    per deal and per distinct move; what is done per move runs in C (the ids, Arrow's
     dictionary encoding and ``take``)."""
-    own = list(chain.from_iterable(r.move_columns for r in records))
-    if not own:
-        return _MOVES.empty_table()
-    # The distinct tuples (by id: the records hold them, so ids are not reused), each
-    # row's index among them, and the position of each one's first row.
-    ids = pa.array(list(map(id, own)), pa.int64())
-    keys = ids.dictionary_encode()
-    code = keys.indices
-    firsts = pc.index_in(keys.dictionary, value_set=ids).to_pylist()
-    palette = pa.array([own[k] for k in firsts], type=_OWN)
     # Per deal with moves: where its rows end, its number, its game's id, and the index
     # in ``names`` of its game's seat 0 (a move's player is at that plus its seat).
     ends: Any = []
-    deal_nos, gids, first, names = [], [], [], []
+    deal_nos, gids, first, names, own = [], [], [], [], []
     row = 0
     for r in records:
-        for d, count in enumerate(r.move_counts):
-            if count:
-                row += count
+        for d, moves in enumerate(r.deal_moves):
+            if moves:
+                row += len(moves)
                 ends.append(row)
                 deal_nos.append(d)
                 gids.append(r.id)
                 first.append(len(names))
+                own += moves
         names.extend(r.players)
+    if not row:
+        return _MOVES.empty_table()
+    # The distinct moves (by id: the records hold them, so no id is another's), each
+    # row's index among them, and the first row of each.
+    ids = pa.array(list(map(id, own)), pa.int64())
+    keys = ids.dictionary_encode()
+    code = keys.indices
+    firsts = pc.index_in(keys.dictionary, value_set=ids).to_pylist()
+    palette = pa.array(columns_of([own[k] for k in firsts]), type=_OWN)
     starts = pa.array([0, *ends[:-1]], pa.int64())
     ends = pa.array(ends, pa.int64())
     seat = pc.add(palette.field("seat").take(code), _runs(ends, pa.array(first, pa.int64())))

@@ -14,9 +14,9 @@ from typing import Any
 import orjson
 
 from ..engine.limits import instant
-from ..engine.model import Game
+from ..engine.model import Game, Move
 from ..engine.report import Report
-from .moves import deal_columns, move_rows
+from .moves import move_rows
 
 ID_LENGTH = 24  # hex characters of the SHA-256 kept as the id
 
@@ -42,8 +42,7 @@ class GameRecord:
     game_players: list[tuple] = field(default_factory=list)
     deals: list[tuple] = field(default_factory=list)
     deal_players: list[tuple] = field(default_factory=list)
-    move_counts: list[int] = field(default_factory=list)  # moves per deal
-    move_columns: list[tuple] = field(default_factory=list)  # see ``moves.deal_columns``
+    deal_moves: list[tuple[Move, ...]] = field(default_factory=list)  # the engine's, per deal
     violations: list[tuple] = field(default_factory=list)
 
     @property
@@ -95,7 +94,6 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
             totals["points"].get(name, 0), claimed_totals.get(name), won, lost, finished,
             report.shutouts if won else 0, deals_of[name]))
 
-    move_counts, move_columns = record.move_counts, record.move_columns
     for d, (deal, result) in enumerate(zip(game.deals, report.deals, strict=True)):
         scored = result.outcome is not None
         record.deals.append((
@@ -109,8 +107,7 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
                 gid, d, p, variant, status, tid, at, result.outcome, points, deal_total - points,
                 result.hand_values.get(p, 0), result.winner == p, result.first == p,
                 result.knocker == p, scored))
-        move_counts.append(len(deal.moves))
-        move_columns += deal_columns(deal.moves)
+        record.deal_moves.append(deal.moves)
     for v in report.violations:
         record.violations.append((gid, v.deal, v.move, v.player, v.code, v.message, variant,
                                   tid, at))
