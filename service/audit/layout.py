@@ -51,23 +51,28 @@ def table_file(out: str | Path, version: str, table: str, shard: str) -> Path:
     return version_dir(out, version) / f"table={table}" / f"{shard}.parquet"
 
 
-# zstd only for the columns that are most of the bytes: the logs and the reports.  It
-# costs some tens of microseconds a column chunk whatever its size, which made the small
-# tables cost twice their snappy time (a 4-player Rummy game: 14 against 8 us for its
-# seats); on the rest it saves a few hundred bytes a game.
+# How each table's columns are written (measured on 4-player Rummy, docs/SCALE.md):
+# - zstd only for the logs and reports, most of the bytes; it costs some tens of
+#   microseconds a column chunk whatever its size, which made the small tables cost
+#   twice their snappy time, to save a few hundred bytes a game on the rest;
+# - no dictionary for the columns whose every value is its own (the writer hashed
+#   every log before giving the dictionary up);
+# - no statistics where no reader skips a file by a range: the logs and reports, and
+#   the moves (random game ids, every card and action in every file), whose
+#   statistics were a third of their writing.
 ZSTD_COLUMNS = {"games": ("log", "report")}
-# Statistics let a reader skip a file by a column's range; the moves' ranges (random
-# game ids, every card and action) are the same in every file, and computing them cost
-# a third of the table's writing.
-NO_STATISTICS = frozenset({"moves"})
+NO_DICTIONARY = {"games": ("id", "log", "report")}
+NO_STATISTICS = {"games": ("log", "report"), "moves": tuple(SCHEMAS["moves"].names)}
 
 
 def write_options(table: str) -> dict[str, Any]:
     """``pq.write_table``'s options for a file of ``table``."""
-    zstd = ZSTD_COLUMNS.get(table, ())
-    return {"compression": {name: "zstd" if name in zstd else "snappy"
-                            for name in SCHEMAS[table].names},
-            "write_statistics": table not in NO_STATISTICS}
+    names = SCHEMAS[table].names
+    zstd, plain = ZSTD_COLUMNS.get(table, ()), NO_DICTIONARY.get(table, ())
+    bare = NO_STATISTICS.get(table, ())
+    return {"compression": {name: "zstd" if name in zstd else "snappy" for name in names},
+            "use_dictionary": [name for name in names if name not in plain],
+            "write_statistics": [name for name in names if name not in bare]}
 
 
 _OPTIONS = {table: write_options(table) for table in SCHEMAS}
