@@ -5,6 +5,7 @@ sample log fill it; the engine's report, not the store, says who ranks first."""
 from __future__ import annotations
 
 import dataclasses
+import pickle
 import types
 import typing
 from datetime import datetime
@@ -147,3 +148,15 @@ def test_the_moves_table_holds_the_rows_of_its_records():
     assert game_rows(records).tables["moves"].equals(pa.Table.from_pylist(rows, schema=schema))
     assert game_rows(records).counts["moves"] == [len(r.moves) for r in records]
     assert game_rows([]).tables["moves"].num_rows == 0
+
+
+def test_a_pickled_record_carries_plain_columns_and_the_same_rows():
+    """A record crossing to another process (a single upload, to the store's) pickles
+    its moves as their columns, not the engine's move objects, and gives the same rows,
+    alone or with records that were not pickled."""
+    records = [record for _, record in sample_records()]
+    back = pickle.loads(pickle.dumps(records))
+    assert all(type(c) is tuple for r in back for deal in r.deal_moves for c in deal)
+    assert [r.moves for r in back] == [r.moves for r in records]
+    mixed = game_rows([*back[:3], *records[3:]]).tables
+    assert all(mixed[name].equals(table) for name, table in game_rows(records).tables.items())

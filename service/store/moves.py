@@ -5,7 +5,9 @@ the parser shares between every game of the process.  A record keeps the engine'
 move objects (immutable, one tuple per deal); ``columns_of`` converts a move object to
 the columns it decides (its seat, action, source, card, cards, meld) once for a shared
 one, and the rest of a row (game id, deal and move numbers, player name) follows from
-the position.  Building one tuple of nine columns per move and having Arrow convert
+the position.  (A record pickled, a single upload on its way to the store's process,
+carries its moves' columns instead: plain values pickle as cheaply as rows, where a
+move object cost microseconds to pickle and to rebuild.)  Building one tuple of nine columns per move and having Arrow convert
 them value by value cost more than a third of verifying the game.  ``moves_table``
 instead converts each distinct move object once and lets Arrow repeat it (``take``);
 ``move_rows`` gives the same rows as plain tuples (the store's appenders, single
@@ -43,7 +45,7 @@ class Compact(Protocol):
 
     id: str
     players: Sequence[str]  # the names by seat
-    deal_moves: list[tuple[Move, ...]]  # each deal's moves
+    deal_moves: list[Sequence[Move | tuple]]  # each deal's moves, or their columns
 
 
 def _columns(move: Move) -> tuple:
@@ -60,23 +62,27 @@ def _columns(move: Move) -> tuple:
             None if move.card is None else _NAME(move.card), cards, move.meld)
 
 
-def columns_of(moves: Sequence[Move]) -> list[tuple]:
-    """The columns of each move (a shared tuple for a draw or a discard).  Only draws
-    and discards are cached: the parser shares them between games, and builds every
-    other move anew (a meld, a knock), whose id would not be seen again."""
+def columns_of(moves: Sequence[Move | tuple]) -> list[tuple]:
+    """The columns of each move (a shared tuple for a draw or a discard); a tuple is
+    its columns already.  Only draws and discards are cached: the parser shares them
+    between games, and builds every other move anew (a meld, a knock), whose id would
+    not be seen again."""
     found = list(map(_cached, map(id, moves)))
     if None not in found:
         return found
     k = found.index(None)
     while True:
         move = moves[k]
-        own = found[k] = _columns(move)
-        if move.action is DRAW or move.action is DISCARD:
-            if len(_COLUMNS) >= _KEPT:  # the tuples found stay right: they are values
-                _COLUMNS.clear()
-                _HELD.clear()
-            _COLUMNS[id(move)] = own
-            _HELD.append(move)
+        if type(move) is tuple:  # its columns already (a record that came by pickle)
+            found[k] = move
+        else:
+            own = found[k] = _columns(move)
+            if move.action is DRAW or move.action is DISCARD:
+                if len(_COLUMNS) >= _KEPT:  # the tuples found stay right: they are values
+                    _COLUMNS.clear()
+                    _HELD.clear()
+                _COLUMNS[id(move)] = own
+                _HELD.append(move)
         try:
             k = found.index(None, k + 1)
         except ValueError:

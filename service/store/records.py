@@ -7,7 +7,8 @@ same log uploaded twice, however formatted, is the same game.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,7 +17,7 @@ import orjson
 from ..engine.limits import instant
 from ..engine.model import Game, Move
 from ..engine.report import Report
-from .moves import move_rows
+from .moves import columns_of, move_rows
 
 ID_LENGTH = 24  # hex characters of the SHA-256 kept as the id
 
@@ -42,13 +43,21 @@ class GameRecord:
     game_players: list[tuple] = field(default_factory=list)
     deals: list[tuple] = field(default_factory=list)
     deal_players: list[tuple] = field(default_factory=list)
-    deal_moves: list[tuple[Move, ...]] = field(default_factory=list)  # the engine's, per deal
+    # Per deal, the engine's moves (or their columns, in a record that came by pickle).
+    deal_moves: list[Sequence[Move | tuple]] = field(default_factory=list)
     violations: list[tuple] = field(default_factory=list)
 
     @property
     def moves(self) -> list[tuple]:
         """The rows of ``moves`` as tuples."""
         return move_rows(self)
+
+    def __reduce__(self) -> tuple:
+        """Pickled with each move as its columns (``moves.columns_of``), not the engine's
+        object."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["deal_moves"] = [columns_of(moves) for moves in self.deal_moves]
+        return (GameRecord, tuple(values.values()))
 
 
 def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Report,
