@@ -70,23 +70,22 @@ def columns_of(moves: Sequence[Move | tuple]) -> list[tuple]:
     found = list(map(_cached, map(id, moves)))
     if None not in found:
         return found
-    k = found.index(None)
-    while True:
-        move = moves[k]
-        if type(move) is tuple:  # its columns already (a record that came by pickle)
-            found[k] = move
-        else:
-            own = found[k] = _columns(move)
-            if move.action is DRAW or move.action is DISCARD:
-                if len(_COLUMNS) >= _KEPT:  # the tuples found stay right: they are values
-                    _COLUMNS.clear()
-                    _HELD.clear()
-                _COLUMNS[id(move)] = own
-                _HELD.append(move)
-        try:
-            k = found.index(None, k + 1)
-        except ValueError:
-            return found
+    return [_convert(move) if own is None else own
+            for own, move in zip(found, moves, strict=True)]
+
+
+def _convert(move: Move | tuple) -> tuple:
+    """The columns of a move not cached (cached if a draw or a discard)."""
+    if type(move) is tuple:  # its columns already (a record that came by pickle)
+        return move
+    own = _columns(move)
+    if move.action is DRAW or move.action is DISCARD:
+        if len(_COLUMNS) >= _KEPT:  # the tuples given before stay right: they are values
+            _COLUMNS.clear()
+            _HELD.clear()
+        _COLUMNS[id(move)] = own
+        _HELD.append(move)
+    return own
 
 
 def move_rows(record: Compact) -> list[tuple]:
