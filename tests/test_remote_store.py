@@ -267,7 +267,7 @@ def test_threads_connected_before_a_restart_are_served_after_it(tmp_path):
             barrier.wait()
             done.wait(30)
             try:
-                answers.append(client.call("check")[0])
+                answers.append(client.call("check")["schema_version"])
                 answers.append(len(client.call("read", [("SELECT 1", [])])))
             except StoreError as error:
                 answers.append(error)

@@ -162,6 +162,13 @@ def reads_need_a_key() -> bool:
     return keyring.read is not None
 
 
+def writes_need_a_key() -> bool:
+    """Whether RUMMY_API_KEYS closes the writes (uploads, dry runs too) of the current
+    app."""
+    keyring: Keyring = current_app.extensions[KEYRING_EXTENSION]
+    return bool(keyring.write)
+
+
 def reads_with(key: str) -> bool:
     """Whether ``key`` opens the reads of the current app (any key does when they are
     open)."""

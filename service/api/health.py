@@ -13,7 +13,8 @@ restarts it meanwhile.  A database that does not answer at all is 503
 ``database-unavailable``, as before; so is a store process that does not answer within
 ``CHECK_TIMEOUT``.
 
-The check is one read in the store process, which never waits for the writer, and the
+The check is one call to the store process, which reads no table (the analysis backlog
+it reports is counted at most once a second) and never waits for the writer, and the
 answer reports the queue in front of it (``writes.queued_games``): under a deep queue
 the health check still answers at once, and says how deep it is.
 """
@@ -59,6 +60,9 @@ class AnalysisHealthSchema(Schema):
     analysed = fields.Integer(metadata={"description": "Games analysed since start-up"})
     failed = fields.Integer(metadata={"description": "Games whose analysis failed"})
     last_error = fields.String(allow_none=True)
+    paused = fields.Integer(metadata={
+        "description": "Times the catch-up gave way since start-up, because 64 games or "
+                       "more waited for the store's writer"})
 
 
 class RatingHealthSchema(Schema):
@@ -102,20 +106,19 @@ def _rating_health(store: Any) -> dict[str, Any] | None:
 def healthz() -> dict[str, Any]:
     store = current_store()
     try:
-        version, writes = store.check(timeout=CHECK_TIMEOUT)
-        analysis = _analysis_health(store)
-        ratings = _rating_health(store)
+        checked = store.check(timeout=CHECK_TIMEOUT)
     except Exception:
         current_app.logger.exception("health check: the database does not answer")
         raise Problem(503, DATABASE_UNAVAILABLE, "the database does not answer",
                       headers={"Retry-After": "5"}, database="unavailable") from None
+    version, writes = checked["schema_version"], checked["writes"]
     shown = WritesSchema().dump(writes)
     if writes["last_commit"] == "failed":
         raise Problem(503, DEGRADED, "the database answers, but its last write failed: "
                       "games are not being stored", headers={"Retry-After": "5"},
                       health="degraded", database="ok", schema_version=version, writes=shown)
     return {"status": "ok", "database": "ok", "schema_version": version, "writes": shown,
-            "analysis": analysis, "ratings": ratings}
+            "analysis": checked["analysis"], "ratings": checked["ratings"]}
 
 
 @blp.route("/metrics", methods=["GET"])

@@ -34,6 +34,11 @@ class HandSchema(Schema):
 
 
 class PositionSchema(Schema):
+    public = fields.List(fields.String(), required=True, metadata={
+        "description": "The players whose hand every player sees here: in gin the "
+                       "knocker's from the knock on and the defender's once shown; every "
+                       "hand at the last position of a scored deal (the hands are counted)",
+        "example": ["ana"]})
     to_move = fields.String(allow_none=True)
     hands = fields.Dict(keys=fields.String(), values=fields.Nested(HandSchema), required=True)
     hand_values = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
@@ -91,7 +96,7 @@ EXAMPLE = {
                "public": "ana draws from the stock"},
               {"player": "ana", "action": "knock", "words": "ana knocks, discarding KS",
                "public": "ana knocks, discarding KS"}],
-    "positions": [{"to_move": "ana", "hands": {
+    "positions": [{"public": [], "to_move": "ana", "hands": {
         "ana": {"melds": [["2C", "3C", "4C"], ["5D", "5H", "5S"], ["9D", "9H", "9S"]],
                 "rest": ["KS"], "count": 10},
         "ben": {"melds": [["5C", "6C", "7C", "8C", "9C"], ["AD", "2D", "3D"]],

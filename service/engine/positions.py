@@ -6,7 +6,9 @@ without asking again.  An illegal move stops the replay: its position is the tab
 the move found it, with the violation named, and the moves after it have none.  Each
 move is also said in words ("ben draws 9D from the stock"), as the table found it (a
 draw from the discard pile names the card it took), and as the other players at the
-table know it (``public``: "ben draws from the stock"), for a view from one seat.
+table know it (``public``: "ben draws from the stock"), for a view from one seat; and
+each position names the hands every player sees (``public``): those laid down at the
+show, the knocker's and the defender's in gin, and every hand once the deal is scored.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import card_name, cards_of, mask_of, names
-from .gin import GinTable
+from .gin import VOID, GinTable
 from .melds import best_arrangement
 from .model import (
     DISCARD,
@@ -108,9 +110,20 @@ def _table_melds(table: Table, owners: list[str | None]) -> list[dict[str, Any]]
             for i, (mask, kind) in enumerate(table.melds)]
 
 
+def _laid_down(table: Table) -> list[str]:
+    """The hands laid face up before the deal is over (001): the knocker's from the
+    knock or gin on, the defender's once they show.  Every other hand is seen only by
+    its player until the deal's hands are counted."""
+    if not isinstance(table, GinTable) or table.knocker is None:
+        return []
+    shown = {table.knocker} | ({table.defender} if table.shown is not None else set())
+    return [table.name(seat) for seat in table.order if seat in shown]
+
+
 def _snapshot(table: Table, owners: list[str | None]) -> dict[str, Any]:
     order = table.order
     return {
+        "public": _laid_down(table),
         "to_move": None if table.ended else table.name(table.to_move),
         "hands": {table.name(seat): _arranged(table, seat) for seat in order},
         "hand_values": table.hand_values(),
@@ -162,6 +175,9 @@ def deal_positions(game: Game, deal_index: int) -> dict[str, Any]:
             owners.append(table.name(move.player))
         positions.append(_snapshot(table, owners))
     over = stopped is None and result.outcome is not None
+    if over and result.outcome != VOID:
+        # The deal is scored by counting every hand: all are laid down at the end.
+        positions[-1]["public"] = [players[s] for s in table.order]
     after = dict(before)
     if over:
         for player, points in result.points.items():

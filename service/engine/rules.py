@@ -2,12 +2,13 @@
 
 Every rule that differs between the source texts is an option; a preset is a named
 bundle of option values.  A log names a preset and may override any option of its
-family.  Sources: 000 (Rummy with house rules, Block Rummy), 001 (Gin Rummy),
-002 (basic Rummy), 003 (Greek online Rummy).
+family.  The source texts are numbered 000 to 003; ``SOURCES`` names each in words,
+the one place the pages and the documents take those names from.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any
@@ -190,6 +191,53 @@ OPTIONS: dict[str, OptionSpec] = dict([
 # The options whose values are a closed set of names, by option.
 _CHOICE_TYPES = {"ace": AceMode, "rummy_bonus": RummyBonus, "stock_exhausted": StockPolicy,
                  "scoring": Scoring}
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One of the four rule texts the rules were gathered from (docs/RULES.md, "Where
+    the rules come from"), as people name it."""
+
+    number: str
+    name: str
+    language: str
+
+    def __str__(self) -> str:
+        return f"{self.name}, {self.language} rules (seed {self.number})"
+
+
+SOURCES: dict[str, Source] = {source.number: source for source in (
+    Source("000", "Rummy with house rules and Block Rummy", "French"),
+    Source("001", "Gin Rummy", "French"),
+    Source("002", "basic Rummy", "French"),
+    Source("003", "Rummy as played online in Greece", "Greek"),
+)}
+# The origins that are no text: said as they are.
+OTHER_ORIGINS = {"common usage": "not in any of the texts: the way the rule is usually "
+                                 "played",
+                 "beyond the seeds": "a rule the project added that no text describes"}
+_SOURCE_NUMBER = re.compile(r"\b\d{3}\b")
+
+
+def cited_sources(source: str) -> tuple[Source, ...]:
+    """The texts a ``source`` field names ("000, 002 (ban)": 000 and 002), in order."""
+    seen = dict.fromkeys(_SOURCE_NUMBER.findall(source))
+    return tuple(SOURCES[number] for number in seen if number in SOURCES)
+
+
+def source_in_words(source: str) -> str:
+    """A ``source`` field said in words: a preset's one text in full ("basic Rummy,
+    French rules (seed 002)"), an option's texts each named, an origin that is no text
+    said as what it is."""
+    if source in SOURCES:
+        return str(SOURCES[source])
+    for origin, words in OTHER_ORIGINS.items():
+        if source.startswith(origin):
+            return words
+    cited = cited_sources(source)
+    if not cited:
+        return source
+    return "; ".join(str(text) for text in cited)
 
 
 @dataclass(frozen=True, slots=True)

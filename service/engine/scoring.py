@@ -6,8 +6,9 @@ family) or its counted deadwood (gin).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .model import Outcome
 from .rules import Rules, RummyBonus, Scoring
@@ -101,6 +102,58 @@ def gin_points(rules: Rules, knocker: int, defender: int, knocker_deadwood: int,
     points[defender] = factor * (-diff + rules.undercut_bonus)
     return UNDERCUT, defender, points
 
+
+
+def gin_deal_bonuses(rules: Rules, deal: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The bonuses of a scored gin deal, from its report (``outcome``, ``winner``,
+    ``points``, ``hand_values``) and the game's rules (001), each with its player and
+    whether it is in the deal's points (``in_deal``) or added at the game's end:
+
+    * ``gin``: ``gin_bonus`` (``big gin``: ``big_gin_bonus``) in the winner's points;
+    * ``undercut``: ``undercut_bonus`` in the defender's points;
+    * ``box``: ``box_bonus`` for every deal won, added to the winner's side once the
+      game is over (see :meth:`Scoreboard.final`).
+
+    Oklahoma's spade upcard doubles a deal: the bonus in its points is then doubled
+    too, read from the points as :func:`gin_points` made them.  A deal without a
+    winner (a tie, a void deal, one not scored) has none."""
+    winner = deal.get("winner")
+    if not rules.is_gin or winner is None or deal.get("outcome") is None:
+        return []
+    points = deal["points"]
+    values = deal["hand_values"]
+    others = [player for player in points if player != winner]
+    out: list[dict[str, Any]] = []
+    if others:
+        other = others[0]
+        scored = points[winner]
+        if deal["outcome"] == GIN:
+            # the base of a gin is its bonus plus the defender's deadwood
+            kinds = [("gin", rules.gin_bonus)]
+            if rules.big_gin_bonus is not None:
+                kinds.append(("big gin", rules.big_gin_bonus))
+            for kind, bonus in kinds:
+                factor = _factor(rules, scored, bonus + values[other])
+                if factor:
+                    out.append({"kind": kind, "player": winner, "points": factor * bonus,
+                                "in_deal": True})
+                    break
+        elif deal["outcome"] == UNDERCUT:
+            base = values[other] - values[winner] + rules.undercut_bonus
+            factor = _factor(rules, scored, base) or 1
+            out.append({"kind": "undercut", "player": winner,
+                        "points": factor * rules.undercut_bonus, "in_deal": True})
+    out.append({"kind": "box", "player": winner, "points": rules.box_bonus, "in_deal": False})
+    return out
+
+
+def _factor(rules: Rules, scored: int, base: int) -> int:
+    """1 or 2 (Oklahoma's doubled deal) when ``scored`` is ``base`` so scored, else 0."""
+    if scored == base:
+        return 1
+    if rules.oklahoma and scored == 2 * base:
+        return 2
+    return 0
 
 @dataclass
 class Scoreboard:

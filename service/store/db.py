@@ -360,6 +360,7 @@ class Store(StoreReads):
         self._pending = 0  # games put and not yet committed (or failed)
         self._pending_lock = threading.Lock()
         self.catchup: Any = None  # the analysis catch-up (``start_catchup``)
+        self._backlog: tuple[float, int] | None = None  # without it: (when, backlog)
         self.commits = 0  # write transactions committed since start-up
         self.games_committed = 0
         # The outcome of the last write transaction: (ok, when, why it failed), or None.
@@ -411,11 +412,15 @@ class Store(StoreReads):
     def analysis_health(self) -> dict[str, Any]:
         """The analysis catch-up: games stored and not analysed yet (``backlog``), games
         analysed and failed since start-up, whether it runs."""
-        from .analysis import backlog
+        from .analysis import BACKLOG_EVERY, backlog
 
-        counts = self.catchup.counts() if self.catchup is not None else {
-            "analysed": 0, "failed": 0, "last_error": None}
-        return {"running": self.catchup is not None, "backlog": backlog(self), **counts}
+        if self.catchup is None:
+            now = time.monotonic()  # counted at most once a second, as the catch-up does
+            if self._backlog is None or now - self._backlog[0] >= BACKLOG_EVERY:
+                self._backlog = (now, backlog(self))
+            return {"running": False, "backlog": self._backlog[1], "analysed": 0,
+                    "failed": 0, "last_error": None, "paused": 0}
+        return {"running": True, "backlog": self.catchup.backlog(), **self.catchup.counts()}
 
     def close(self) -> None:
         if self.catchup is not None:
@@ -665,14 +670,20 @@ class Store(StoreReads):
         number of games.  A game deleted meanwhile keeps its rows, as its other rows."""
         if not records:
             return 0
-        ids = [r.id for r in records]
+        tables = analysis_tables(records)
         with self._write_lock:
             cur = self._writer_connection().cursor
             try:
                 with transaction(cur):
-                    for name, table in analysis_tables(records).items():
-                        cur.execute(f"DELETE FROM {name} WHERE game_id IN "
-                                    "(SELECT unnest(?))", [ids])
+                    # Only games analysed before have rows to replace: a DELETE reads
+                    # the whole of each analysis table, under the write lock.
+                    redone = [gid for gid, in cur.execute(
+                        "SELECT game_id FROM analysis_games WHERE game_id IN "
+                        "(SELECT unnest(?))", [[r.id for r in records]]).fetchall()]
+                    for name, table in tables.items():
+                        if redone:
+                            cur.execute(f"DELETE FROM {name} WHERE game_id IN "
+                                        "(SELECT unnest(?))", [redone])
                         if table.num_rows:
                             cur.from_arrow(table).insert_into(name)
             except duckdb.Error as error:
@@ -726,6 +737,11 @@ class Store(StoreReads):
         """Write transactions and games committed since start-up."""
         return {"commits": self.commits, "games_committed": self.games_committed}
 
+    @property
+    def queued_games(self) -> int:
+        """Games handed to the writer and not committed yet."""
+        return self._pending
+
     def write_health(self) -> dict[str, Any]:
         """How writes fare: the last commit's outcome (``ok``, ``failed`` or None before
         any), its time and its reason, the writes waiting for the writer, and the games
@@ -738,11 +754,13 @@ class Store(StoreReads):
                 "queued_games": self._pending,
                 "max_queued_games": self.max_queued_games}
 
-    def check(self, timeout: float | None = None) -> tuple[int, dict[str, Any]]:
+    def check(self, timeout: float | None = None) -> dict[str, Any]:
         """What a health check needs, read at once: the schema version (the database
-        answers) and ``write_health``.  Reads only: it never waits for the writer (so
-        ``timeout``, which bounds the wait for a store process, does not apply here)."""
-        return self.schema_version, self.write_health()
+        answers), ``write_health``, ``analysis_health`` and ``rating_health``.  Reads
+        only: it never waits for the writer (so ``timeout``, which bounds the wait for a
+        store process, does not apply here)."""
+        return {"schema_version": self.schema_version, "writes": self.write_health(),
+                "analysis": self.analysis_health(), "ratings": self.rating_health()}
 
     def _writer_connection(self) -> _Writer:
         if self._writes is None:

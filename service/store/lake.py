@@ -305,11 +305,12 @@ class LakeStore(StoreReads):
         return {"last_commit": None, "at": None, "reason": None, "queued": 0,
                 "queued_games": 0, "max_queued_games": 0}
 
-    def check(self, timeout: float | None = None) -> tuple[int, dict[str, Any]]:
+    def check(self, timeout: float | None = None) -> dict[str, Any]:
         """What a health check needs: the schema version, once the lake answers a
-        query, and ``write_health``."""
+        query, and ``write_health``; a lake neither analyses nor rates."""
         self.ping()
-        return self.schema_version, self.write_health()
+        return {"schema_version": self.schema_version, "writes": self.write_health(),
+                "analysis": None, "ratings": None}
 
     def write_counts(self) -> dict[str, int]:
         return {"commits": 0, "games_committed": 0}

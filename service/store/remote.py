@@ -440,7 +440,7 @@ class _StoreCalls(StoreClient, StoreReads):
         """As ``Store.catch_up_ratings``, in one call."""
         return self.call("catch_up_ratings")
 
-    def check(self, timeout: float | None = None) -> tuple[int, dict[str, Any]]:
+    def check(self, timeout: float | None = None) -> dict[str, Any]:
         """As ``Store.check``, in one call, answered within ``timeout`` seconds or
         StoreError."""
         return self.call("check", timeout=timeout)

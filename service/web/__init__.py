@@ -39,11 +39,23 @@ def _page_error(error: HTTPException):
     if isinstance(error, problems.Problem):
         headers.extend(error.extra_headers.items())
     key_page = None
+    title, detail = error.name, error.description
     if status in (401, 403) and request.method == "GET":  # a key may open the page
         key_page = url_for("web.key",
                            next=request.script_root + request.full_path.rstrip("?"))
-    return render_template("error.html", status=status, title=error.name,
-                           detail=error.description, key_page=key_page), status, headers
+        # The problem speaks to API clients (headers, bearer keys); a person is told
+        # what the server asks of them, and where to give it.
+        if status == 401:
+            title = "A read key is needed"
+            detail = ("This server shows its stored games only to people who hold a read "
+                      "key (a write key works too). Enter your key once and this browser "
+                      "keeps it until it closes.")
+        else:
+            title = "This read key does not open the page"
+            detail = ("The key this browser holds is not one of this server's read keys "
+                      "(it may have been changed). Enter the current key.")
+    return render_template("error.html", status=status, title=title,
+                           detail=detail, key_page=key_page), status, headers
 
 
 def install(app: Flask) -> None:

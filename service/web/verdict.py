@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.rules import resolve_rules
+from ..engine.scoring import gin_deal_bonuses
 from ..engine.words import where
 
 STATUS_WORDS = {
@@ -72,8 +74,10 @@ def _cell(recomputed: Any, claimed: Any, has_claim: bool) -> dict[str, Any]:
 
 def deal_rows(game: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per deal: outcome, winner, each player's points and hand value, each
-    beside its claim; a deal stopped by a violation names it instead of a result."""
+    beside its claim, and in gin the deal's bonuses (gin, undercut, the box); a deal
+    stopped by a violation names it instead of a result."""
     report = game["report"]
+    rules, _ = resolve_rules(game["variant"], game["rules"], len(game["players"]))
     stopped = {v["deal"]: v for v in report["violations"]
                if v["code"] != "SCORE_MISMATCH" and v["deal"] is not None}
     rows = []
@@ -91,6 +95,8 @@ def deal_rows(game: dict[str, Any]) -> list[dict[str, Any]]:
             "players": [{"name": name, "points": _cell(value, points.get(name), name in points),
                          "hand_value": deal["hand_values"].get(name)}
                         for name, value in deal["points"].items()],
+            "bonuses": gin_deal_bonuses(rules, deal) if rules is not None and not violation
+            else [],
         })
     return rows
 

@@ -4,6 +4,7 @@ page takes the filters the API takes."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import orjson
@@ -11,7 +12,13 @@ from flask import abort, redirect, render_template, request, url_for
 from marshmallow import EXCLUDE, ValidationError
 
 from ..api import index
-from ..api.auth import READ_COOKIE, read_access, reads_need_a_key, reads_with
+from ..api.auth import (
+    READ_COOKIE,
+    read_access,
+    reads_need_a_key,
+    reads_with,
+    writes_need_a_key,
+)
 from ..api.config import current_store, settings
 from ..api.games import FILTERS, _not_found, stored_game
 from ..api.games_schemas import ListArgsSchema, utc_text
@@ -22,7 +29,8 @@ from ..api.problems import FORBIDDEN, Problem
 from ..api.spec import PREFIX
 from ..api.tournaments import ListArgsSchema as TournamentListArgsSchema
 from ..api.variants import describe_variants
-from ..engine.rules import PRESETS
+from ..engine.limits import calendar_date
+from ..engine.rules import OTHER_ORIGINS, PRESETS, SOURCES, source_in_words
 from ..store import GameFilter
 from ..store.audit import list_tournaments, tournament_audit
 from ..store.stats import (
@@ -70,6 +78,11 @@ def _args(schema: Any) -> dict[str, Any]:
         abort(400, description=f"some parameters are not valid ({fields})")
 
 
+def _is_date(text: str) -> bool:
+    """A date alone (``2026-03-01``), as a date picker sends it."""
+    return len(text) == 10 and calendar_date(text) is not None
+
+
 def _game(game_id: str) -> dict[str, Any]:
     row = current_store().get_game(game_id)
     if row is None:
@@ -111,9 +124,28 @@ def _when(value: Any) -> str:
     return utc_text(value) or "—"
 
 
+def visitor_reads() -> bool:
+    """Whether this visitor may open the pages of stored games: reads are open, or the
+    request carries a key that opens them (the read cookie, or a header)."""
+    if not reads_need_a_key():
+        return True
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    given = token if header and scheme.lower() == "bearer" else request.cookies.get(
+        READ_COOKIE, "")
+    return bool(given.strip()) and reads_with(given)
+
+
+def readable(endpoint: str, **values: Any) -> str:
+    """A link to a page of stored games the visitor can follow: the page itself, or the
+    key page with the page as its return target when a key is needed first."""
+    url = url_for(endpoint, **values)
+    return url if visitor_reads() else url_for("web.key", next=url)
+
+
 @blp.app_context_processor
 def _links() -> dict[str, Any]:
-    return {"api_url": api_url, "presets": tuple(PRESETS)}
+    return {"api_url": api_url, "presets": tuple(PRESETS), "readable": readable}
 
 
 @blp.get("/")
@@ -121,13 +153,20 @@ def home():
     """Upload page for a browser; an API client is sent to the API's index, as before."""
     if not wants_html():
         return index.home()
-    return render_template("home.html", title="Upload and verify")
+    config = settings()
+    return render_template("home.html", title="Upload and verify",
+                           max_game_bytes=config.max_game_bytes,
+                           max_batch_bytes=config.max_batch_bytes,
+                           key_needed=writes_need_a_key())
 
 
 @blp.get("/games")
 @read_access
 def games():
     args = _args(ListArgsSchema())
+    if _is_date(request.args.get("until", "")):
+        # A day picked as "until" includes that day: the API's until is exclusive.
+        args["until"] += timedelta(days=1)
     limit = args.get("limit", GAMES_PAGE)
     filters = {name: args.get(name) for name in FILTERS}
     before = decode_cursor(args["cursor"], filters) if "cursor" in args else None
@@ -148,6 +187,7 @@ def game(game_id: str):
     return render_template("game.html", title=f"Game {game_id}", game=data,
                            said=verdict.verdict(data), deals=verdict.deal_rows(data),
                            totals=verdict.total_rows(data), where=verdict.where,
+                           gin=PRESETS[data["variant"]].family == "gin",
                            analysis=game_analysis(stored_game(game_id)))
 
 
@@ -241,9 +281,13 @@ def tournament(tournament_id: str):
 
 
 @blp.get("/variants")
-@read_access
 def variants():
-    return render_template("variants.html", title="Variants", variants=describe_variants())
+    """The presets and options: the engine's tables, no stored data, so open to every
+    visitor whatever RUMMY_READ_KEYS says (the API's ``GET /variants`` keeps its read
+    policy, as documented)."""
+    return render_template("variants.html", title="Variants", variants=describe_variants(),
+                           sources=tuple(SOURCES.values()), other_origins=OTHER_ORIGINS,
+                           in_words=source_in_words)
 
 
 def _local(target: str | None) -> str:

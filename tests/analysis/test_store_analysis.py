@@ -178,3 +178,27 @@ def test_a_colluding_rummy_pair_is_ranked_first(tmp_path):
     assert first["fed"]["rate"] > 1.5 * first["fed"]["rest_rate"]
     assert first["soft"]["count"] > 0 and first["soft"]["rate"] > first["soft"]["rest_rate"]
     assert all(pair["score"] < THRESHOLD for pair in pairs[1:]), pairs[1]
+
+
+def test_the_catch_up_gives_way_while_games_wait_for_the_writer(tmp_path):
+    """While ``deep`` games or more wait for the store's writer the catch-up takes no
+    step; once they are committed it analyses what waits."""
+    def record(log):
+        game = parse_game(log)
+        return build_record(log, orjson.dumps(log), game, verify(game))
+
+    db = Store(tmp_path / "way.duckdb")
+    try:
+        logs = list(generate_games("gin", 3, seed=3, players=2))
+        db.add_games([record(log) for log in logs[:2]])
+        catchup = CatchUp(db, processes=0, deep=1)
+        with db._write_lock:  # the writer cannot commit: the next game waits for it
+            waiting = db.put([record(logs[2])])
+            assert db.queued_games == 1
+            assert catchup.tick() is None and catchup.counts()["paused"] == 1
+            assert backlog(db) == 2
+        waiting.result(30)
+        assert db.queued_games == 0
+        assert catchup.tick() == 3 and backlog(db) == 0
+    finally:
+        db.close()

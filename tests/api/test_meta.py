@@ -54,7 +54,7 @@ def test_healthz(client):
                                               "queued": 0, "queued_games": 0,
                                               "max_queued_games": 2000},
                                    "analysis": {"running": False, "backlog": 0, "analysed": 0,
-                                                "failed": 0, "last_error": None},
+                                                "failed": 0, "last_error": None, "paused": 0},
                                    "ratings": {"running": True, "backlog": 0, "rated": 0,
                                                "hold_seconds": HOLD}}
 

@@ -111,3 +111,39 @@ def test_a_deal_the_game_does_not_have():
     game = _game(SAMPLES[0])
     with pytest.raises(NoSuchPosition):
         deal_positions(game, len(game.deals))
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
+def test_the_hands_laid_down_are_public_from_the_show_on(path):
+    """Gin: the knocker's hand from the knock or gin on, the defender's once shown;
+    every game: every hand at the last position of a scored deal (they are counted),
+    and no hand before."""
+    game = _game(path)
+    for d in range(len(game.deals)):
+        answer = deal_positions(game, d)
+        positions, moves = answer["positions"], answer["moves"]
+        scored = answer["outcome"] not in (None, "void")
+        knocker = next((m["player"] for m in moves[:len(positions) - 1]
+                        if m["action"] in ("knock", "gin")), None)
+        for k, position in enumerate(positions):
+            if k == len(positions) - 1 and scored:
+                assert position["public"] == answer["players"], (d, k)
+                continue
+            played = [m for m in moves[:k]]
+            expected = set()
+            if knocker is not None and any(m["action"] in ("knock", "gin") for m in played):
+                expected.add(knocker)
+                expected |= {m["player"] for m in played if m["action"] == "show"}
+            assert set(position["public"]) == expected, (d, k)
+            assert position["public"] == [p for p in answer["players"] if p in expected]
+
+
+def test_a_gin_knock_lays_the_knockers_hand_down_before_the_defender_plays_on():
+    game = _game(next(p for p in SAMPLES if p.stem == "gin-01"))
+    answer = deal_positions(game, 0)
+    actions = [m["action"] for m in answer["moves"]]
+    knock = actions.index("knock")
+    assert actions[knock + 1:] == ["layoff"]  # the sample: the defender lays off once
+    before, after, end = (answer["positions"][i]["public"]
+                          for i in (knock, knock + 1, knock + 2))
+    assert (before, after, end) == ([], ["ana"], ["ben", "ana"])

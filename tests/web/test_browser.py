@@ -12,6 +12,7 @@ says so; ``playwright install`` is never needed, nor run.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -121,7 +122,11 @@ def test_upload_one_log_then_a_batch_and_see_each_verdict(watched, server):
     page.set_input_files("#files", sample)  # without the key: refused, and said so
     refused = page.locator("#results > li").first
     sync_api.expect(refused).to_have_attribute("data-status", "error")
-    sync_api.expect(refused).to_contain_text("refused")
+    sync_api.expect(refused).to_have_text(
+        f"{THROUGH_THE_PAGE}.json was refused: this server needs an API key to check or "
+        "store a game: type it in the API key field above, then send the file again.")
+    sync_api.expect(page.locator("#upload-state")).to_have_text(
+        "Done: 0 games checked, 1 file refused.")
     watched.errors.clear()  # the browser logs the 401 itself
     page.fill("#api-key", KEY)
     page.set_input_files("#files", sample)
@@ -136,16 +141,27 @@ def test_upload_one_log_then_a_batch_and_see_each_verdict(watched, server):
 
     batch = ROOT / "sample_logs" / "batch-gin.ndjson"
     lines = [json.loads(line) for line in batch.read_text().splitlines() if line.strip()]
+    posted = []
+    page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
     page.set_input_files("#files", str(batch))
     results = page.locator("#results > li")
     sync_api.expect(results).to_have_count(2 + len(lines))
     sync_api.expect(page.locator("#upload-state")).to_contain_text("Done")
+    statuses = []
     for n in range(1, len(lines) + 1):
         item = results.nth(n + 1)
         sync_api.expect(item).to_contain_text(f"line {n}")
+        sync_api.expect(item).not_to_contain_text("stored before")  # a fresh upload
         game = api(server, "/games/" + item.locator("a.game-link").get_attribute("href")
                    .rsplit("/", 1)[1])
         assert item.get_attribute("data-status") == game["status"]
+        statuses.append(game["status"])
+    assert posted == [f"{watched.base}/api/v1/games/batch"]  # the batch is posted once
+    words = {"valid": "valid", "mismatch": "with wrong claims", "illegal": "illegal",
+             "incomplete": "unfinished"}
+    counts = ", ".join(f"{statuses.count(k)} {w}" for k, w in words.items() if k in statuses)
+    sync_api.expect(page.locator("#upload-state")).to_have_text(
+        f"Done: {len(lines)} games checked: {counts}.")
 
     link.click()
     page.wait_for_url(f"**/games/{game_id}")
@@ -203,8 +219,8 @@ def test_a_flagged_decision_opens_the_viewer_where_the_better_move_was(watched, 
     page.locator("a.fact-link").first.click()
     page.wait_for_url(re.compile(r"/replay#"))
     fragment = f"#deal={fact['deal'] + 1}&move={fact['position'] + 1}"
-    page.wait_for_function(f"document.body.dataset.position === "
-                           f"'{fact['deal'] + 1}:{fact['position'] + 1}'")
+    sync_api.expect(page.locator("body")).to_have_attribute(
+        "data-position", f"{fact['deal'] + 1}:{fact['position'] + 1}")
     assert page.evaluate("location.hash") == fragment
 
 
@@ -225,10 +241,22 @@ def test_with_read_keys_a_key_typed_once_opens_the_pages_and_the_viewer(
             page.page.locator("#enter-key").click()
             page.page.locator("#read-key").fill("read-key")
             page.page.get_by_role("button", name="Use this key").click()
-            page.page.wait_for_url(f"**/games/{game_id}/replay")
-            # The viewer's fetch of the positions carried the key too.
-            page.page.goto(f"/games/{game_id}/replay#deal=1&move=3")
-            page.page.wait_for_function("document.body.dataset.position === '1:3'")
+            # Back on the replay link, its fragment kept (the browser never sent it:
+            # the pages' script carried it), and the viewer's fetch carried the key.
+            page.page.wait_for_url(f"**/games/{game_id}/replay#deal=1&move=3")
+            sync_api.expect(page.page.locator("body")).to_have_attribute("data-position",
+                                                                         "1:3")
+            # A key page opened with a fragment of its own posts it back too.
+            page.page.context.clear_cookies()
+            page.page.goto(f"/key?next=/games/{game_id}/replay#deal=1&move=2")
+            page.page.locator("#read-key").fill("read-key")
+            page.page.get_by_role("button", name="Use this key").click()
+            page.page.wait_for_url(f"**/games/{game_id}/replay#deal=1&move=2")
+            sync_api.expect(page.page.locator("body")).to_have_attribute("data-position",
+                                                                         "1:2")
+            # The variants need no key: they hold no stored data.
+            page.page.context.clear_cookies()
+            assert page.page.goto("/variants").status == 200
             page.errors = [e for e in page.errors if "401" not in e]  # the first answer
             page.check()
         finally:
@@ -283,7 +311,7 @@ def test_the_keyboard_steps_through_a_whole_deal_as_the_api_replays_it(watched, 
     page.select_option("#speed", "400")
     page.locator("h1").click()  # the keys act outside the form fields
     page.keyboard.press("Space")  # autoplay
-    page.wait_for_function("() => document.body.dataset.position === '1:2'")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "1:2")
     page.keyboard.press("Space")
     stopped = page.locator("body").get_attribute("data-position")
     page.wait_for_timeout(900)
@@ -530,7 +558,7 @@ def test_the_tournament_page_shows_the_planted_mismatch_and_the_illegal_game(
     game_id = page.url.split("/games/")[1].split("/")[0]
     deal = int(page.url.split("#deal=")[1].split("&")[0])
     last = len(api(server, f"/games/{game_id}/deals/{deal - 1}/positions")["positions"]) - 1
-    page.wait_for_function(f"location.hash === '#deal={deal}&move={last}'")
+    sync_api.expect(page).to_have_url(re.compile(rf"#deal={deal}&move={last}$"))
 
 
 def test_the_game_page_works_without_javascript(browser, server, ids):
@@ -622,3 +650,99 @@ def test_the_player_charts_fit_and_head_to_head_works_with_and_without_javascrip
         assert page.locator(f'td[data-figure="wins"][data-player="{who}"]').text_content() \
             == str(versus["wins"][who])
     context.close()
+
+
+def test_files_the_server_would_refuse_are_refused_before_sending(watched, tmp_path):
+    page = watched.page
+    page.goto("/")
+    page.fill("#api-key", KEY)
+    limit = int(page.locator("#upload").get_attribute("data-max-game-bytes"))
+    binary = tmp_path / "photo.json"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    packed = tmp_path / "games.ndjson"
+    packed.write_bytes(gzip.compress((SAMPLES_DIR / "batch-gin.ndjson").read_bytes()))
+    large = tmp_path / "large.json"
+    log = json.loads((SAMPLES_DIR / "gin-01.json").read_text())
+    log["meta"] = {"padding": "x" * limit}
+    large.write_text(json.dumps(log))
+    posted = []
+    page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
+    page.set_input_files("#files", [str(binary), str(packed), str(large)])
+    sync_api.expect(page.locator("#upload-state")).to_have_text(
+        "Done: 0 games checked, 3 files refused.")
+    items = page.locator("#results > li")
+    sync_api.expect(items.nth(0)).to_have_text(
+        "photo.json was refused: it is not a text file (a game log is JSON text, a batch "
+        "NDJSON text).")
+    sync_api.expect(items.nth(1)).to_contain_text("games.ndjson was refused: it is "
+                                                  "gzip-compressed")
+    sync_api.expect(items.nth(2)).to_contain_text(
+        "large.json was refused: it is larger than 1 MiB, the most this server takes in "
+        "a single log (a batch, one game a line, may be up to 64 MiB).")
+    for n in range(3):
+        assert items.nth(n).get_attribute("data-status") == "error"
+        assert ": :" not in items.nth(n).inner_text()
+    assert posted == []  # nothing was sent
+
+
+def test_a_dropped_batch_is_posted_once(watched, server):
+    page = watched.page
+    page.goto("/")
+    page.fill("#api-key", KEY)
+    page.check("#dry-run")  # each line checked alone: nothing stored, counts still said
+    text = (SAMPLES_DIR / "batch-gin.ndjson").read_text()
+    lines = [line for line in text.splitlines() if line.strip()]
+    posted = []
+    page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
+    # a drop that also reaches the file field (which then reports a change)
+    page.evaluate("""(text) => {
+        const file = new File([text], "dropped.ndjson", {type: "application/x-ndjson"});
+        const data = new DataTransfer();
+        data.items.add(file);
+        const zone = document.getElementById("drop");
+        for (const type of ["dragenter", "dragover", "drop"]) {
+          zone.dispatchEvent(new DragEvent(type, {dataTransfer: data, bubbles: true,
+                                                  cancelable: true}));
+        }
+        const input = document.getElementById("files");
+        input.files = data.files;
+        input.dispatchEvent(new Event("change", {bubbles: true}));
+    }""", text)
+    sync_api.expect(page.locator("#upload-state")).to_have_text(re.compile(
+        rf"^Done: {len(lines)} games checked: "))
+    assert len(posted) == len(lines)  # one dry run per line, each once
+    assert page.locator("#results > li").count() == len(lines)
+
+
+def test_a_seat_sees_the_hands_laid_down_at_the_show(watched, server, ids):
+    page = watched.page
+    game_id = ids["gin-01"]
+    deal = api(server, f"/games/{game_id}/deals/0/positions")
+    knock = next(k for k, m in enumerate(deal["moves"]) if m["action"] == "knock") + 1
+    knocker = deal["moves"][knock - 1]["player"]
+    [defender] = [p for p in deal["players"] if p != knocker]
+    last = len(deal["positions"]) - 1
+    assert last > knock, "the defender plays on after the knock in this sample"
+
+    def backs(player):
+        return page.locator(f'#hands .hand[data-player="{player}"] svg.card.back').count()
+
+    page.goto(f"/games/{game_id}/replay#deal=1&move={knock - 1}")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"1:{knock - 1}")
+    page.select_option("#seat", defender)
+    assert backs(knocker) == deal["positions"][knock - 1]["hands"][knocker]["count"]
+    page.locator("h1").click()
+    page.keyboard.press("ArrowRight")  # the knock: the knocker's hand is laid down
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"1:{knock}")
+    assert deal["positions"][knock]["public"] == [knocker]
+    assert backs(knocker) == 0
+    shown = page.locator(f'#hands .hand[data-player="{knocker}"] svg.card')
+    hand = deal["positions"][knock]["hands"][knocker]
+    assert shown.count() == hand["count"]
+    page.select_option("#seat", knocker)  # the knocker does not see the defender's yet
+    assert backs(defender) == deal["positions"][knock]["hands"][defender]["count"]
+    page.locator("h1").click()
+    page.keyboard.press("End")  # the deal counted: every hand is public
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"1:{last}")
+    assert deal["positions"][last]["public"] == deal["players"]
+    assert page.locator("#hands svg.card.back").count() == 0

@@ -475,3 +475,172 @@ def test_head_to_head_with_an_unknown_opponent_or_oneself_is_refused_clearly(cli
     assert client.get("/api/v1/players/ana/versus/ana").get_json()["games"] == 0
     missing = client.get("/players/ana/versus?opponent=", headers=BROWSER)
     assert missing.status_code == 400 and "opponent" in missing.get_data(as_text=True)
+
+
+def _app(tmp_path, **env):
+    from service.api import create_app
+    from service.api.config import VARIABLES
+
+    return create_app({**dict.fromkeys(VARIABLES, ""), "RUMMY_STORE_PROCESS": "0",
+                       "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_ANALYSIS": "0",
+                       "RUMMY_DB": str(tmp_path / "rummy.duckdb"), **env})
+
+
+def test_the_upload_page_carries_the_servers_limits_and_says_whether_a_key_is_needed(
+        tmp_path):
+    from service.api import close_app
+
+    app = _app(tmp_path, RUMMY_MAX_GAME_BYTES="5000", RUMMY_MAX_BATCH_BYTES="90000",
+               RUMMY_API_KEYS="writer:write-key")
+    try:
+        html = _page(app.test_client(), "/")
+        assert ('data-max-game-bytes="5000" data-max-batch-bytes="90000" '
+                'data-key-needed="true"') in html
+        assert "this server needs one to check or store a game" in html
+        assert "4.9 KiB" in html and "87.9 KiB" in html  # the limits in words
+    finally:
+        close_app(app)
+
+
+def test_the_upload_page_of_an_open_server_says_no_key_is_needed(client):
+    html = _page(client, "/")
+    assert 'data-key-needed="false"' in html and "this server needs none" in html
+    assert 'data-max-game-bytes="1048576" data-max-batch-bytes="67108864"' in html
+
+
+def test_a_page_needing_a_read_key_says_so_in_plain_words_and_offers_only_followable_links(
+        keyed):
+    client = keyed.test_client()
+    page = client.get("/games/abc123/replay", headers=BROWSER)
+    assert page.status_code == 401
+    html = page.get_data(as_text=True)
+    assert "A read key is needed" in html and "Authorization" not in html
+    assert "Bearer" not in html and "endpoint" not in html
+    assert 'id="enter-key" data-keep-fragment href="/key?next=/games/abc123/replay"' in html
+    # every link to stored games goes by the key page, back to where it leads
+    links = [u for u in _parse(html).urls if not u.startswith(("/assets/", "#"))]
+    for url in links:
+        assert not url.startswith(("/games", "/players", "/tournaments")), url
+    assert 'href="/key?next=/games"' in html and 'href="/key?next=/players"' in html
+    assert 'src="/assets/key.js"' in html  # carries the fragment into the key page
+    client.set_cookie("rummy_read_key", "rotated-away")
+    wrong = client.get("/games", headers=BROWSER)
+    assert wrong.status_code == 403
+    assert "does not open the page" in wrong.get_data(as_text=True)
+    # with the key, the same links lead to the pages themselves
+    client.set_cookie("rummy_read_key", "read-key")
+    html = _page(client, "/variants")
+    assert 'href="/games"' in html and "/key?next=" not in html
+    missing = client.get("/games/abc123", headers=BROWSER)
+    assert missing.status_code == 404 and 'href="/games"' in missing.get_data(as_text=True)
+
+
+def test_the_key_page_returns_to_a_target_with_its_fragment(keyed):
+    client = keyed.test_client()
+    html = _page(client, "/key?next=/games/abc/replay%23deal%3D2%26move%3D7")
+    assert '<input type="hidden" name="next" value="/games/abc/replay#deal=2&amp;move=7">' in html
+    assert 'id="key-form"' in html and 'src="/assets/key.js"' in html
+    given = client.post("/key", data={"key": "read-key", "next": "/games/abc/replay#deal=2&move=7"},
+                        headers=BROWSER)
+    assert (given.status_code, given.headers["Location"]) == (303,
+                                                              "/games/abc/replay#deal=2&move=7")
+
+
+def test_the_variants_page_needs_no_read_key_and_the_apis_variants_keep_their_policy(keyed):
+    client = keyed.test_client()
+    html = _page(client, "/variants")
+    assert 'id="gin"' in html
+    assert_problem(client.get("/api/v1/variants"), 401, "unauthorized")
+    spec = client.get("/api/v1/openapi.json").get_json()
+    assert spec["paths"]["/api/v1/variants"]["get"]["x-access"] == "read"
+
+
+def test_the_variants_page_names_each_source_in_words(client):
+    from service.engine.rules import PRESETS, SOURCES
+
+    html = _page(client, "/variants")
+    # hand-derived from docs/RULES.md's table of the texts
+    assert ('<span class="source" data-source="002">follows basic Rummy, French rules '
+            '(seed 002)</span>') in html
+    assert "follows Rummy as played online in Greece, Greek rules (seed 003)" in html
+    assert "source: 0" not in html
+    for preset in PRESETS.values():
+        assert (f'data-source="{preset.source}">follows {SOURCES[preset.source]}</span>'
+                in html.replace("&#39;", "'"))
+    for source in SOURCES.values():
+        assert f"<dt><code>{source.number}</code></dt><dd>{source.name}, {source.language} rules</dd>" in html
+
+
+def test_the_games_list_marks_a_game_without_a_played_time(client, ids):
+    html = _page(client, "/games?limit=100")
+    api = client.get("/api/v1/games?limit=100").get_json()["games"]
+    assert api and all(g["played_at"] is None for g in api)  # the samples give none
+    cells = re.findall(r'<td class="played">(.*?)</td>', html)
+    assert cells == [f'<span aria-hidden="true">—</span> <small class="uploaded">uploaded '
+                     f'{g["uploaded_at"]}</small>' for g in api]
+
+
+def test_the_games_lists_until_date_includes_its_day(tmp_path):
+    import json
+
+    from service.api import close_app
+
+    app = _app(tmp_path)
+    try:
+        client = app.test_client()
+        stored = {}
+        for stem, played in (("gin-01", "2026-03-01T23:30:00Z"),
+                             ("gin-02", "2026-03-02T00:00:00Z"),
+                             ("rummy-01", "2026-02-28T12:00:00Z")):
+            log = json.loads((SAMPLE_LOG.parent / f"{stem}.json").read_text())
+            log["played_at"] = played
+            answer = client.post("/api/v1/games", data=json.dumps(log),
+                                 content_type="application/json")
+            assert answer.status_code == 201, answer.get_json()
+            stored[stem] = answer.get_json()["id"]
+
+        def listed(query):
+            return set(re.findall(r'<td><a href="/games/([0-9a-f]+)">', _page(client,
+                                                                           f"/games?{query}")))
+
+        assert listed("until=2026-03-01") == {stored["gin-01"], stored["rummy-01"]}
+        assert listed("since=2026-03-01&until=2026-03-01") == {stored["gin-01"]}
+        assert listed("until=2026-03-02") == set(stored.values())
+        # an instant stays as the API reads it: exclusive
+        assert listed("until=2026-03-02T00:00:00Z") == {stored["gin-01"], stored["rummy-01"]}
+        api = client.get("/api/v1/games?until=2026-03-01").get_json()["games"]
+        assert {g["id"] for g in api} == {stored["rummy-01"]}  # the API: midnight, exclusive
+        html = _page(client, "/games?until=2026-03-01")
+        assert 'value="2026-03-01" aria-describedby="until-note"' in html
+        assert "both included" in html
+        assert "2026-03-01T23:30:00Z" in html and "uploaded" not in re.search(
+            r'<td class="played">(.*?)</td>', html).group(1)
+    finally:
+        close_app(app)
+
+
+def test_a_gin_game_page_shows_each_deals_bonuses(client, ids):
+    from service.engine.rules import resolve_rules
+
+    game_id = ids["gin-02"]
+    api = client.get(f"/api/v1/games/{game_id}").get_json()
+    html = _page(client, f"/games/{game_id}")
+    rules, _ = resolve_rules("gin", api["rules"], 2)
+    rows = re.findall(r'<td class="bonuses"><ul class="plain">(.*?)</ul></td>', html, re.S)
+    assert len(rows) == len(api["report"]["deals"])
+    shown = [re.findall(r'<li data-bonus="([^"]+)" data-player="([^"]+)" data-points="(\d+)">'
+                        r'([^<]+)</li>', row) for row in rows]
+    # hand-derived from the sample: ben knocks at 10, ana undercuts with 8; then two knocks
+    assert [[(kind, who, int(n)) for kind, who, n, _ in deal] for deal in shown] == [
+        [("undercut", "ana", rules.undercut_bonus), ("box", "ana", rules.box_bonus)],
+        [("box", "ana", rules.box_bonus)], [("box", "ben", rules.box_bonus)]]
+    assert shown[0][0][3] == "undercut bonus 25 to ana (in the deal's points)"
+    assert shown[0][1][3] == "box 20 to ana (added to the total at the game's end)"
+    # the boxes are what the totals add to the deals (no game bonus, no shutout here)
+    totals = api["report"]["totals"]["points"]
+    for player in ("ana", "ben"):
+        deals = sum(d["points"][player] for d in api["report"]["deals"])
+        boxes = sum(int(n) for deal in shown for kind, who, n, _ in deal
+                    if kind == "box" and who == player)
+        assert totals[player] == deals + boxes
+    assert '<th scope="col">Bonuses</th>' not in _page(client, f"/games/{ids['rummy-01']}")

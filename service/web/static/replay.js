@@ -3,7 +3,9 @@
 // The fragment names the position as people count: #deal=1&move=0 is the first deal
 // as dealt, move=k the table after the k-th move, move=end the table after the last.
 // One seat's view shows only what that seat knows: the other hands face down with their
-// card count, the others' stock draws without the card, the seat's own deadwood line.
+// card count until the rules lay them down (a position's "public" hands: the knocker's
+// at the knock, every hand once the deal is counted), the others' stock draws without
+// the card, the seat's own deadwood line.
 
 import { back, card, row } from "./cards.js";
 
@@ -104,7 +106,8 @@ function renderHands(position, data, seat) {
     section.append(title);
     const value = game.gin ? "deadwood" : "points in hand";
     const count = `${hand.count} card${hand.count === 1 ? "" : "s"}`;
-    const hidden = seat && seat !== player;
+    const hidden = seat && seat !== player && !(position.public ?? []).includes(player);
+    if (seat && seat !== player && !hidden) section.classList.add("shown");
     section.append(text("p", hidden ? count : `${count} · ${value} ${position.hand_values[player]}`, "meta"));
     const cards = document.createElement("div");
     cards.className = "hand-cards";
