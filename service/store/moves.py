@@ -3,15 +3,17 @@
 A four-player Rummy game has some 430 moves, and most of them are draws and discards
 the parser shares between every game of the process.  A record keeps the engine's own
 move objects (immutable, one tuple per deal); ``columns_of`` converts a move object to
-the columns it decides (its seat, action, source, card, cards, meld) once for a shared
+the columns it decides (its seat, action, source, card, cards, meld), once for a shared
 one, and the rest of a row (game id, deal and move numbers, player name) follows from
-the position.  (A record pickled, a single upload on its way to the store's process,
-carries its moves' columns instead: plain values pickle as cheaply as rows, where a
-move object cost microseconds to pickle and to rebuild.)  Building one tuple of nine columns per move and having Arrow convert
+the position.  Building one tuple of nine columns per move and having Arrow convert
 them value by value cost more than a third of verifying the game.  ``moves_table``
 instead converts each distinct move object once and lets Arrow repeat it (``take``);
 ``move_rows`` gives the same rows as plain tuples (the store's appenders, single
 uploads), so both come from this one definition.
+
+A record pickled (a single upload on its way to the store's process) carries its
+moves' columns instead: plain values pickle as cheaply as rows, where a move object
+cost microseconds to pickle and to rebuild.
 """
 
 from __future__ import annotations
