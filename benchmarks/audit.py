@@ -5,6 +5,7 @@ one and of two worker processes, against ``verify`` of the same logs in one proc
     python benchmarks/audit.py --games 400 --shard-size 50
     python benchmarks/audit.py --memory 100,500,2000   # a worker's peak memory per shard size
     python benchmarks/audit.py --analyse             # and the in-process rate with --analyse
+    python benchmarks/audit.py --breakdown           # a task's processor time per game, by step
 
 For each corpus (generated, written as NDJSON):
   verify     -- ``rummy-audit verify``'s path in this process: read, validate, replay,
@@ -96,6 +97,55 @@ def measure(path: Path, games: int, shard_size: int, runs: int, scratch: Path,
     return {name: (games / wall, games / cpu) for name, (wall, cpu) in figures.items()}
 
 
+def breakdown(path: Path, games: int, shard_size: int, runs: int, scratch: Path) -> dict:
+    """A task's steps in processor ms per game (the least of ``runs``), in shards of
+    ``shard_size``: ``verify``'s whole path, and of the task read+parse+verify, the game
+    id, the records, the rows as Arrow tables, the Parquet files."""
+    import gc
+
+    from service.audit.layout import table_file, write_table
+    from service.engine import load_json, parse_game, verify
+    from service.store.db import game_rows
+    from service.store.records import build_record, game_id
+
+    lines = [line for line in path.read_bytes().split(b"\n") if line]
+    best: dict[str, float] = {}
+    for run in range(runs):
+        spent = dict.fromkeys(("verify", "judge", "game id", "records", "rows", "parquet"), 0.0)
+        clock = time.process_time
+        gc.disable()  # as the task does while it builds the rows
+        start = clock()
+        for number, line in enumerate(lines, 1):
+            orjson.dumps(verify_one(f"{path}:{number}", line)[0])
+        spent["verify"] = clock() - start
+        for first in range(0, len(lines), shard_size):
+            records = []
+            for line in lines[first:first + shard_size]:
+                t0 = clock()
+                document = load_json(line)
+                game = parse_game(document)
+                report = verify(game)
+                t1 = clock()
+                gid = game_id(document)
+                t2 = clock()
+                records.append(build_record(document, line, game, report, None, AT, gid))
+                t3 = clock()
+                spent["judge"] += t1 - t0
+                spent["game id"] += t2 - t1
+                spent["records"] += t3 - t2
+            t0 = clock()
+            rows = game_rows(records)
+            t1 = clock()
+            for name, table in rows.tables.items():
+                write_table(table_file(scratch / "breakdown", f"run{run}", name, str(first)),
+                            table, name)
+            spent["parquet"] += clock() - t1
+            spent["rows"] += t1 - t0
+        gc.enable()
+        best = {name: min(best.get(name, float("inf")), value) for name, value in spent.items()}
+    return {name: value / games * 1000 for name, value in best.items()}
+
+
 PEAK = """
 import resource, sys
 from datetime import datetime, UTC
@@ -131,6 +181,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2, help="best of this many runs")
     parser.add_argument("--analyse", action="store_true",
                         help="also the in-process rate of an audit with --analyse")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="print a task's processor time per game by step, instead of "
+                             "the speeds")
     parser.add_argument("--memory", default=None, metavar="SIZES",
                         help="comma-separated shard sizes: print a worker's peak memory "
                              "for each, instead of the speeds")
@@ -146,6 +199,16 @@ def main() -> None:
         scratch = Path(tmp)
         for variant, players in CASES:
             path = write_corpus(scratch, variant, players, args.games)
+            if args.breakdown:
+                steps = breakdown(path, args.games, args.shard_size, max(args.runs, 3),
+                                  scratch)
+                rows = steps["game id"] + steps["records"] + steps["rows"] + steps["parquet"]
+                print(f"{variant}/{players}p processor ms per game: " + ", ".join(
+                    f"{name} {ms:.3f}" for name, ms in steps.items())
+                    + f"; the store's rows (records, rows, parquet) "
+                      f"{rows - steps['game id']:.3f}, with the game id {rows / steps['verify']:.2f}"
+                      " of verify", flush=True)
+                continue
             rates = measure(path, args.games, args.shard_size, args.runs, scratch,
                             args.analyse)
             wall = {name: pair[0] for name, pair in rates.items()}

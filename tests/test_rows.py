@@ -4,6 +4,8 @@ sample log fill it; the engine's report, not the store, says who ranks first."""
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 import types
 import typing
 from datetime import datetime
@@ -11,12 +13,14 @@ from pathlib import Path
 
 import duckdb
 import orjson
+import pyarrow as pa
 import pytest
 
 from service.engine import parse_game, verify
-from service.store import Store, build_record
+from service.store import Store, build_record, game_rows
 from service.store.migrations import BOOKKEEPING, MIGRATIONS
 from service.store.rows import ROWS, GamePlayerRow, GameRow, columns, nullable
+from tests.engine.test_gin import KNOCK, gin_game
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 DUCKDB_TYPES = {str: {"VARCHAR", "JSON"}, int: {"BIGINT", "INTEGER", "SMALLINT"},
@@ -112,3 +116,47 @@ def test_an_older_file_gets_lower_wins_from_its_rules(tmp_path):
         assert store.schema_version == MIGRATIONS[-1][0]
     finally:
         store.close()
+
+
+def test_the_moves_of_a_knock_row_by_row():
+    """A record's moves, as tuples (the appenders') and as an Arrow table (game_rows),
+    are the log's moves: a draw with its pile and card, a knock with its discard and
+    melds."""
+    document = gin_game(KNOCK)
+    game = parse_game(document)
+    record = build_record(document, orjson.dumps(document), game, verify(game))
+    expected = [(record.id, 0, 0, "ana", "draw", "stock", "AH", None, None),
+                (record.id, 0, 1, "ana", "knock", None, "KS",
+                 "2C 3C 4C | 5D 5H 5S | 9H 9D 9S", None)]
+    assert record.moves == expected
+    table = game_rows([record]).tables["moves"]
+    assert [tuple(row.values()) for row in table.to_pylist()] == expected
+
+
+def test_the_moves_table_holds_the_rows_of_its_records():
+    """Every sample, the same log twice (its draws and discards are the same objects),
+    and a game whose first deal has no moves: the table built column-wise is the
+    records' rows, in order."""
+    named = list(sample_records())
+    records = [record for _, record in named]
+    records.append(dict(sample_records())[named[0][0]])  # the first log, parsed again
+    empty_first = dataclasses.replace(records[0], deal_moves=[(), *records[0].deal_moves])
+    records.append(empty_first)
+    assert empty_first.moves[0][1] == 1  # its moves are numbered from deal 1
+    schema = pa.schema(columns("moves"))
+    rows = [dict(zip(schema.names, row, strict=True)) for r in records for row in r.moves]
+    assert game_rows(records).tables["moves"].equals(pa.Table.from_pylist(rows, schema=schema))
+    assert game_rows(records).counts["moves"] == [len(r.moves) for r in records]
+    assert game_rows([]).tables["moves"].num_rows == 0
+
+
+def test_a_pickled_record_carries_plain_columns_and_the_same_rows():
+    """A record crossing to another process (a single upload, to the store's) pickles
+    its moves as their columns, not the engine's move objects, and gives the same rows,
+    alone or with records that were not pickled."""
+    records = [record for _, record in sample_records()]
+    back = pickle.loads(pickle.dumps(records))
+    assert all(type(c) is tuple for r in back for deal in r.deal_moves for c in deal)
+    assert [r.moves for r in back] == [r.moves for r in records]
+    mixed = game_rows([*back[:3], *records[3:]]).tables
+    assert all(mixed[name].equals(table) for name, table in game_rows(records).tables.items())

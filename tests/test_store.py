@@ -258,7 +258,7 @@ def unstorable(gid):
 def test_a_game_that_cannot_be_stored_fails_alone(store):
     good, other = record(id="good"), record(id="other")
     bad = record(id="bad")
-    bad.moves.append(("bad",))  # a row of the wrong shape
+    bad.deals.append(("bad",))  # a row of the wrong shape
     assert store.add_games([good, bad, other]) == [(good.id, True), (bad.id, None),
                                                    (other.id, True)]
     assert store.count("games") == 2 and store.count("moves") == 2 * len(good.moves)

@@ -134,7 +134,8 @@ def audit_shard(shard: Shard, out: str, version: str, uploaded_at: datetime,
     for name, table in tables.items():
         schema = SCHEMAS[name]  # the builders' own: a cast is only for a table that differs
         write_table(table_file(out, version, name, shard.id),
-                    table if table.schema == schema else table.cast(schema))
+                    table if table.schema == schema else table.cast(schema),
+                    name)
     return Finished(shard.id, shard.digest, len(rows),
                     {name: table.num_rows for name, table in tables.items()},
                     dict(judged.statuses), list(dict.fromkeys(shard.labels)),

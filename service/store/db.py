@@ -36,6 +36,7 @@ import pyarrow as pa
 from ..ratings import RatedGame
 from . import ratings as rating_tables
 from .migrations import BOOKKEEPING, MIGRATIONS
+from .moves import moves_table
 from .rating_catchup import HOLD, RatingCatchUp
 from .records import GameRecord
 from .rows import ANALYSIS_ROWS, CHILD_TABLES, ROWS, columns
@@ -110,6 +111,10 @@ def game_rows(records: Sequence[GameRecord]) -> GameRows:
     tables = {"games": _arrow("games", [r.games for r in records])}
     counts = {"games": [1] * len(records)}
     for name in _CHILD_TABLES:
+        if name == "moves":  # kept compact by the records, built column-wise
+            counts[name] = [sum(map(len, r.deal_moves)) for r in records]
+            tables[name] = moves_table(records)
+            continue
         per_game = [getattr(r, name) for r in records]
         counts[name] = [len(rows) for rows in per_game]
         tables[name] = _arrow(name, [row for rows in per_game for row in rows])

@@ -7,16 +7,17 @@ same log uploaded twice, however formatted, is the same game.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
-from ..engine.cards import card_name
 from ..engine.limits import instant
 from ..engine.model import Game, Move
 from ..engine.report import Report
+from .moves import columns_of, move_rows
 
 ID_LENGTH = 24  # hex characters of the SHA-256 kept as the id
 
@@ -33,49 +34,30 @@ def parse_time(text: str | None) -> datetime | None:
 
 @dataclass
 class GameRecord:
-    """One game's rows, ready for the tables of the same names."""
+    """One game's rows, ready for the tables of the same names (``moves`` kept compact,
+    see ``moves``)."""
 
     id: str
     games: tuple
+    players: tuple[str, ...] = ()  # the names by seat, which the moves' columns hold
     game_players: list[tuple] = field(default_factory=list)
     deals: list[tuple] = field(default_factory=list)
     deal_players: list[tuple] = field(default_factory=list)
-    moves: list[tuple] = field(default_factory=list)
+    # Per deal, the engine's moves (or their columns, in a record that came by pickle).
+    deal_moves: list[Sequence[Move | tuple]] = field(default_factory=list)
     violations: list[tuple] = field(default_factory=list)
 
+    @property
+    def moves(self) -> list[tuple]:
+        """The rows of ``moves`` as tuples."""
+        return move_rows(self)
 
-# A move's columns but its player's name, by the move's id.  Draws and discards are
-# shared by every game of the process (``model.move_of``), so most moves of a game were
-# converted by an earlier one.  Each entry holds the move itself: while it is cached,
-# its id cannot be another object's.
-_COLUMNS: dict[int, tuple[Move, tuple]] = {}
-_COLUMNS_KEPT = 1 << 16
-
-
-def _columns_of(move: Move) -> tuple:
-    """A move's row without its position and player: action, source, card, cards, meld
-    (converted once per move object)."""
-    entry = _COLUMNS.get(id(move))
-    if entry is not None and entry[0] is move:
-        return entry[1]
-    if len(_COLUMNS) >= _COLUMNS_KEPT:
-        _COLUMNS.clear()
-    columns = _move_columns(move)
-    _COLUMNS[id(move)] = (move, columns)
-    return columns
-
-
-def _move_columns(move: Move) -> tuple:
-    """A move's row without its position and player: action, source, card, cards, meld."""
-    cards = None
-    if move.cards is not None:
-        cards = " ".join(card_name(c) for c in move.cards)
-    elif move.melds is not None:
-        cards = " | ".join(" ".join(card_name(c) for c in meld) for meld in move.melds)
-    elif move.stock is not None:
-        cards = " ".join(card_name(c) for c in move.stock)
-    return (move.action, move.source, card_name(move.card) if move.card is not None else None,
-            cards, move.meld)
+    def __reduce__(self) -> tuple:
+        """Pickled with each move as its columns (``moves.columns_of``), not the engine's
+        object."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["deal_moves"] = [columns_of(moves) for moves in self.deal_moves]
+        return (GameRecord, tuple(values.values()))
 
 
 def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Report,
@@ -101,7 +83,7 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
              finished, orjson.dumps(game.rules.as_dict()).decode(),
              orjson.dumps(document["meta"]).decode() if "meta" in document else None,
              orjson.dumps(report.to_dict()).decode(), raw, report.lower_wins)
-    record = GameRecord(gid, games)
+    record = GameRecord(gid, games, names)
 
     # The engine's word on sides, the winner and shutouts: partners share a side.
     partnership = bool(game.teams)
@@ -121,7 +103,6 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
             totals["points"].get(name, 0), claimed_totals.get(name), won, lost, finished,
             report.shutouts if won else 0, deals_of[name]))
 
-    moves_append = record.moves.append
     for d, (deal, result) in enumerate(zip(game.deals, report.deals, strict=True)):
         scored = result.outcome is not None
         record.deals.append((
@@ -135,8 +116,7 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
                 gid, d, p, variant, status, tid, at, result.outcome, points, deal_total - points,
                 result.hand_values.get(p, 0), result.winner == p, result.first == p,
                 result.knocker == p, scored))
-        for m, move in enumerate(deal.moves):
-            moves_append((gid, d, m, names[move.player], *_columns_of(move)))
+        record.deal_moves.append(deal.moves)
     for v in report.violations:
         record.violations.append((gid, v.deal, v.move, v.player, v.code, v.message, variant,
                                   tid, at))
