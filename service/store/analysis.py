@@ -240,8 +240,9 @@ class CatchUp:
         """Seconds to wait after a step that took ``spent`` seconds: none while no game
         was written for ``QUIET`` seconds; else as long as it takes the step to be
         ``BUSY_SHARE`` of the time.  The worker's low priority is not enough on its
-        own: on a machine whose cores are hyperthreads of one another, a step running
-        on an idle one slows the uploads, reads and statistics on the other."""
+        own: measured on two virtual cores, a step running on the idle one slowed the
+        uploads, reads and statistics on the other (cores may share a physical core,
+        and do share caches and memory)."""
         if time.monotonic() - self.store.last_put >= QUIET:
             return 0.0
         return spent * (1 / BUSY_SHARE - 1)
