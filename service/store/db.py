@@ -358,7 +358,8 @@ class Store(StoreReads):
         self._writer_start = threading.Lock()
         self._writes: _Writer | None = None
         self._pending = 0  # games put and not yet committed (or failed)
-        self.last_put = 0.0  # when games were last put (time.monotonic())
+        self.last_active = 0.0  # when games were last put, or a client's read was
+        # answered by the store process (time.monotonic()): ``analysis.CatchUp``
         self._pending_lock = threading.Lock()
         self.catchup: Any = None  # the analysis catch-up (``start_catchup``)
         self._backlog: tuple[float, int] | None = None  # without it: (when, backlog)
@@ -497,7 +498,7 @@ class Store(StoreReads):
                 raise StoreBusy(f"{self._pending} games are waiting to be written "
                                 f"(at most {self.max_queued_games})")
             self._pending += len(games)
-            self.last_put = time.monotonic()
+            self.last_active = time.monotonic()
         with self._writer_start:
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write_loop, name="store-writer",

@@ -207,8 +207,15 @@ class _StaleConnection(Exception):
     """A thread's connection was to a store process that has gone: try a new one."""
 
 
+# Calls that do not count as the service being busy (health probes, metrics scrapes):
+# the analysis catch-up takes a share of the time after any other (``CatchUp.rest_after``).
+PROBES = frozenset(("counters", "health", "analysis_health", "check", "rating_health"))
+
+
 def _call(served: _Served, op: str, args: tuple) -> Any:
     store = served.store
+    if op not in PROBES:
+        store.last_active = time.monotonic()
     if op == "query":
         sql, params = args
         with store.cursor() as cur:

@@ -217,7 +217,27 @@ def test_the_catch_up_takes_a_share_of_the_time_while_games_are_written(tmp_path
         db.submit([build_record(game, orjson.dumps(game), parse_game(game),
                                 verify(parse_game(game)))])
         assert catchup.rest_after(0.2) == pytest.approx(0.2 * (1 / BUSY_SHARE - 1))
-        db.last_put -= QUIET  # as if the write were QUIET seconds old
+        db.last_active -= QUIET  # as if the write were QUIET seconds old
         assert catchup.rest_after(0.2) == 0.0
+    finally:
+        db.close()
+
+
+def test_reads_through_the_store_process_count_as_use_and_probes_do_not(tmp_path):
+    """A client's read answered by the store process makes the catch-up take its share
+    of the time; a health probe or a metrics scrape does not."""
+    from types import SimpleNamespace
+
+    from service.store.remote import _call
+
+    db = Store(tmp_path / "use.duckdb")
+    try:
+        catchup = CatchUp(db, processes=0)
+        served = SimpleNamespace(store=db)
+        _call(served, "check", ())
+        _call(served, "counters", ())
+        assert catchup.rest_after(0.1) == 0.0
+        _call(served, "read", ([("SELECT 1", [])],))
+        assert catchup.rest_after(0.1) == pytest.approx(0.1 * (1 / BUSY_SHARE - 1))
     finally:
         db.close()
