@@ -224,6 +224,14 @@ def test_a_flagged_decision_opens_the_viewer_where_the_better_move_was(watched, 
     assert page.evaluate("location.hash") == fragment
 
 
+def use_key_and_land(page, game_id: str, move: int) -> None:
+    """Type the read key on the key page and land on the replay of deal 1 at ``move``."""
+    page.locator("#read-key").fill("read-key")
+    page.get_by_role("button", name="Use this key").click()
+    page.wait_for_url(f"**/games/{game_id}/replay#deal=1&move={move}")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"1:{move}")
+
+
 def test_with_read_keys_a_key_typed_once_opens_the_pages_and_the_viewer(
         browser, tmp_path):
     srv = Server(tmp_path / "rummy.duckdb", env={
@@ -239,21 +247,13 @@ def test_with_read_keys_a_key_typed_once_opens_the_pages_and_the_viewer(
             response = page.page.goto(f"/games/{game_id}/replay#deal=1&move=3")
             assert response.status == 401
             page.page.locator("#enter-key").click()
-            page.page.locator("#read-key").fill("read-key")
-            page.page.get_by_role("button", name="Use this key").click()
             # Back on the replay link, its fragment kept (the browser never sent it:
             # the pages' script carried it), and the viewer's fetch carried the key.
-            page.page.wait_for_url(f"**/games/{game_id}/replay#deal=1&move=3")
-            sync_api.expect(page.page.locator("body")).to_have_attribute("data-position",
-                                                                         "1:3")
+            use_key_and_land(page.page, game_id, 3)
             # A key page opened with a fragment of its own posts it back too.
             page.page.context.clear_cookies()
             page.page.goto(f"/key?next=/games/{game_id}/replay#deal=1&move=2")
-            page.page.locator("#read-key").fill("read-key")
-            page.page.get_by_role("button", name="Use this key").click()
-            page.page.wait_for_url(f"**/games/{game_id}/replay#deal=1&move=2")
-            sync_api.expect(page.page.locator("body")).to_have_attribute("data-position",
-                                                                         "1:2")
+            use_key_and_land(page.page, game_id, 2)
             # The variants need no key: they hold no stored data.
             page.page.context.clear_cookies()
             assert page.page.goto("/variants").status == 200
