@@ -13,10 +13,16 @@ For each corpus (generated, written as NDJSON):
   in-process -- the audit's own work for every shard, called here without Dask: the
                 same plus the store's rows and the Parquet files;
   analysed   -- (--analyse) the same with the analysis of every game and its tables;
-  1 worker, 2 workers -- ``audit()`` on a LocalCluster started beforehand (its start-up
+  1 worker, 2 workers -- ``audit()`` on a LocalCluster as the command starts it, started
+                beforehand (its start-up
                 is not counted; the cutting of the inputs is);
-and the speed-up from one worker to two.  The machine's load is printed with the
-figures: other processes on the same cores lower them.  Games per processor second
+and the speed-up from one worker to two.  The four are run one after the other, then
+again (``--runs``, 3): each figure is the median of its runs, and each ratio the median
+of the runs' own ratios, so that a change of the machine's speed falls on both sides of
+a ratio.  The default corpus (2,400 games in shards of 100: 24 tasks) keeps the
+last task's wait, while the other worker has nothing left, small beside the run.  The
+machine's load is printed with the figures: other processes on the same cores lower
+them.  Games per processor second
 (this process's for verify and in-process, the sum of the tasks' for the workers) are
 printed too: they hardly move with the load, and say what a core does.
 """
@@ -31,10 +37,12 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from statistics import median
 
 import orjson
 
 from service.audit import audit, engine_version
+from service.audit.run import local_cluster
 from service.audit.sources import cut
 from service.audit.task import audit_shard
 from service.audit.version import analysis_version
@@ -61,7 +69,13 @@ def timed(work) -> tuple[float, float]:
 
 
 def measure(path: Path, games: int, shard_size: int, runs: int, scratch: Path,
-            analyse: bool = False) -> dict:
+            analyse: bool = False) -> list[dict]:
+    """Each run's figures, as ``{name: (wall, processor seconds)}``: the runs are
+    interleaved (verify, in-process, 1 worker, 2 workers, then again), so that a change
+    of the machine's speed during the benchmark falls on every figure of a run alike
+    and the ratios of one run compare like with like."""
+    from distributed import Client
+
     lines = [line for line in path.read_bytes().split(b"\n") if line]
 
     def verify_all() -> None:
@@ -74,27 +88,48 @@ def measure(path: Path, games: int, shard_size: int, runs: int, scratch: Path,
         for shard in cut([str(path)], shard_size):
             audit_shard(shard, str(out), engine_version(), AT, analysis)
 
-    figures = {"verify": min(timed(verify_all) for _ in range(runs)),
-               "in-process": min(timed(in_process) for _ in range(runs))}
-    if analyse:
-        figures["analysed"] = min(timed(lambda: in_process(analysis_version()))
-                                  for _ in range(runs))
-    from distributed import Client, LocalCluster
+    def on_workers(workers: int, run: int) -> tuple[float, float]:
+        """Wall seconds of ``audit()`` on a cluster started beforehand (its start-up is
+        not counted; the cutting of the inputs is), and its tasks' processor seconds."""
+        with local_cluster(workers, dashboard=False) as cluster, Client(cluster) as client:
+            out = scratch / f"w{workers}-{run}"
+            result = audit([str(path)], str(out), client=client, shard_size=shard_size,
+                           uploaded_at=AT)
+            assert result.games == games and not result.failed
+            shutil.rmtree(out)
+            return result.seconds, sum(e.cpu_seconds for e in result.done)
 
-    for workers in (1, 2):
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
-            best = (float("inf"), 0.0)
-            for run in range(runs):
-                out = scratch / f"w{workers}-{run}"
-                result = audit([str(path)], str(out), client=client, shard_size=shard_size,
-                               uploaded_at=AT)
-                assert result.games == games and not result.failed
-                # the tasks' processor time, summed over the workers
-                best = min(best, (result.seconds, sum(e.cpu_seconds for e in result.done)))
-                shutil.rmtree(out)
-            figures[f"{workers} worker{'s' if workers > 1 else ''}"] = best
-    return {name: (games / wall, games / cpu) for name, (wall, cpu) in figures.items()}
+    in_process()  # the first run pays for imports and caches
+    figures = []
+    for run in range(runs):
+        figure = {"verify": timed(verify_all), "in-process": timed(in_process)}
+        if analyse:
+            figure["analysed"] = timed(lambda: in_process(analysis_version()))
+        figure["1 worker"] = on_workers(1, run)
+        figure["2 workers"] = on_workers(2, run)
+        figures.append(figure)
+    return figures
+
+
+def report(name: str, games: int, figures: list[dict]) -> None:
+    """Medians of the runs' rates and of their ratios, then every run's ratios."""
+    def rate(run: dict, what: str, k: int = 0) -> float:
+        return games / run[what][k]
+
+    ratios = {"speed-up 1->2 workers": ("2 workers", "1 worker"),
+              "1 worker / verify": ("1 worker", "verify"),
+              "1 worker / in-process": ("1 worker", "in-process"),
+              "in-process / verify": ("in-process", "verify")}
+    print(f"{name} wall, median of {len(figures)}: " + ", ".join(
+        f"{what} {median(rate(run, what) for run in figures):,.0f} games/s"
+        for what in figures[0]), flush=True)
+    print(f"{name} per processor second, median: " + ", ".join(
+        f"{what} {median(rate(run, what, 1) for run in figures):,.0f} games"
+        for what in figures[0]) + " (the workers' figure: their tasks only)", flush=True)
+    for label, (top, bottom) in ratios.items():
+        each = [rate(run, top) / rate(run, bottom) for run in figures]
+        print(f"{name} {label}: median {median(each):.2f} (runs: "
+              + ", ".join(f"{x:.2f}" for x in each) + ")", flush=True)
 
 
 def breakdown(path: Path, games: int, shard_size: int, runs: int, scratch: Path) -> dict:
@@ -176,9 +211,10 @@ def peak_memory(sizes: list[int], scratch: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=600)
-    parser.add_argument("--shard-size", type=int, default=50)
-    parser.add_argument("--runs", type=int, default=2, help="best of this many runs")
+    parser.add_argument("--games", type=int, default=2400)
+    parser.add_argument("--shard-size", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=3,
+                        help="interleaved runs (the breakdown: the least of this many)")
     parser.add_argument("--analyse", action="store_true",
                         help="also the in-process rate of an audit with --analyse")
     parser.add_argument("--breakdown", action="store_true",
@@ -193,7 +229,7 @@ def main() -> None:
             peak_memory([int(s) for s in args.memory.split(",")], Path(tmp))
         return
     print(f"cores: {os.cpu_count()}; engine {engine_version()}; {args.games} games a corpus, "
-          f"shards of {args.shard_size}, best of {args.runs}")
+          f"shards of {args.shard_size}, {args.runs} interleaved runs")
     print("load before:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
@@ -209,18 +245,9 @@ def main() -> None:
                       f"{rows - steps['game id']:.3f}, with the game id {rows / steps['verify']:.2f}"
                       " of verify", flush=True)
                 continue
-            rates = measure(path, args.games, args.shard_size, args.runs, scratch,
-                            args.analyse)
-            wall = {name: pair[0] for name, pair in rates.items()}
-            speedup = wall["2 workers"] / wall["1 worker"]
-            print(f"{variant}/{players}p wall: " + ", ".join(
-                f"{name} {rate:,.0f} games/s" for name, rate in wall.items())
-                + f"; speed-up 1->2 workers {speedup:.2f}x; 1 worker / verify "
-                  f"{wall['1 worker'] / wall['verify']:.2f}; 1 worker / in-process "
-                  f"{wall['1 worker'] / wall['in-process']:.2f}", flush=True)
-            print(f"{variant}/{players}p per processor second: " + ", ".join(
-                f"{name} {pair[1]:,.0f} games" for name, pair in rates.items())
-                + " (the workers' figure: their tasks only)", flush=True)
+            report(f"{variant}/{players}p", args.games,
+                   measure(path, args.games, args.shard_size, args.runs, scratch,
+                           args.analyse))
     print("load after: ", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
 
 

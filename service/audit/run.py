@@ -62,12 +62,24 @@ class AuditResult:
         return sum(entry.extra.get("analysis_failures", 0) for entry in self.done)
 
 
-def _local_cluster(workers: int | None):
+# The local cluster's workers do without Dask's statistical profiler, which samples
+# every thread's stack a hundred times a second for the dashboard's profile page: on
+# pure Python tasks that cost an idle two-worker cluster 0.07 of a core, against 0.03
+# without it.
+QUIET_WORKERS = {"distributed.worker.profile.enabled": False}
+
+
+def local_cluster(workers: int | None, dashboard: bool = True):
+    """A ``LocalCluster`` of ``workers`` processes (default: every core), one thread
+    each, with ``QUIET_WORKERS``; its dashboard on a free port when ``dashboard`` and
+    bokeh is installed."""
+    import dask
     from distributed import LocalCluster
 
-    dashboard = ":0" if importlib.util.find_spec("bokeh") else None
-    return LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                        processes=True, dashboard_address=dashboard)
+    address = ":0" if dashboard and importlib.util.find_spec("bokeh") else None
+    with dask.config.set(QUIET_WORKERS):  # read by the nannies as they start
+        return LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                            processes=True, dashboard_address=address)
 
 
 def audit(inputs: list[str], out: str, *, scheduler: str | None = None,
@@ -104,7 +116,7 @@ def audit(inputs: list[str], out: str, *, scheduler: str | None = None,
                 from distributed import Client
 
                 if scheduler is None:
-                    cluster = stack.enter_context(_local_cluster(workers))
+                    cluster = stack.enter_context(local_cluster(workers))
                     client = stack.enter_context(Client(cluster))
                 else:
                     client = stack.enter_context(Client(scheduler))

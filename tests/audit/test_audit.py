@@ -210,3 +210,15 @@ def test_parquet_with_a_log_column_is_an_input(clean_run, cluster_client, tmp_pa
     assert redone.column("report").to_pylist() == kept.column("report").to_pylist()
     (error,) = read_table(tmp_path / "again", ERRORS).to_pylist()
     assert error["source"] == f"{path}:2" and error["line"] == 2
+
+
+def test_the_commands_own_cluster_runs_its_workers_without_the_profiler():
+    import dask
+    from distributed import Client
+
+    from service.audit.run import QUIET_WORKERS, local_cluster
+
+    with local_cluster(1, dashboard=False) as cluster, Client(cluster) as client:
+        seen = client.run(lambda: {k: dask.config.get(k) for k in QUIET_WORKERS})
+    assert list(seen.values()) == [QUIET_WORKERS]
+    assert dask.config.get("distributed.worker.profile.enabled") is True  # here, unchanged
