@@ -50,6 +50,21 @@ def store(request, tmp_path):
     s.close()
 
 
+def test_the_store_checkpoints_at_its_own_threshold(store, tmp_path):
+    """DuckDB's 16 MB made the store checkpoint every few hundred large games; a write
+    leaves its rows in the log until the threshold (or the close), and a reopened store
+    reads them back from it."""
+    from service.store.db import CHECKPOINT_THRESHOLD
+
+    (setting,) = store.read_many([("SELECT current_setting('checkpoint_threshold')",
+                                   [])])[0].rows[0]
+    number, unit = setting.split()
+    assert CHECKPOINT_THRESHOLD == "256MiB" and (float(number), unit) == (256.0, "MiB")
+    store.submit([record()])
+    wal = Path(store.path + ".wal")
+    assert wal.exists() and wal.stat().st_size > 0  # not checkpointed after the commit
+
+
 def test_migrations_run_once(tmp_path):
     path = tmp_path / "db.duckdb"
     first = Store(path)
