@@ -53,9 +53,8 @@ def on_starting(server):
 
 
 def post_fork(server, worker):
-    """In each worker, before it loads the app: its verifying pool is sized for the
-    workers (twice its share of the cores, ``serving.pool_size``) unless
-    RUMMY_VERIFY_PROCESSES says otherwise."""
+    """In each worker, before it loads the app: its verifying pool gets its share of the
+    cores unless RUMMY_VERIFY_PROCESSES says otherwise (``share_the_cores``)."""
     share_the_cores(workers)
 
 

@@ -49,32 +49,15 @@ def worker_count(environ: dict[str, str] | None = None) -> int:
     return count
 
 
-def pool_size(workers: int, cores: int) -> int:
-    """The processes of each worker's verifying pool: every core for one worker, else
-    twice its share of the cores (cores ÷ workers, rounded down, at least one), at most
-    every core: with no more workers than cores, all the pools together have at most
-    twice as many processes as cores.
-
-    A client's kept-alive connection stays with the worker that accepted it, and with a
-    few batch clients the workers' loads are rarely even (four connections on two
-    workers: three and one, or all four, five times in eight), so pools of exactly their
-    share left cores idle while one worker's batches queued.  Two workers on two cores,
-    ``python benchmarks/ingest.py --singles 10 --batch-games 2000``, three alternating
-    pairs: 7,135-7,800 gin deals/s with two processes a worker (the machine 98-99%
-    busy) against 4,512-6,627 with one (75-86%), four-player Rummy 3,778-4,753 against
-    3,302-3,664, with no more CPU per game in the pools."""
-    if workers <= 1:
-        return cores
-    return min(cores, 2 * max(1, cores // workers))
-
-
-def share_the_cores(workers: int, environ: dict[str, str] | None = None,
-                    cores: int | None = None) -> None:
-    """Unless RUMMY_VERIFY_PROCESSES is set, size each worker's verifying pool for
-    ``workers`` workers (``pool_size``)."""
+def share_the_cores(workers: int, environ: dict[str, str] | None = None) -> None:
+    """Unless RUMMY_VERIFY_PROCESSES is set, give each worker's verifying pool its share
+    of the cores (cores ÷ workers, at least one), so that N workers do not start N
+    pools of one process per core each, which then take turns on the same cores.  Two
+    processes a worker made bulk loads from a few clients faster and the mixed load's
+    latency worse (docs/DECISIONS.md, "A verifying pool per worker")."""
     env = os.environ if environ is None else environ
     if not env.get("RUMMY_VERIFY_PROCESSES", "").strip():
-        env["RUMMY_VERIFY_PROCESSES"] = str(pool_size(workers, cores or os.cpu_count() or 1))
+        env["RUMMY_VERIFY_PROCESSES"] = str(max(1, (os.cpu_count() or 1) // workers))
 
 
 def start_master(log: Any) -> None:
