@@ -5,8 +5,9 @@ deals per second through POST /games/batch (two-player gin and four-player rummy
 corpora from the generator).  Clients run in this process, on the same machine.  Each
 measurement ends with a read of the ratings, which rates the games the store's rating
 catch-up still holds, outside the elapsed time but inside the CPU figures.  Each
-figure is followed by the CPU it cost per game in each process (the HTTP worker, the
-store process, the verifying pool, the clients) and how busy the machine was.
+figure is followed by the CPU it cost per game in each process (the HTTP workers, the
+store process, the verifying pools, the analysis catch-up's process, the clients) and
+how busy the machine was.
 
     python benchmarks/ingest.py
     python benchmarks/ingest.py --singles 3000 --clients 16 --batch-games 1500
@@ -159,7 +160,9 @@ class CpuMeter:
                 continue
             pid = int(name)
             role = ("store" if pid in getattr(self, "store", ()) else "pool") \
-                if b"spawn_main" in cmd else "worker" if pid != self.group else "master"
+                if b"spawn_main" in cmd else "master" if pid == self.group \
+                else "analysis" if b"service.store.worker" in cmd \
+                else "worker" if b"gunicorn" in cmd else "other"
             out[pid] = (role, (int(fields[11]) + int(fields[12])) / tick)
         return out
 
