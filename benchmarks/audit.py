@@ -14,17 +14,16 @@ For each corpus (generated, written as NDJSON):
                 same plus the store's rows and the Parquet files;
   analysed   -- (--analyse) the same with the analysis of every game and its tables;
   1 worker, 2 workers -- ``audit()`` on a LocalCluster as the command starts it, started
-                beforehand (its start-up
-                is not counted; the cutting of the inputs is);
+                beforehand (its start-up is not counted; the cutting of the inputs is);
 and the speed-up from one worker to two.  The four are run one after the other, then
 again (``--runs``, 3): each figure is the median of its runs, and each ratio the median
 of the runs' own ratios, so that a change of the machine's speed falls on both sides of
-a ratio.  The default corpus (2,400 games in shards of 100: 24 tasks) keeps the
-last task's wait, while the other worker has nothing left, small beside the run.  The
+a ratio.  The default corpus (2,400 games in shards of 100: 24 tasks) keeps the last
+task's wait, while the other worker has nothing left, small beside the run.  The
 machine's load is printed with the figures: other processes on the same cores lower
-them.  Games per processor second
-(this process's for verify and in-process, the sum of the tasks' for the workers) are
-printed too: they hardly move with the load, and say what a core does.
+them.  Games per processor second (this process's for verify and in-process, the sum
+of the tasks' for the workers) are printed too: they hardly move with the load, and say
+what a core does.
 """
 
 from __future__ import annotations

@@ -50,10 +50,9 @@ def store(request, tmp_path):
     s.close()
 
 
-def test_the_store_checkpoints_at_its_own_threshold(store, tmp_path):
-    """DuckDB's 16 MB made the store checkpoint every few hundred large games; a write
-    leaves its rows in the log until the threshold (or the close), and a reopened store
-    reads them back from it."""
+def test_the_store_checkpoints_at_its_own_threshold(store):
+    """DuckDB's 16 MiB made the store checkpoint every few hundred large games; a commit
+    leaves its rows in the write-ahead log until the threshold (or the close)."""
     from service.store.db import CHECKPOINT_THRESHOLD
 
     (setting,) = store.read_many([("SELECT current_setting('checkpoint_threshold')",

@@ -238,11 +238,11 @@ class CatchUp:
 
     def rest_after(self, spent: float) -> float:
         """Seconds to wait after a step that took ``spent`` seconds: none while no game
-        was written and no client's read answered for ``QUIET`` seconds; else as long as it takes the step to be
-        ``BUSY_SHARE`` of the time.  The worker's low priority is not enough on its
-        own: measured on two virtual cores, a step running on the idle one slowed the
-        uploads, reads and statistics on the other (cores may share a physical core,
-        and do share caches and memory)."""
+        was written and no client's read answered for ``QUIET`` seconds; else as long as
+        it takes the step to be ``BUSY_SHARE`` of the time.  The worker's low priority
+        is not enough on its own: measured on two virtual cores, a step running on the
+        idle one slowed the uploads, reads and statistics on the other (cores may share
+        a physical core, and do share caches and memory)."""
         if time.monotonic() - self.store.last_active >= QUIET:
             return 0.0
         return spent * (1 / BUSY_SHARE - 1)

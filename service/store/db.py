@@ -178,10 +178,10 @@ MAX_QUEUED_GAMES = 2000  # games handed to the writer and not committed yet, bef
 # ``put(..., refuse_when_busy=True)`` is refused (StoreBusy): about one full group commit
 LINGER = 0.002  # seconds the writer waits for more games before a small commit
 # The size of the write-ahead log at which DuckDB checkpoints (writes the tables into
-# the file and empties the log).  Its default, 16 MB, checkpointed every 300 or so
+# the file and empties the log).  Its default, 16 MiB, checkpointed every 300 or so
 # four-player Rummy games (the log holds each game's rows uncompressed, some 54 KB),
 # and each checkpoint compressed the tables' last row groups again: 0.96-1.04 ms of the
-# store's processor time a game in batches of 100, against 0.59-0.64 ms from 64 MB up,
+# store's processor time a game in batches of 100, against 0.59-0.64 ms from 64 MiB up,
 # and commits of up to 320 ms.  The log of 3,000 such games (163 MB) is replayed in
 # 0.8 s when the store opens after a crash; closing the store checkpoints it.
 CHECKPOINT_THRESHOLD = "256MiB"
