@@ -31,6 +31,7 @@ from typing import Any
 
 from flask import Flask, request
 
+from ..serving import verify_slots
 from ..store import Store
 from ..store.lake import LakeStore
 from ..store.remote import AttachedStore, RemoteStore, shared_store
@@ -98,7 +99,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     else:
         store = open_store(settings)
         verifier = Verifier(settings.verify_processes, store.where
-                            if isinstance(store, RemoteStore | AttachedStore) else None)
+                            if isinstance(store, RemoteStore | AttachedStore) else None,
+                            verify_slots())
     app.extensions[STORE_EXTENSION] = store
     app.extensions[VERIFIER_EXTENSION] = verifier
     app.extensions[_CLOSER] = _closer(store, verifier)
