@@ -19,9 +19,12 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+POLL = 0.002  # seconds between two looks for a free slot while every one is taken
 
 
 def slot_files(folder: str | Path, count: int) -> list[Path]:
@@ -51,9 +54,8 @@ class Slots:
         self.count = count
         self._fds = [os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
                      for path in slot_files(folder, count)]
-        # A process may lock its own file again (flock is per open file), so its
-        # threads take a slot's thread lock first.
-        self._mine = [threading.Lock() for _ in range(count)]
+        self._mine: set[int] = set()  # the slots this process holds
+        self._lock = threading.Lock()
         self._next = 0
 
     @contextmanager
@@ -67,48 +69,39 @@ class Slots:
             self.give_back(number)
 
     def take(self) -> int:
-        """Take a free slot, waiting until one is; its number.
-
-        While every one is taken, the process waits on one of them, chosen by its id
-        so that waiting processes spread over the slots, and the kernel wakes it as
-        soon as that slot is given back.  (Looking again every few milliseconds
-        instead let a process that gave a slot back take it again before a waiting
-        one looked: some parts waited seconds behind others.)"""
-        number = self.take_free()
-        if number is not None:
-            return number
-        number = os.getpid() % self.count
-        self._mine[number].acquire()
-        try:
-            fcntl.flock(self._fds[number], fcntl.LOCK_EX)
-        except BaseException:
-            self._mine[number].release()
-            raise
-        return number
+        """Take a free slot, waiting until one is; its number."""
+        while True:
+            number = self.take_free()
+            if number is not None:
+                return number
+            time.sleep(POLL)
 
     def take_free(self) -> int | None:
         """Take a slot if one is free now; its number, or None."""
-        start, self._next = self._next, (self._next + 1) % self.count
-        for k in range(self.count):
-            number = (start + k) % self.count
-            if not self._mine[number].acquire(blocking=False):
-                continue
-            try:
-                fcntl.flock(self._fds[number], fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                self._mine[number].release()
-                continue
-            return number
+        with self._lock:
+            start, self._next = self._next, (self._next + 1) % self.count
+            for k in range(self.count):
+                number = (start + k) % self.count
+                if number in self._mine:
+                    continue  # a lock is the process's: locking it again would succeed
+                try:
+                    fcntl.flock(self._fds[number], fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue
+                self._mine.add(number)
+                return number
         return None
 
     def give_back(self, number: int) -> None:
-        """Give back a slot this process took (once: again does nothing)."""
-        if self._mine[number].locked():
-            fcntl.flock(self._fds[number], fcntl.LOCK_UN)
-            self._mine[number].release()
+        with self._lock:
+            if number in self._mine:
+                fcntl.flock(self._fds[number], fcntl.LOCK_UN)
+                self._mine.discard(number)
 
     def close(self) -> None:
         """Give back every slot held, and close the files."""
-        for fd in self._fds:
-            os.close(fd)  # closing a file drops its lock
-        self._fds = []
+        with self._lock:
+            for fd in self._fds:
+                os.close(fd)  # closing a file drops its lock
+            self._fds = []
+            self._mine.clear()

@@ -100,7 +100,6 @@ class Part:
     failure: str | None = None
 
 
-MIN_PART = 32  # lines at least in each part sent to a process (but one part at least)
 _STORE: StoreClient | None = None  # in a pool process: the store process, if any
 _SLOTS: Slots | None = None  # in a pool process: the verifying slots, if shared
 
@@ -187,8 +186,7 @@ class Verifier:
             entries, rows = judge_all(items, limit, uploader)
             parts = [Part(entries, rows=rows)]
             return lambda: parts
-        parts = min(self.processes, -(-len(items) // MIN_PART))
-        size = -(-len(items) // parts)
+        size = -(-len(items) // self.processes)
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
         futures = [self._pool.submit(judge_part, chunk, limit, uploader, direct)
                    for chunk in chunks]

@@ -17,8 +17,6 @@ import time
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.api.verifier import MIN_PART
-
 from .server import Server
 from .test_service import all_ids, distinct_games, upload
 
@@ -197,10 +195,10 @@ def test_one_clients_batch_is_verified_on_every_core(tmp_path):
         [folder] = [p for p in tmp_path.iterdir() if p.name.startswith(
             f"rummy-store-{srv.process.pid}-slots")]
         assert len(list(folder.glob("slot-*.lock"))) == cores
-        batch = b"\n".join(distinct_games(2 * MIN_PART, seed=61))  # two parts' worth
+        batch = b"\n".join(distinct_games(8, seed=61))
         status, _, body = srv.request("POST", "/api/v1/games/batch", batch,
                                       {"Content-Type": "application/x-ndjson"})
-        assert status == 200 and body.count(b'"id"') == 2 * MIN_PART
+        assert status == 200 and body.count(b'"id"') == 8
         pools = {}
         for worker in worker_pids(srv):
             out = subprocess.run(["pgrep", "-P", str(worker)], capture_output=True,
