@@ -24,12 +24,12 @@ import shutil
 import tempfile
 from typing import Any
 
-from .slots import make_slots
+from .slots import Slots
 
 WORKERS_VARIABLE = "RUMMY_WORKERS"
 _METRICS_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 _made_folder: str | None = None  # the metrics folder this master made (removed at exit)
-_slots: tuple[str, int] | None = None  # the verifying slots this master made: folder, count
+_slots: Slots | None = None  # the verifying slots this master made, inherited by workers
 _master: int | None = None  # the process id of the master that made them
 POOL_BUDGET = 4  # pool processes per core at most, over every worker's pool
 
@@ -68,9 +68,8 @@ def share_the_cores(workers: int, environ: dict[str, str] | None = None) -> None
         env["RUMMY_VERIFY_PROCESSES"] = str(min(cores, max(2, POOL_BUDGET * cores // workers)))
 
 
-def verify_slots() -> tuple[str, int] | None:
-    """In a worker forked by the master: the folder and count of the verifying slots
-    the master made, for its pool's processes to open (``service.slots.Slots``)."""
+def verify_slots() -> Slots | None:
+    """In a worker forked by the master: the verifying slots the master made."""
     return _slots if _master is not None and _master != os.getpid() else None
 
 
@@ -81,8 +80,8 @@ def start_master(log: Any) -> None:
     from .store.remote import DIR_PREFIX, remove_stale_folders
 
     remove_stale_folders()  # before making ours: a killed master's folders go first
-    _slots = make_slots(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-slots"),
-                        os.cpu_count() or 1)
+    _slots = Slots(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-slots"),
+                   os.cpu_count() or 1)
     _master = os.getpid()
     folder = os.environ.get(_METRICS_VARIABLE)
     if folder:
@@ -127,4 +126,4 @@ def stop_master(log: Any) -> None:
     if _made_folder is not None:
         shutil.rmtree(_made_folder, ignore_errors=True)
     if _slots is not None and _master == os.getpid():
-        shutil.rmtree(_slots[0], ignore_errors=True)
+        shutil.rmtree(_slots.folder, ignore_errors=True)

@@ -23,7 +23,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,17 +100,13 @@ class Part:
 
 
 _STORE: StoreClient | None = None  # in a pool process: the store process, if any
-_SLOTS: Slots | None = None  # in a pool process: the verifying slots, if shared
 
 
-def _connect(where: tuple[str, bytes] | None,
-             slots_at: tuple[str, int] | None = None) -> None:
-    """A pool process starts: it connects to the store process, if there is one, opens
-    the verifying slots, if shared, and ends with its HTTP worker
-    (``_end_with_parent``)."""
-    global _STORE, _SLOTS
+def _connect(where: tuple[str, bytes] | None) -> None:
+    """A pool process starts: it connects to the store process, if there is one, and
+    ends with its HTTP worker (``_end_with_parent``)."""
+    global _STORE
     _STORE = StoreClient(*where) if where is not None else None
-    _SLOTS = Slots(*slots_at) if slots_at is not None else None
     _end_with_parent(os.getppid())
 
 
@@ -140,19 +135,15 @@ def judge_part(items: list[tuple[int, bytes | None]], limit: int,
     Without ``direct`` the rows come back: the request may store only some of them (a
     batch that stops at a malformed line stores nothing after it).
 
-    With slots shared by the pools of every worker (``service.slots``), the lines are
-    judged once this process holds one, so that the pools run a job per core at most.
-
     The cyclic garbage collector is paused while judging: a chunk allocates hundreds of
     thousands of small objects and no cycles, and the collections it would trigger cost
     more than the verification itself on large chunks.  (Only here: in the serving
     process the pause would hold for every thread.)"""
-    with _SLOTS.held() if _SLOTS is not None else nullcontext():
-        gc.disable()
-        try:
-            entries, rows = judge_all(items, limit, uploader)
-        finally:
-            gc.enable()
+    gc.disable()
+    try:
+        entries, rows = judge_all(items, limit, uploader)
+    finally:
+        gc.enable()
     if _STORE is None or not direct:
         return Part(entries, rows=rows)
     if not len(rows):
@@ -166,15 +157,15 @@ def judge_part(items: list[tuple[int, bytes | None]], limit: int,
 class Verifier:
     """Judges lines in order, spread over the pool's processes when there is a pool.
     ``store_at``: the address and key of the store process, which the pool's processes
-    then write to themselves.  ``slots_at``: the folder and count of the verifying
-    slots the pools of every worker share (``service.slots``): each process judges a
-    part only once it holds one."""
+    then write to themselves.  ``slots``: the cores the pools of every worker share
+    (``service.slots``); each part takes one, so the lines go to as many processes as
+    there are slots free (at least one, waited for)."""
 
     def __init__(self, processes: int, store_at: tuple[str, bytes] | None = None,
-                 slots_at: tuple[str, int] | None = None):
+                 slots: Slots | None = None):
         self.processes = processes
-        self._pool = Pool(processes, _connect, (store_at, slots_at)) \
-            if processes > 0 else None
+        self.slots = slots
+        self._pool = Pool(processes, _connect, (store_at,)) if processes > 0 else None
 
     def submit(self, items: list[tuple[int, bytes | None]], limit: int,
                uploader: str | None, direct: bool = True) -> Callable[[], list[Part]]:
@@ -186,10 +177,21 @@ class Verifier:
             entries, rows = judge_all(items, limit, uploader)
             parts = [Part(entries, rows=rows)]
             return lambda: parts
-        size = -(-len(items) // self.processes)
+        taken = self.slots.take(min(self.processes, len(items))) if self.slots else []
+        size = -(-len(items) // (len(taken) or self.processes))
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
-        futures = [self._pool.submit(judge_part, chunk, limit, uploader, direct)
-                   for chunk in chunks]
+        for slot in taken[len(chunks):]:
+            slot.release()
+        futures = []
+        try:
+            for k, chunk in enumerate(chunks):
+                futures.append(self._pool.submit(judge_part, chunk, limit, uploader, direct))
+                if taken:
+                    futures[-1].add_done_callback(lambda _, slot=taken[k]: slot.release())
+        except BaseException:
+            for slot in taken[len(futures):]:
+                slot.release()
+            raise
         return lambda: [future.result() for future in futures]
 
     def close(self) -> None:
