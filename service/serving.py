@@ -5,15 +5,13 @@
       │
       └─ forks ──► RUMMY_WORKERS HTTP workers ── Unix socket ──► store process
                    each: RUMMY_THREADS threads, a verifying pool, metric files
-                   all: one verifying slot per core (``service.slots``)
 
 The master starts the store process before its first fork and closes it after its last
 worker ended; the workers reach it through ``service.store.remote.shared_store``.  The
 folder of the workers' metric files (prometheus-client's multiprocess mode) is made
-here too, before any module reads ``PROMETHEUS_MULTIPROC_DIR``, and so is the folder of
-the verifying slots; both are named like the store's socket folder, after the master,
-so that a start after a ``kill -9`` removes them as it removes that one
-(``remote.remove_stale_folders``).
+here too, before any module reads ``PROMETHEUS_MULTIPROC_DIR``; it is named like the
+store's socket folder, after the master, so that a start after a ``kill -9`` removes it
+as it removes that one (``remote.remove_stale_folders``).
 """
 
 from __future__ import annotations
@@ -24,14 +22,9 @@ import shutil
 import tempfile
 from typing import Any
 
-from .slots import Slots
-
 WORKERS_VARIABLE = "RUMMY_WORKERS"
 _METRICS_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 _made_folder: str | None = None  # the metrics folder this master made (removed at exit)
-_slots: Slots | None = None  # the verifying slots this master made, inherited by workers
-_master: int | None = None  # the process id of the master that made them
-POOL_BUDGET = 4  # pool processes per core at most, over every worker's pool
 
 
 def worker_count(environ: dict[str, str] | None = None) -> int:
@@ -57,32 +50,23 @@ def worker_count(environ: dict[str, str] | None = None) -> int:
 
 
 def share_the_cores(workers: int, environ: dict[str, str] | None = None) -> None:
-    """Unless RUMMY_VERIFY_PROCESSES is set, size each worker's verifying pool: one
-    process per core, so that one worker's batch can use every core (the slots keep
-    the pools together to one job per core), but no more than ``POOL_BUDGET`` processes
-    per core over all the workers, and at least two: a process idles in memory once
-    started (docs/DECISIONS.md, "Verifying slots shared by the workers")."""
+    """Unless RUMMY_VERIFY_PROCESSES is set, give each worker's verifying pool its share
+    of the cores (cores ÷ workers, at least one), so that N workers do not start N
+    pools of one process per core each, which then take turns on the same cores.  Two
+    processes a worker made bulk loads from a few clients faster and the mixed load's
+    latency worse (docs/DECISIONS.md, "A verifying pool per worker")."""
     env = os.environ if environ is None else environ
     if not env.get("RUMMY_VERIFY_PROCESSES", "").strip():
-        cores = os.cpu_count() or 1
-        env["RUMMY_VERIFY_PROCESSES"] = str(min(cores, max(2, POOL_BUDGET * cores // workers)))
-
-
-def verify_slots() -> Slots | None:
-    """In a worker forked by the master: the verifying slots the master made."""
-    return _slots if _master is not None and _master != os.getpid() else None
+        env["RUMMY_VERIFY_PROCESSES"] = str(max(1, (os.cpu_count() or 1) // workers))
 
 
 def start_master(log: Any) -> None:
     """In the master, before any fork: the metrics folder, then the store process of
     RUMMY_DB (which stops the start, with its reason, when it cannot open the file)."""
-    global _made_folder, _slots, _master
+    global _made_folder
     from .store.remote import DIR_PREFIX, remove_stale_folders
 
     remove_stale_folders()  # before making ours: a killed master's folders go first
-    _slots = Slots(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-slots"),
-                   os.cpu_count() or 1)
-    _master = os.getpid()
     folder = os.environ.get(_METRICS_VARIABLE)
     if folder:
         for stale in glob.glob(os.path.join(folder, "*.db")):  # counts of an earlier run
@@ -125,5 +109,3 @@ def stop_master(log: Any) -> None:
     remote.close_shared()
     if _made_folder is not None:
         shutil.rmtree(_made_folder, ignore_errors=True)
-    if _slots is not None and _master == os.getpid():
-        shutil.rmtree(_slots.folder, ignore_errors=True)

@@ -31,7 +31,6 @@ from typing import Any
 
 from flask import Flask, request
 
-from ..serving import verify_slots
 from ..store import Store
 from ..store.lake import LakeStore
 from ..store.remote import AttachedStore, RemoteStore, shared_store
@@ -99,8 +98,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     else:
         store = open_store(settings)
         verifier = Verifier(settings.verify_processes, store.where
-                            if isinstance(store, RemoteStore | AttachedStore) else None,
-                            verify_slots())
+                            if isinstance(store, RemoteStore | AttachedStore) else None)
     app.extensions[STORE_EXTENSION] = store
     app.extensions[VERIFIER_EXTENSION] = verifier
     app.extensions[_CLOSER] = _closer(store, verifier)

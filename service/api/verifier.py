@@ -29,7 +29,6 @@ from typing import Any
 from ..engine import LogValidationError
 from ..engine.words import plural
 from ..pool import Pool
-from ..slots import Slots
 from ..store import Answer, GameRecord, GameRows, StoreError, game_rows
 from ..store.remote import StoreClient
 from .intake import check_log
@@ -157,14 +156,10 @@ def judge_part(items: list[tuple[int, bytes | None]], limit: int,
 class Verifier:
     """Judges lines in order, spread over the pool's processes when there is a pool.
     ``store_at``: the address and key of the store process, which the pool's processes
-    then write to themselves.  ``slots``: the cores the pools of every worker share
-    (``service.slots``); each part takes one, so the lines go to as many processes as
-    there are slots free (at least one, waited for)."""
+    then write to themselves."""
 
-    def __init__(self, processes: int, store_at: tuple[str, bytes] | None = None,
-                 slots: Slots | None = None):
+    def __init__(self, processes: int, store_at: tuple[str, bytes] | None = None):
         self.processes = processes
-        self.slots = slots
         self._pool = Pool(processes, _connect, (store_at,)) if processes > 0 else None
 
     def submit(self, items: list[tuple[int, bytes | None]], limit: int,
@@ -177,21 +172,10 @@ class Verifier:
             entries, rows = judge_all(items, limit, uploader)
             parts = [Part(entries, rows=rows)]
             return lambda: parts
-        taken = self.slots.take(min(self.processes, len(items))) if self.slots else []
-        size = -(-len(items) // (len(taken) or self.processes))
+        size = -(-len(items) // self.processes)
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
-        for slot in taken[len(chunks):]:
-            slot.release()
-        futures = []
-        try:
-            for k, chunk in enumerate(chunks):
-                futures.append(self._pool.submit(judge_part, chunk, limit, uploader, direct))
-                if taken:
-                    futures[-1].add_done_callback(lambda _, slot=taken[k]: slot.release())
-        except BaseException:
-            for slot in taken[len(futures):]:
-                slot.release()
-            raise
+        futures = [self._pool.submit(judge_part, chunk, limit, uploader, direct)
+                   for chunk in chunks]
         return lambda: [future.result() for future in futures]
 
     def close(self) -> None:

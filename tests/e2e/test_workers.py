@@ -182,29 +182,3 @@ def test_metrics_add_up_every_worker_a_dead_one_included(server):
         assert samples(server)[VARIANTS_OK] == 40
     wait_for(lambda: not any(running(pid) for pid in pool), "the dead worker's pool lives on",
              timeout=15)
-
-
-def test_one_clients_batch_is_verified_on_every_core(tmp_path):
-    """The master makes one verifying slot per core, shared by the workers' pools, so a
-    lone client's batch is spread over every core from whichever worker took it (with
-    pools sized to their worker's share of the cores it got one process of two); the
-    slots' folder goes with the master."""
-    cores = os.cpu_count() or 1
-    srv = Server(tmp_path / "rummy.duckdb", env=WORKERS | {"TMPDIR": str(tmp_path)}).start()
-    try:
-        [folder] = [p for p in tmp_path.iterdir() if p.name.startswith(
-            f"rummy-store-{srv.process.pid}-slots")]
-        assert len(list(folder.glob("slot-*.lock"))) == cores
-        batch = b"\n".join(distinct_games(8, seed=61))
-        status, _, body = srv.request("POST", "/api/v1/games/batch", batch,
-                                      {"Content-Type": "application/x-ndjson"})
-        assert status == 200 and body.count(b'"id"') == 8
-        pools = {}
-        for worker in worker_pids(srv):
-            out = subprocess.run(["pgrep", "-P", str(worker)], capture_output=True,
-                                 text=True).stdout.split()
-            pools[worker] = len(out)
-        assert sorted(pools.values()) == [0, min(cores, 2)], pools
-    finally:
-        srv.stop()
-    assert not folder.exists()
