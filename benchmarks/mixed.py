@@ -141,12 +141,25 @@ def _client_process(port: int, threads: int, seconds: float, kinds: tuple, batch
 
 def run_clients(port: int, processes: int, threads: int, seconds: float, kinds: tuple,
                 batch: int, base: list[dict], known: list[str], tag: str,
-                probe: bool, rate: float = 0.0,
+                probe: bool, rate: float = 0.0, window: list | None = None,
                 ) -> tuple[list[tuple[str, float, int]], float, list[float]]:
-    """Every latency, the clients' CPU seconds, and the health probe's latencies."""
+    """Every latency, the clients' CPU seconds, and the health probe's latencies.
+    ``window``: a list of one function, called when the clients start sending and when
+    they stop (their interpreters take seconds to start); both results are appended."""
     context = multiprocessing.get_context("spawn")
     results = context.Queue()
     start_at = time.time() + 3 + processes  # time for the interpreters to start
+    if window:
+        take = window[0]
+
+        def bounds() -> None:
+            time.sleep(max(0.0, start_at - time.time()))
+            window.append(take())
+            time.sleep(seconds)
+            window.append(take())
+
+        watcher = threading.Thread(target=bounds, daemon=True)
+        watcher.start()
     procs = [context.Process(target=_client_process,
                              args=(port, threads, seconds, kinds, batch, base, known,
                                    f"{tag}{p}", start_at,
@@ -174,6 +187,8 @@ def run_clients(port: int, processes: int, threads: int, seconds: float, kinds: 
         cpu += used
     for proc in procs:
         proc.join()
+    if window:
+        watcher.join()
     return latencies, cpu, probes
 
 
@@ -231,12 +246,12 @@ def measure(workers: int, args: argparse.Namespace, base: list[dict]) -> dict:
             known = preload(server, base, args.preload, 4 * workers)
             figures = {"workers": workers}
             # 1. single uploads only
-            before, ticks = cpu_by_role(server.process.pid), machine_ticks()
+            window: list = [lambda: (cpu_by_role(server.process.pid), machine_ticks())]
             latencies, client_cpu, _ = run_clients(
                 server.port, args.singles_processes, args.singles_clients // args.singles_processes,
                 args.singles_seconds, (("upload", 1),), args.batch, base, known, f"s{workers}-",
-                probe=False)
-            after, ticks_after = cpu_by_role(server.process.pid), machine_ticks()
+                probe=False, window=window)
+            (before, ticks), (after, ticks_after) = window[1:]
             ok = [s for _, s, status in latencies if status in (200, 201)]
             rate = len(ok) / args.singles_seconds
             per = {role: (after.get(role, 0.0) - before.get(role, 0.0)) / max(1, len(ok))
