@@ -44,8 +44,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -141,22 +143,21 @@ def _client_process(port: int, threads: int, seconds: float, kinds: tuple, batch
 
 def run_clients(port: int, processes: int, threads: int, seconds: float, kinds: tuple,
                 batch: int, base: list[dict], known: list[str], tag: str,
-                probe: bool, rate: float = 0.0, window: list | None = None,
-                ) -> tuple[list[tuple[str, float, int]], float, list[float]]:
-    """Every latency, the clients' CPU seconds, and the health probe's latencies.
-    ``window``: a list of one function, called when the clients start sending and when
-    they stop (their interpreters take seconds to start); both results are appended."""
+                probe: bool, rate: float = 0.0, snapshot: Callable[[], Any] | None = None,
+                ) -> tuple[list[tuple[str, float, int]], float, list[float], list[Any]]:
+    """Every latency, the clients' CPU seconds, the health probe's latencies, and what
+    ``snapshot`` gave when the clients started sending and when they stopped (their
+    interpreters take seconds to start; none without it)."""
     context = multiprocessing.get_context("spawn")
     results = context.Queue()
     start_at = time.time() + 3 + processes  # time for the interpreters to start
-    if window:
-        take = window[0]
-
+    window: list[Any] = []
+    if snapshot is not None:
         def bounds() -> None:
             time.sleep(max(0.0, start_at - time.time()))
-            window.append(take())
+            window.append(snapshot())
             time.sleep(seconds)
-            window.append(take())
+            window.append(snapshot())
 
         watcher = threading.Thread(target=bounds, daemon=True)
         watcher.start()
@@ -187,9 +188,9 @@ def run_clients(port: int, processes: int, threads: int, seconds: float, kinds: 
         cpu += used
     for proc in procs:
         proc.join()
-    if window:
+    if snapshot is not None:
         watcher.join()
-    return latencies, cpu, probes
+    return latencies, cpu, probes, window
 
 
 # --------------------------------------------------------------------------- the server
@@ -246,12 +247,12 @@ def measure(workers: int, args: argparse.Namespace, base: list[dict]) -> dict:
             known = preload(server, base, args.preload, 4 * workers)
             figures = {"workers": workers}
             # 1. single uploads only
-            window: list = [lambda: (cpu_by_role(server.process.pid), machine_ticks())]
-            latencies, client_cpu, _ = run_clients(
+            latencies, client_cpu, _, window = run_clients(
                 server.port, args.singles_processes, args.singles_clients // args.singles_processes,
                 args.singles_seconds, (("upload", 1),), args.batch, base, known, f"s{workers}-",
-                probe=False, window=window)
-            (before, ticks), (after, ticks_after) = window[1:]
+                probe=False,
+                snapshot=lambda: (cpu_by_role(server.process.pid), machine_ticks()))
+            (before, ticks), (after, ticks_after) = window
             ok = [s for _, s, status in latencies if status in (200, 201)]
             rate = len(ok) / args.singles_seconds
             per = {role: (after.get(role, 0.0) - before.get(role, 0.0)) / max(1, len(ok))
@@ -267,7 +268,7 @@ def measure(workers: int, args: argparse.Namespace, base: list[dict]) -> dict:
                 f"{role} {seconds * 1000:.2f} ms" for role, seconds in sorted(per.items())
                 if seconds > 0) + f"; in all {sum(per.values()) * 1000:.2f} ms")
             # 2. the mixed load
-            latencies, _, probes = run_clients(
+            latencies, _, probes, _ = run_clients(
                 server.port, args.client_processes, args.clients // args.client_processes,
                 args.seconds, KINDS, args.batch, base, known, f"m{workers}-", probe=True,
                 rate=args.rate)
