@@ -437,6 +437,7 @@ def test_three_player_gin_says_who_sits_out_and_offers_only_the_deals_seats(
     deals = [api(server, f"/games/{game_id}/deals/{d}/positions")["players"]
              for d in range(len(game["report"]["deals"]))]
     page.goto(f"/games/{game_id}/replay#deal=1&move=0")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "1:0")
     chosen = deals[0][0]  # a seat of the first deal that sits a later one out
     later = next(d for d, players in enumerate(deals) if chosen not in players)
     page.select_option("#seat", chosen)
@@ -712,6 +713,30 @@ def test_a_dropped_batch_is_posted_once(watched, server):
         rf"^Done: {len(lines)} games checked: "))
     assert len(posted) == len(lines)  # one dry run per line, each once
     assert page.locator("#results > li").count() == len(lines)
+
+
+def test_a_seat_and_keys_chosen_before_the_deal_arrives_break_nothing(watched, server, ids):
+    page = watched.page
+    game_id = ids["gin-01"]
+    deal = api(server, f"/games/{game_id}/deals/0/positions")
+    seat, other = deal["players"]
+    held = []  # the positions' request, answered only when the test says so
+    page.route("**/deals/*/positions", lambda route: held.append(route))
+    page.goto(f"/games/{game_id}/replay#deal=1&move=0")
+    while not held:
+        page.wait_for_timeout(20)
+    page.select_option("#seat", seat)
+    page.locator("h1").click()
+    for key in ("End", "ArrowRight", "PageDown", "Space"):  # nothing to step through yet
+        page.keyboard.press(key)
+    held[0].continue_()
+    page.unroute("**/deals/*/positions")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "1:0")
+    assert page.locator("#seat").input_value() == seat
+    count = deal["positions"][0]["hands"][other]["count"]
+    sync_api.expect(page.locator(f'#hands .hand[data-player="{other}"] .meta')).to_have_text(
+        f"{count} card{'' if count == 1 else 's'}")
+    sync_api.expect(page.locator("#play")).to_have_attribute("aria-pressed", "false")
 
 
 def test_a_seat_sees_the_hands_laid_down_at_the_show(watched, server, ids):

@@ -385,8 +385,14 @@ const ACTIONS = {
 const KEYS = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last",
   PageUp: "prev-deal", PageDown: "next-deal", " ": "play" };
 
+/** Runs a control's action; before the first deal has arrived there is nothing to step
+ * through, so the press is dropped. */
+function act(name) {
+  if (view.data) ACTIONS[name]();
+}
+
 document.querySelectorAll("[data-go]").forEach((button) => {
-  button.addEventListener("click", () => ACTIONS[button.dataset.go]());
+  button.addEventListener("click", () => act(button.dataset.go));
 });
 document.addEventListener("keydown", (event) => {
   const action = KEYS[event.key];
@@ -395,12 +401,12 @@ document.addEventListener("keydown", (event) => {
   if (target.tagName === "SELECT" || (target.tagName === "INPUT" && target.type !== "range")) return;
   if (event.key === " " && target.tagName === "BUTTON") return; // the button's own click
   event.preventDefault();
-  ACTIONS[action]();
+  act(action);
 });
 $("slider").addEventListener("input", (event) => go(view.deal, Number(event.target.value)));
 $("seat").addEventListener("change", (event) => {
   view.seat = event.target.value;
-  render();
+  if (view.data) render(); // otherwise the first deal is drawn from this seat when it arrives
 });
 $("speed").addEventListener("change", () => { if (view.timer) { stop(); togglePlay(); } });
 window.addEventListener("hashchange", () => {
