@@ -17,7 +17,7 @@ RUMMY_ACCESS_LOG (`-`: a line per request on standard output), RUMMY_LOG_LEVEL.
 import os
 
 from service.http_worker import linger_seconds, read_timeouts
-from service.serving import share_the_cores, worker_count
+from service.serving import worker_count
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = worker_count()  # RUMMY_WORKERS, default the cores; 1 without a store process
@@ -45,17 +45,12 @@ wsgi_app = "service.api:create_app()"
 
 
 def on_starting(server):
-    """In the master, before any worker: the store process of RUMMY_DB (migrated, ready)
-    and the folder of the workers' metrics."""
+    """In the master, before any worker: the store process of RUMMY_DB (migrated, ready),
+    the verifying pool all workers share (RUMMY_VERIFY_PROCESSES processes, default one
+    per core) and the folder of the workers' metrics."""
     from service.serving import start_master
 
     start_master(server.log)
-
-
-def post_fork(server, worker):
-    """In each worker, before it loads the app: its verifying pool gets its share of the
-    cores unless RUMMY_VERIFY_PROCESSES says otherwise (``share_the_cores``)."""
-    share_the_cores(workers)
 
 
 def child_exit(server, worker):

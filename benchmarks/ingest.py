@@ -142,10 +142,9 @@ class CpuMeter:
 
     def __init__(self, server: Server):
         self.group = server.process.pid
-        self.store = set(self._spawned())  # spawned before any batch: the store process
 
     def _processes(self) -> dict[int, tuple[str, float]]:
-        out = {}
+        found = {}
         tick = os.sysconf("SC_CLK_TCK")
         for name in os.listdir("/proc"):
             if not name.isdigit():
@@ -158,17 +157,18 @@ class CpuMeter:
             fields = stat.rsplit(")", 1)[1].split()
             if int(fields[2]) != self.group:  # the process group
                 continue
-            pid = int(name)
-            role = ("store" if pid in getattr(self, "store", ()) else "pool") \
+            found[int(name)] = (int(fields[1]), cmd, (int(fields[11]) + int(fields[12])) / tick)
+        # The store and the pool's dispatcher are both spawned by the master; the
+        # dispatcher is the one whose children are spawned too (the pool's processes).
+        spawning = {parent for parent, cmd, _ in found.values() if b"spawn_main" in cmd}
+        out = {}
+        for pid, (parent, cmd, seconds) in found.items():
+            role = ("store" if parent == self.group and pid not in spawning else "pool") \
                 if b"spawn_main" in cmd else "master" if pid == self.group \
                 else "analysis" if b"service.store.worker" in cmd \
                 else "worker" if b"gunicorn" in cmd else "other"
-            out[pid] = (role, (int(fields[11]) + int(fields[12])) / tick)
+            out[pid] = (role, seconds)
         return out
-
-    def _spawned(self) -> list[int]:
-        return [pid for pid, (role, _) in self._processes().items()
-                if role in ("store", "pool")]
 
     def __enter__(self) -> CpuMeter:
         self.before = self._processes()
@@ -208,11 +208,11 @@ BATCH_TARGET = 2000  # deals per second through /games/batch
 
 
 def warm_up(server: Server, games: list[bytes]) -> None:
-    """Start what a running server has started already: each worker's verifying pool
-    (spawned at its first batch, some hundreds of milliseconds of imports per process)
-    and the paths of both kinds of upload.  The games are sent as small batches over
-    many connections, so that every worker takes some; they are stored, and a measured
-    upload of the same log would be a re-upload: they come from a seed of their own."""
+    """Warm what a running server has warmed already: the paths of both kinds of upload
+    in every worker, and the imports of the verifying pool's processes.  The games are
+    sent as small batches over many connections, so that every worker takes some; they
+    are stored, and a measured upload of the same log would be a re-upload: they come
+    from a seed of their own."""
     post_all(server.port, "/api/v1/games/batch", [b"\n".join(games[i:i + 4])
                                                  for i in range(0, len(games), 4)],
              "application/x-ndjson", len(games) // 4)
@@ -244,7 +244,7 @@ def main() -> None:
         server = Server(Path(tmp) / "bench.duckdb", env={"RUMMY_RATINGS": args.ratings}).start()
         print(f"RUMMY_RATINGS={args.ratings}", flush=True)
         try:
-            meter = CpuMeter(server)  # before any pool is spawned: it finds the store
+            meter = CpuMeter(server)
             warm_up(server, corpus("gin", 4 * args.clients, args.seed + 100, 2, None))
             with meter:
                 seconds, answers = post_all(server.port, "/api/v1/games", singles,

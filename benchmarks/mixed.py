@@ -197,8 +197,9 @@ def run_clients(port: int, processes: int, threads: int, seconds: float, kinds: 
 
 def cpu_by_role(master: int) -> dict[str, float]:
     """CPU seconds so far of the server's processes, by role: the master, its workers,
-    the store process (spawned by the master), the verifying pools (spawned by the
-    workers), anything else (multiprocessing's resource tracker)."""
+    the store process (spawned by the master), the verifying pool (its dispatcher,
+    spawned by the master, and the dispatcher's processes), anything else
+    (multiprocessing's resource tracker)."""
     tick = os.sysconf("SC_CLK_TCK")
     table = {}
     for name in os.listdir("/proc"):
@@ -212,11 +213,12 @@ def cpu_by_role(master: int) -> dict[str, float]:
         if int(fields[2]) == master:
             table[int(name)] = (int(fields[1]), cmd, (int(fields[11]) + int(fields[12])) / tick)
     spent: dict[str, float] = {}
+    spawning = {parent for parent, cmd, _ in table.values() if b"spawn_main" in cmd}
     for pid, (parent, cmd, seconds) in table.items():
         if pid == master:
             role = "master"
-        elif b"spawn_main" in cmd:
-            role = "store" if parent == master else "pool"
+        elif b"spawn_main" in cmd:  # the pool's dispatcher is the one with children
+            role = "store" if parent == master and pid not in spawning else "pool"
         elif b"gunicorn" in cmd:
             role = "worker"
         else:
@@ -299,8 +301,8 @@ def measure(workers: int, args: argparse.Namespace, base: list[dict]) -> dict:
 
 def preload(server: Server, base: list[dict], games: int, connections: int) -> list[str]:
     """``games`` games stored through /games/batch over ``connections`` connections in
-    turn (so that every worker likely serves some, and has started its verifying pool
-    before the measurements); their ids."""
+    turn (so that every worker likely serves some before the measurements); their
+    ids."""
     ids: list[str] = []
     conns = [Connection(server.port) for _ in range(connections)]
     for n, start in enumerate(range(0, games, 100)):

@@ -3,12 +3,15 @@
 
     master ── starts ──► store process (DuckDB, the one writer; started again if it ends)
       │
-      └─ forks ──► RUMMY_WORKERS HTTP workers ── Unix socket ──► store process
-                   each: RUMMY_THREADS threads, a verifying pool, metric files
+      ├─ starts ──► verifying pool: a dispatcher (one queue) and RUMMY_VERIFY_PROCESSES
+      │             processes, which store the games they verify
+      └─ forks ──► RUMMY_WORKERS HTTP workers ── Unix sockets ──► store process, pool
+                   each: RUMMY_THREADS threads, metric files
 
-The master starts the store process before its first fork and closes it after its last
-worker ended; the workers reach it through ``service.store.remote.shared_store``.  The
-folder of the workers' metric files (prometheus-client's multiprocess mode) is made
+The master starts the store process and the pool before its first fork, and stops them
+after its last worker ended (the pool first: its processes write to the store); the
+workers reach them through ``service.store.remote.shared_store`` and
+``service.shared_pool.shared_where``.  The folder of the workers' metric files (prometheus-client's multiprocess mode) is made
 here too, before any module reads ``PROMETHEUS_MULTIPROC_DIR``; it is named like the
 store's socket folder, after the master, so that a start after a ``kill -9`` removes it
 as it removes that one (``remote.remove_stale_folders``).
@@ -49,17 +52,6 @@ def worker_count(environ: dict[str, str] | None = None) -> int:
     return count
 
 
-def share_the_cores(workers: int, environ: dict[str, str] | None = None) -> None:
-    """Unless RUMMY_VERIFY_PROCESSES is set, give each worker's verifying pool its share
-    of the cores (cores ÷ workers, at least one), so that N workers do not start N
-    pools of one process per core each, which then take turns on the same cores.  Two
-    processes a worker made bulk loads from a few clients faster and the mixed load's
-    latency worse (docs/DECISIONS.md, "A verifying pool per worker")."""
-    env = os.environ if environ is None else environ
-    if not env.get("RUMMY_VERIFY_PROCESSES", "").strip():
-        env["RUMMY_VERIFY_PROCESSES"] = str(max(1, (os.cpu_count() or 1) // workers))
-
-
 def start_master(log: Any) -> None:
     """In the master, before any fork: the metrics folder, then the store process of
     RUMMY_DB (which stops the start, with its reason, when it cannot open the file)."""
@@ -88,6 +80,22 @@ def start_master(log: Any) -> None:
 
     store.on_lost = lost
     log.info("store process %s serving %s", store.pid, store.path)
+    if settings.verify_processes > 0:
+        _start_pool(log, settings.verify_processes, store.where)
+
+
+def _start_pool(log: Any, processes: int, store_at: tuple[str, bytes]) -> None:
+    """The verifying pool all workers share, its processes writing to the store."""
+    from . import shared_pool
+
+    pool = shared_pool.serve_shared(processes, "service.api.verifier:judge_part",
+                                    "service.api.verifier:connect_to_store", (store_at,))
+
+    def lost() -> None:
+        log.error("the verifying pool's dispatcher ended on its own; starting another")
+
+    pool.on_lost = lost
+    log.info("verifying pool %s: %d processes for every worker", pool.pid, processes)
 
 
 def worker_exited(pid: int) -> None:
@@ -100,10 +108,15 @@ def worker_exited(pid: int) -> None:
 
 
 def stop_master(log: Any) -> None:
-    """In the master, its workers gone: close the store process (a checkpoint) and
-    remove the metrics folder it made."""
+    """In the master, its workers gone: stop the verifying pool (whose processes write
+    to the store), close the store process (a checkpoint) and remove the metrics folder
+    it made."""
+    from . import shared_pool
     from .store import remote
 
+    if shared_pool.shared_pid() is not None:
+        log.info("stopping the verifying pool")
+    shared_pool.close_shared()
     if remote.shared_pid() is not None:
         log.info("closing the store process")
     remote.close_shared()

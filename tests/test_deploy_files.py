@@ -14,9 +14,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from service.api.config import Settings
-from service.serving import share_the_cores
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -220,17 +217,3 @@ def test_compose_runs_the_image_behind_the_proxy_and_publishes_only_the_proxy():
     assert proxy["depends_on"]["app"]["condition"] == "service_healthy"
 
 
-def test_each_workers_pool_gets_its_share_of_the_cores():
-    """Unset, RUMMY_VERIFY_PROCESSES becomes cores ÷ workers (at least one) in each
-    worker; set, it stays as given."""
-    cores = os.cpu_count() or 1
-    env: dict[str, str] = {}
-    share_the_cores(2, env)
-    assert env["RUMMY_VERIFY_PROCESSES"] == str(max(1, cores // 2))
-    env = {}
-    share_the_cores(cores * 4, env)
-    assert env["RUMMY_VERIFY_PROCESSES"] == "1"
-    env = {"RUMMY_VERIFY_PROCESSES": "3"}
-    share_the_cores(2, env)
-    assert env["RUMMY_VERIFY_PROCESSES"] == "3"
-    assert Settings.load(environ={"RUMMY_VERIFY_PROCESSES": "1"}).verify_processes == 1

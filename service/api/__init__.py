@@ -31,6 +31,7 @@ from typing import Any
 
 from flask import Flask, request
 
+from ..shared_pool import shared_where
 from ..store import Store
 from ..store.lake import LakeStore
 from ..store.remote import AttachedStore, RemoteStore, shared_store
@@ -56,7 +57,7 @@ from .config import EXTENSION, STORE_EXTENSION, VERIFIER_EXTENSION, Settings
 from .jsonio import OrjsonProvider
 from .problems import READ_ONLY, Problem
 from .spec import make_api
-from .verifier import Verifier
+from .verifier import SharedVerifier, Verifier
 
 _CLOSER = "rummy_close"
 
@@ -97,8 +98,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.before_request(_read_only)
     else:
         store = open_store(settings)
-        verifier = Verifier(settings.verify_processes, store.where
-                            if isinstance(store, RemoteStore | AttachedStore) else None)
+        verifier = open_verifier(settings, store)
     app.extensions[STORE_EXTENSION] = store
     app.extensions[VERIFIER_EXTENSION] = verifier
     app.extensions[_CLOSER] = _closer(store, verifier)
@@ -132,8 +132,21 @@ def open_store(settings: Settings) -> Store | RemoteStore | AttachedStore:
                        analysis=settings.analysis, ratings=settings.ratings)
 
 
+def open_verifier(settings: Settings,
+                  store: Store | RemoteStore | AttachedStore) -> Verifier | SharedVerifier:
+    """The verifier of batch lines: the pool the gunicorn master serves for all of its
+    workers when there is one, else a pool of the app's own (``RUMMY_VERIFY_PROCESSES``
+    processes; 0: in the request thread), whose processes store the games themselves
+    when there is a store process."""
+    shared = shared_where()
+    if shared is not None and isinstance(store, AttachedStore):
+        return SharedVerifier(*shared)
+    return Verifier(settings.verify_processes, store.where
+                    if isinstance(store, RemoteStore | AttachedStore) else None)
+
+
 def _closer(store: Store | RemoteStore | AttachedStore | LakeStore,
-            verifier: Verifier) -> Callable[[], None]:
+            verifier: Verifier | SharedVerifier) -> Callable[[], None]:
     """Close the store and the verifying pool once, whoever asks first (atexit or
     close_app)."""
     lock = threading.Lock()

@@ -51,7 +51,7 @@ from ..store.db import MAX_QUEUED_GAMES
 from ..store.remote import AttachedStore, RemoteStore
 
 if TYPE_CHECKING:
-    from .verifier import Verifier
+    from .verifier import SharedVerifier, Verifier
 
 VARIABLES = ("RUMMY_DB", "RUMMY_API_KEYS", "RUMMY_READ_KEYS", "RUMMY_LABEL_SECRET",
              "RUMMY_MAX_GAME_BYTES",
@@ -241,6 +241,6 @@ def current_store() -> Store | RemoteStore | AttachedStore:
     return current_app.extensions[STORE_EXTENSION]
 
 
-def current_verifier() -> Verifier:
-    """The pool verifying batch lines (one per process)."""
+def current_verifier() -> Verifier | SharedVerifier:
+    """The pool verifying batch lines: the app's own, or the one its workers share."""
     return current_app.extensions[VERIFIER_EXTENSION]

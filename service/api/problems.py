@@ -47,6 +47,7 @@ DATABASE_UNAVAILABLE = "database-unavailable"  # 503
 GATEWAY_TIMEOUT = "gateway-timeout"  # 504: by the proxy, the service not answering
 DEGRADED = "degraded"  # 503: /healthz, the database answers but the last write failed
 STORE_BUSY = "store-busy"  # 503: too many games wait to be written; try again shortly
+VERIFIER_UNAVAILABLE = "verifier-unavailable"  # 503: a batch line whose verifying process ended
 
 _BY_STATUS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUND,
               405: METHOD_NOT_ALLOWED, 406: NOT_ACCEPTABLE, 408: REQUEST_TIMEOUT,
@@ -59,7 +60,7 @@ PROBLEM_TYPES: tuple[str, ...] = (
     NO_SUCH_POSITION, METHOD_NOT_ALLOWED, READ_ONLY, GAME_DELETED, NOT_ACCEPTABLE, REQUEST_TIMEOUT,
     PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE, VALIDATION_ERROR, BATCH_STOPPED,
     HEADER_FIELDS_TOO_LARGE, INTERNAL_ERROR, BAD_GATEWAY, DATABASE_UNAVAILABLE, GATEWAY_TIMEOUT,
-    DEGRADED, STORE_BUSY)
+    DEGRADED, STORE_BUSY, VERIFIER_UNAVAILABLE)
 
 # What a validation problem lists of a document's errors: its answer stays small however
 # many fields are wrong and however long the keys the document invented.

@@ -13,6 +13,10 @@ process mostly waits for the pool (measured: 2,100-2,500 four-player Rummy deals
 two processes on two cores, 1,500-1,600 with one).  The pool uses fresh interpreters
 (spawn), never a fork of the serving process, so no DuckDB handle or lock is inherited:
 the pool is ``service.pool``'s, which the synthetic loader uses too.
+
+Served by gunicorn, the workers share one pool that the master starts
+(``SharedVerifier``, ``service.shared_pool``): its processes take the parts of every
+worker from one queue, in order, so a lone client's batch uses every core.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any
 from ..engine import LogValidationError
 from ..engine.words import plural
 from ..pool import Pool
+from ..shared_pool import LOST, PoolClient
 from ..store import Answer, GameRecord, GameRows, StoreError, game_rows
 from ..store.remote import StoreClient
 from .intake import check_log
@@ -36,6 +41,7 @@ from .problems import (
     INTERNAL_ERROR,
     PAYLOAD_TOO_LARGE,
     VALIDATION_ERROR,
+    VERIFIER_UNAVAILABLE,
     problem_body,
     validation_problem,
 )
@@ -101,9 +107,9 @@ class Part:
 _STORE: StoreClient | None = None  # in a pool process: the store process, if any
 
 
-def _connect(where: tuple[str, bytes] | None) -> None:
+def connect_to_store(where: tuple[str, bytes] | None) -> None:
     """A pool process starts: it connects to the store process, if there is one, and
-    ends with its HTTP worker (``_end_with_parent``)."""
+    ends with the process that started it (``_end_with_parent``)."""
     global _STORE
     _STORE = StoreClient(*where) if where is not None else None
     _end_with_parent(os.getppid())
@@ -153,6 +159,18 @@ def judge_part(items: list[tuple[int, bytes | None]], limit: int,
         return Part(entries, failure=str(error))
 
 
+def _split(items: list[tuple[int, bytes | None]], parts: int) -> list[list[tuple[int, bytes | None]]]:
+    size = -(-len(items) // parts)
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _judged_here(items: list[tuple[int, bytes | None]], limit: int,
+                 uploader: str | None) -> Callable[[], list[Part]]:
+    entries, rows = judge_all(items, limit, uploader)
+    parts = [Part(entries, rows=rows)]
+    return lambda: parts
+
+
 class Verifier:
     """Judges lines in order, spread over the pool's processes when there is a pool.
     ``store_at``: the address and key of the store process, which the pool's processes
@@ -160,7 +178,7 @@ class Verifier:
 
     def __init__(self, processes: int, store_at: tuple[str, bytes] | None = None):
         self.processes = processes
-        self._pool = Pool(processes, _connect, (store_at,)) if processes > 0 else None
+        self._pool = Pool(processes, connect_to_store, (store_at,)) if processes > 0 else None
 
     def submit(self, items: list[tuple[int, bytes | None]], limit: int,
                uploader: str | None, direct: bool = True) -> Callable[[], list[Part]]:
@@ -169,16 +187,57 @@ class Verifier:
         ``direct``: the pool's processes may store the good games themselves (see
         ``judge_part``)."""
         if self._pool is None or len(items) < 2:
-            entries, rows = judge_all(items, limit, uploader)
-            parts = [Part(entries, rows=rows)]
-            return lambda: parts
-        size = -(-len(items) // self.processes)
-        chunks = [items[i:i + size] for i in range(0, len(items), size)]
+            return _judged_here(items, limit, uploader)
         futures = [self._pool.submit(judge_part, chunk, limit, uploader, direct)
-                   for chunk in chunks]
+                   for chunk in _split(items, self.processes)]
         return lambda: [future.result() for future in futures]
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.close()
             self._pool = None
+
+
+class SharedVerifier:
+    """Judges lines in the one pool the gunicorn master serves for all of its workers
+    (``service.shared_pool``): a chunk's lines go in as many parts as the pool has
+    processes, onto the queue every worker's parts share, so that a lone client's batch
+    uses every process.  Should the pool be out of reach (its dispatcher being started
+    again), the lines are judged in the request thread."""
+
+    def __init__(self, address: str, key: bytes, processes: int):
+        self.processes = processes
+        self._client = PoolClient(address, key, processes)
+
+    def submit(self, items: list[tuple[int, bytes | None]], limit: int,
+               uploader: str | None, direct: bool = True) -> Callable[[], list[Part]]:
+        """As ``Verifier.submit``.  A part whose process ended while judging it comes
+        back with a 503 for each of its lines (some of its games may have been stored:
+        sent again, they are answered as stored before)."""
+        if len(items) < 2:
+            return _judged_here(items, limit, uploader)
+        chunks = _split(items, self.processes)
+        call = self._client.call([(chunk, limit, uploader, direct) for chunk in chunks])
+        if call is None:
+            return _judged_here(items, limit, uploader)
+        return lambda: [_part_of(answer, chunk)
+                        for answer, chunk in zip(call.answers(), chunks, strict=True)]
+
+    def close(self) -> None:
+        """Nothing to stop: the pool is the master's."""
+
+
+def _part_of(answer: tuple, chunk: list[tuple[int, bytes | None]]) -> Part:
+    """A shared pool's answer as a part: the judged part, or an error for each line."""
+    status, value = answer
+    if status == "ok":
+        return value
+    if status == LOST:
+        error = problem_body(503, VERIFIER_UNAVAILABLE, "the line could not be verified: "
+                             f"{value}; send it again")
+        return Part([Entry(line, error=error) for line, _ in chunk])
+    error = problem_body(500, INTERNAL_ERROR, "an unexpected error occurred on this line; "
+                         "it has been logged")
+    entries = [Entry(line, error=error) for line, _ in chunk]
+    entries[0].log = value  # logged once for the part
+    return Part(entries)

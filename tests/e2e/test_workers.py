@@ -1,13 +1,16 @@
 """Several HTTP workers over one store process, as shipped (RUMMY_WORKERS=2 here): a
 worker killed mid-upload loses no acknowledged game and stores none twice, and
-/metrics adds up the requests of every worker, a dead one's included.  (The store
-process killed: tests/e2e/test_service.py.)"""
+/metrics adds up the requests of every worker, a dead one's included; the workers
+share one verifying pool, which a lone client's batch uses whole and which loses only a
+part when one of its processes is killed.  (The store process killed:
+tests/e2e/test_service.py.)"""
 
 from __future__ import annotations
 
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -24,8 +27,9 @@ WORKERS = {"RUMMY_WORKERS": "2"}
 
 
 @pytest.fixture
-def server(tmp_path):
-    srv = Server(tmp_path / "rummy.duckdb", env=WORKERS).start()
+def server(request, tmp_path):
+    env = WORKERS | {"RUMMY_VERIFY_PROCESSES": "2"} | getattr(request, "param", {})
+    srv = Server(tmp_path / "rummy.duckdb", env=env).start()
     yield srv
     srv.stop()
 
@@ -162,23 +166,94 @@ def running(pid: int) -> bool:
 
 def test_metrics_add_up_every_worker_a_dead_one_included(server):
     """Requests on connections of their own land on either worker; whichever answers
-    the scrape counts them all, and still does once a worker was killed, whose
-    verifying pool ends with it."""
+    the scrape counts them all, and still does once a worker was killed."""
     for _ in range(40):
         assert server.request("GET", "/api/v1/variants")[0] == 200
-    for seed in range(4):  # batches start the verifying pool of the workers they reach
-        body = b"\n".join(distinct_games(2, seed=80 + seed))
-        assert server.request("POST", "/api/v1/games/batch", body,
-                              {"Content-Type": "application/x-ndjson"})[0] == 200
     for _ in range(4):  # the scrapes themselves land on either worker
         assert samples(server)[VARIANTS_OK] == 40
-    victim = max(worker_pids(server), key=lambda pid: len(pool_of(pid)))
-    pool = pool_of(victim)
-    assert pool  # a batch reached it
+    victim = next(iter(worker_pids(server)))
     os.kill(victim, signal.SIGKILL)
     wait_for(lambda: len(worker_pids(server)) == 2 and victim not in worker_pids(server),
              "the killed worker was not replaced")
     for _ in range(4):
         assert samples(server)[VARIANTS_OK] == 40
-    wait_for(lambda: not any(running(pid) for pid in pool), "the dead worker's pool lives on",
-             timeout=15)
+
+
+def shared_pool(server: Server) -> set[int]:
+    """The processes of the verifying pool the master serves: the children of the
+    dispatcher, whose id the master logs."""
+    found = re.findall(r"verifying pool (\d+):", server.log.read_text())
+    return pool_of(int(found[-1])) if found else set()
+
+
+def cpu_ticks(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # user and system time
+
+
+def batch(server: Server, lines: list[bytes]) -> list[dict]:
+    status, _, body = server.request("POST", "/api/v1/games/batch", b"\n".join(lines),
+                                     {"Content-Type": "application/x-ndjson"}, timeout=120)
+    assert status == 200, body
+    return [json.loads(line) for line in body.splitlines()]
+
+
+def test_a_lone_clients_batch_runs_on_every_process_of_the_one_pool(server):
+    """The workers share one verifying pool, which the master starts with a process per
+    core (two here): one client's batch, on one kept-alive connection and so one worker,
+    is verified by both; the pool outlives a worker killed, and serves its successor."""
+    wait_for(lambda: len(shared_pool(server)) == 2, "the master's pool did not start")
+    pool = shared_pool(server)
+    assert not any(pool_of(pid) for pid in worker_pids(server))  # no pool of their own
+    before = {pid: cpu_ticks(pid) for pid in pool}
+    games = distinct_games(800, seed=90)
+    results = batch(server, games)
+    assert [r["line"] for r in results] == list(range(1, 801))
+    assert all(r.get("created") is True for r in results), results[:3]
+    used = {pid: cpu_ticks(pid) - before[pid] for pid in pool}
+    assert all(ticks >= 0.2 * sum(used.values()) for ticks in used.values()), used
+    for victim in worker_pids(server):
+        os.kill(victim, signal.SIGKILL)
+    wait_for(lambda: len(worker_pids(server)) == 2, "the killed workers were not replaced")
+    assert shared_pool(server) == pool
+    again = batch(server, distinct_games(10, seed=91))
+    assert all(r.get("created") is True for r in again)
+    assert len(set(all_ids(server))) == 810
+
+
+@pytest.mark.parametrize("server", [{"RUMMY_BATCH_CHUNK": "2000"}], indirect=True)
+def test_a_pool_process_killed_mid_batch_fails_only_its_part(server):
+    """Killed while verifying, a pool process costs only the lines of its part: each is
+    answered 503 verifier-unavailable, every other line is answered as usual and every
+    line acknowledged is stored; the pool gets its process back, and the failed lines
+    sent again are stored (or answered as stored before), each game once."""
+    wait_for(lambda: len(shared_pool(server)) == 2, "the master's pool did not start")
+    pool = shared_pool(server)
+    batch(server, distinct_games(2, seed=93))  # a line for each process: both started
+    before = {pid: cpu_ticks(pid) for pid in pool}
+    games = distinct_games(4000, seed=92)
+    answer: list[list[dict]] = []
+    sending = threading.Thread(target=lambda: answer.append(batch(server, games)))
+    sending.start()
+    wait_for(lambda: any(cpu_ticks(pid) > before[pid] + 5 for pid in pool),
+             "the pool did not start verifying")
+    victim = next(pid for pid in pool if cpu_ticks(pid) > before[pid] + 5)
+    os.kill(victim, signal.SIGKILL)
+    sending.join(120)
+    [results] = answer
+    assert [r["line"] for r in results] == list(range(1, len(games) + 1))
+    failed = [r["line"] for r in results if "error" in r]
+    assert failed, "the killed process's part was answered"
+    assert failed == list(range(failed[0], failed[-1] + 1))  # one part, in one piece
+    assert all(r["error"]["type"] == "/problems/verifier-unavailable" and
+               r["error"]["status"] == 503 for r in results if "error" in r)
+    assert len(failed) == 1000  # a chunk of 2,000 lines in two parts
+    acknowledged = {r["id"] for r in results if "id" in r}
+    stored = all_ids(server)
+    assert acknowledged <= set(stored) and len(stored) == len(set(stored))
+    wait_for(lambda: len(shared_pool(server)) == 2 and victim not in shared_pool(server),
+             "the killed pool process was not replaced")
+    again = batch(server, [games[line - 1] for line in failed])
+    assert all("id" in r for r in again), again[:3]
+    assert len(all_ids(server)) == len(set(all_ids(server))) == len(games) + 2

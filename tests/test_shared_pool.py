@@ -1,0 +1,187 @@
+"""The pool shared by a server's processes (service.shared_pool), with real processes:
+one queue in order for every caller, a caller's jobs spread over every process, and
+each failure (a pool process, the dispatcher, a caller hanging up) costing only what
+it must."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from service.shared_pool import LOST, PoolClient, PoolServer
+
+_MARKS: Path | None = None
+
+
+def _remember(folder: str) -> None:
+    global _MARKS
+    _MARKS = Path(folder)
+
+
+def _job(name: str, seconds: float) -> tuple[str, int]:
+    """Say it started (a file named after the job, holding the time), wait, answer."""
+    assert _MARKS is not None
+    (_MARKS / name).write_text(f"{time.monotonic()!r} {os.getpid()}")
+    time.sleep(seconds)
+    if name.startswith("fail"):
+        raise ValueError(f"{name} fails")
+    return name, os.getpid()
+
+
+def started(marks: Path) -> list[str]:
+    """The jobs started so far, in the order they started."""
+    return sorted((p.name for p in marks.iterdir()),
+                  key=lambda name: float((marks / name).read_text().split()[0]))
+
+
+def runner_of(marks: Path, name: str) -> int:
+    """The process that started a job."""
+    return int((marks / name).read_text().split()[1])
+
+
+def wait_for(condition, what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def pool_processes(server: PoolServer) -> set[int]:
+    out = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True, text=True)
+    return {int(pid) for pid in out.stdout.split()}
+
+
+@pytest.fixture
+def marks(tmp_path) -> Path:
+    folder = tmp_path / "marks"
+    folder.mkdir()
+    return folder
+
+
+def serve(processes: int, marks: Path) -> tuple[PoolServer, PoolClient]:
+    server = PoolServer(processes, f"{__name__}:_job", f"{__name__}:_remember", (str(marks),))
+    wait_for(lambda: len(pool_processes(server)) == processes, "the pool did not start")
+    return server, PoolClient(*server.where, processes)
+
+
+def test_a_lone_callers_jobs_run_on_every_process_answered_in_order(marks):
+    server, client = serve(2, marks)
+    try:
+        call = client.call([("a", 0.5), ("b", 0.5), ("fail-c", 0.0)])
+        answers = call.answers()
+        assert [a[0] for a in answers] == ["ok", "ok", "error"]
+        assert [a[1][0] for a in answers[:2]] == ["a", "b"]
+        assert answers[2][1] == "ValueError: fail-c fails"
+        assert answers[0][1][1] != answers[1][1][1]  # two processes, at once
+        assert {answers[0][1][1], answers[1][1][1]} == pool_processes(server)
+    finally:
+        server.close()
+
+
+def test_callers_take_turns_in_the_order_their_jobs_came(marks):
+    server, client = serve(1, marks)
+    try:
+        first = client.call([("a1", 0.4), ("a2", 0.1)])
+        wait_for(lambda: started(marks) == ["a1"], "the first job did not start")
+        second = client.call([("b1", 0.1)])
+        time.sleep(0.1)
+        third = client.call([("a3", 0.1)])  # the first caller again, after the second
+        assert [a[1][0] for a in first.answers()] == ["a1", "a2"]
+        assert second.answers()[0][1][0] == "b1"
+        assert third.answers()[0][1][0] == "a3"
+        assert started(marks) == ["a1", "a2", "b1", "a3"]
+    finally:
+        server.close()
+
+
+def test_a_killed_pool_process_loses_only_its_job_and_is_replaced(marks):
+    server, client = serve(2, marks)
+    try:
+        call = client.call([("doomed", 30.0), ("fine", 0.5)])
+        wait_for(lambda: {"doomed", "fine"} <= set(started(marks)), "the jobs did not start")
+        victim = runner_of(marks, "doomed")
+        os.kill(victim, signal.SIGKILL)
+        lost, fine = call.answers()
+        assert lost[0] == LOST and "ended" in lost[1]
+        assert fine[0] == "ok" and fine[1][0] == "fine"
+        wait_for(lambda: len(pool_processes(server)) == 2 and victim not in pool_processes(server),
+                 "the killed process was not replaced")
+        again = client.call([("after", 0.0), ("after-2", 0.0)]).answers()
+        assert [a[0] for a in again] == ["ok", "ok"]
+    finally:
+        server.close()
+
+
+def test_a_killed_dispatcher_loses_the_calls_in_flight_and_comes_back(marks):
+    server, client = serve(1, marks)
+    try:
+        call = client.call([("cut", 5.0)])
+        wait_for(lambda: started(marks) == ["cut"], "the job did not start")
+        old, pool = server.pid, pool_processes(server)
+        os.kill(old, signal.SIGKILL)
+        [answer] = call.answers()
+        assert answer[0] == LOST and "dispatcher" in answer[1]
+        wait_for(lambda: server.restarts == 1, "the dispatcher was not started again")
+        assert server.pid != old
+        wait_for(lambda: not any(_alive(pid) for pid in pool),
+                 "the old dispatcher's processes live on", timeout=15)
+        again = client.call([("back", 0.0)])
+        assert again is not None and again.answers()[0][0] == "ok"
+    finally:
+        server.close()
+
+
+def test_a_caller_that_hangs_up_drops_its_jobs_not_started(marks):
+    server, client = serve(1, marks)
+    try:
+        busy = client.call([("busy", 0.5)])
+        wait_for(lambda: started(marks) == ["busy"], "the job did not start")
+        gone = client.call([("never-1", 0.0), ("never-2", 0.0)])
+        time.sleep(0.1)  # queued behind the busy one
+        gone._conn.close()  # the request ended without waiting (its client went away)
+        time.sleep(0.3)  # the dispatcher sees the hang-up
+        assert busy.answers()[0][0] == "ok"
+        after = client.call([("after", 0.0)]).answers()
+        assert after[0][0] == "ok"
+        assert started(marks) == ["busy", "after"]
+    finally:
+        server.close()
+
+
+def test_an_unreachable_pool_is_said_and_close_ends_every_process(marks):
+    server, client = serve(2, marks)
+    dispatcher, pool = server.pid, pool_processes(server)
+    server.close()
+    assert not _alive(dispatcher)
+    wait_for(lambda: not any(_alive(pid) for pid in pool), "a pool process outlived close")
+    assert client.call([("late", 0.0)]) is None
+    assert not os.path.exists(server.address)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie not reaped yet is gone for this test's purpose
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_pool_process_ended_while_idle_is_replaced_before_any_job(marks):
+    server, client = serve(1, marks)
+    try:
+        [victim] = pool_processes(server)
+        os.kill(victim, signal.SIGKILL)
+        wait_for(lambda: pool_processes(server) - {victim}, "the idle process was not replaced")
+        assert client.call([("next", 0.0)]).answers()[0][0] == "ok"
+        assert started(marks) == ["next"]
+    finally:
+        server.close()
