@@ -72,8 +72,10 @@ def _resolve(reference: str) -> Callable[..., Any]:
 
 def _run_jobs(conn: Connection, function: str, initializer: str | None,
               initargs: tuple) -> None:
-    """A pool process: a job in, its answer out, until the dispatcher hangs up."""
+    """A pool process: a job in, its answer out, until the dispatcher hangs up (so it
+    ignores SIGTERM too: during a graceful stop the workers' last parts still run)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if initializer is not None:
         _resolve(initializer)(*initargs)
@@ -165,13 +167,16 @@ class _Runner:
     """One pool process, fed jobs from the queue by a thread of the dispatcher, and
     started again should it end."""
 
-    def __init__(self, spec: _Spec) -> None:
+    def __init__(self, spec: _Spec, closing: threading.Event) -> None:
         self.spec = spec
+        self.closing = closing  # set once the dispatcher stops: no process started then
         self.process: multiprocessing.process.BaseProcess | None = None
         self.conn: Connection | None = None
         self.started = 0
 
     def start(self) -> None:
+        if self.closing.is_set():
+            return
         context = multiprocessing.get_context("spawn")
         self.conn, child_end = context.Pipe()
         self.process = context.Process(
@@ -234,7 +239,8 @@ def _dispatch(address: str, key: bytes, control: Connection, spec: _Spec) -> Non
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     jobs: queue.SimpleQueue = queue.SimpleQueue()
-    runners = [_Runner(spec) for _ in range(spec.processes)]
+    closing = threading.Event()
+    runners = [_Runner(spec, closing) for _ in range(spec.processes)]
     for number, runner in enumerate(runners):
         threading.Thread(target=runner.feed, args=(jobs,), name=f"feed-{number}",
                          daemon=True).start()
@@ -245,6 +251,7 @@ def _dispatch(address: str, key: bytes, control: Connection, spec: _Spec) -> Non
     control.send(("ready", os.getpid()))
     with suppress(EOFError, OSError):
         control.recv()  # a close request, or EOFError when the owner is gone
+    closing.set()
     for runner in runners:  # each ends on reading EOF, once its job is done
         if runner.conn is not None:
             with suppress(OSError):

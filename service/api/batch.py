@@ -76,7 +76,9 @@ DESCRIPTION = (
     "the batch limit is refused before reading when its length is declared; a chunked "
     "body that grows past it ends with an error line of type `/problems/payload-too-large`. "
     "The body may be sent with `Content-Encoding: gzip`: the limit is then that of the "
-    "inflated bytes, which may be at most 200 times the gzip bytes (413 beyond)."
+    "inflated bytes, which may be at most 200 times the gzip bytes (413 beyond). A line "
+    "whose verifying process died (killed, out of memory) is answered with "
+    "`/problems/verifier-unavailable` (503): send it again."
 )
 
 
