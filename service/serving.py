@@ -11,10 +11,11 @@
 The master starts the store process and the pool before its first fork, and stops them
 after its last worker ended (the pool first: its processes write to the store); the
 workers reach them through ``service.store.remote.shared_store`` and
-``service.shared_pool.shared_where``.  The folder of the workers' metric files (prometheus-client's multiprocess mode) is made
-here too, before any module reads ``PROMETHEUS_MULTIPROC_DIR``; it is named like the
-store's socket folder, after the master, so that a start after a ``kill -9`` removes it
-as it removes that one (``remote.remove_stale_folders``).
+``service.shared_pool.shared_where``.  The folder of the workers' metric files
+(prometheus-client's multiprocess mode) is made here too, before any module reads
+``PROMETHEUS_MULTIPROC_DIR``; it is named like the store's socket folder, after the
+master, so that a start after a ``kill -9`` removes it as it removes that one
+(``remote.remove_stale_folders``).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ def worker_count(environ: dict[str, str] | None = None) -> int:
 
 def start_master(log: Any) -> None:
     """In the master, before any fork: the metrics folder, then the store process of
-    RUMMY_DB (which stops the start, with its reason, when it cannot open the file)."""
+    RUMMY_DB (which stops the start, with its reason, when it cannot open the file),
+    then the verifying pool the workers share (unless RUMMY_VERIFY_PROCESSES is 0)."""
     global _made_folder
     from .store.remote import DIR_PREFIX, remove_stale_folders
 

@@ -159,7 +159,11 @@ def judge_part(items: list[tuple[int, bytes | None]], limit: int,
         return Part(entries, failure=str(error))
 
 
-def _split(items: list[tuple[int, bytes | None]], parts: int) -> list[list[tuple[int, bytes | None]]]:
+Lines = list[tuple[int, bytes | None]]  # (line number, text; None: over the size limit)
+
+
+def _split(items: Lines, parts: int) -> list[Lines]:
+    """The lines in at most ``parts`` runs of consecutive lines, as even as can be."""
     size = -(-len(items) // parts)
     return [items[i:i + size] for i in range(0, len(items), size)]
 
