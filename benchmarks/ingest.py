@@ -158,17 +158,22 @@ class CpuMeter:
             if int(fields[2]) != self.group:  # the process group
                 continue
             found[int(name)] = (int(fields[1]), cmd, (int(fields[11]) + int(fields[12])) / tick)
-        # The store and the pool's dispatcher are both spawned by the master; the
-        # dispatcher is the one whose children are spawned too (the pool's processes).
+        # The store and the verifying pool's dispatcher are both spawned by the master;
+        # the dispatcher is the one whose children are spawned too (the pool's processes).
         spawning = {parent for parent, cmd, _ in found.values() if b"spawn_main" in cmd}
-        out = {}
-        for pid, (parent, cmd, seconds) in found.items():
-            role = ("store" if parent == self.group and pid not in spawning else "pool") \
-                if b"spawn_main" in cmd else "master" if pid == self.group \
-                else "analysis" if b"service.store.worker" in cmd \
-                else "worker" if b"gunicorn" in cmd else "other"
-            out[pid] = (role, seconds)
-        return out
+        return {pid: (self._role(pid, parent, cmd, pid in spawning), seconds)
+                for pid, (parent, cmd, seconds) in found.items()}
+
+    def _role(self, pid: int, parent: int, cmd: bytes, spawns: bool) -> str:
+        if b"spawn_main" in cmd:
+            if parent != self.group:
+                return "pool"
+            return "dispatcher" if spawns else "store"
+        if pid == self.group:
+            return "master"
+        if b"service.store.worker" in cmd:
+            return "analysis"
+        return "worker" if b"gunicorn" in cmd else "other"
 
     def __enter__(self) -> CpuMeter:
         self.before = self._processes()

@@ -197,9 +197,9 @@ def run_clients(port: int, processes: int, threads: int, seconds: float, kinds: 
 
 def cpu_by_role(master: int) -> dict[str, float]:
     """CPU seconds so far of the server's processes, by role: the master, its workers,
-    the store process (spawned by the master), the verifying pool (its dispatcher,
-    spawned by the master, and the dispatcher's processes), anything else
-    (multiprocessing's resource tracker)."""
+    the store process and the verifying pool's dispatcher (both spawned by the master),
+    the pool's processes (spawned by the dispatcher), anything else (multiprocessing's
+    resource tracker)."""
     tick = os.sysconf("SC_CLK_TCK")
     table = {}
     for name in os.listdir("/proc"):
@@ -218,7 +218,8 @@ def cpu_by_role(master: int) -> dict[str, float]:
         if pid == master:
             role = "master"
         elif b"spawn_main" in cmd:  # the pool's dispatcher is the one with children
-            role = "store" if parent == master and pid not in spawning else "pool"
+            role = ("dispatcher" if pid in spawning else "store") if parent == master \
+                else "pool"
         elif b"gunicorn" in cmd:
             role = "worker"
         else:

@@ -11,6 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import orjson
 import pytest
 
 from service.shared_pool import LOST, PoolClient, PoolServer
@@ -185,3 +186,46 @@ def test_a_pool_process_ended_while_idle_is_replaced_before_any_job(marks):
         assert started(marks) == ["next"]
     finally:
         server.close()
+
+
+# --------------------------------------------------------------------------- the verifier
+
+def _lines(*logs: dict) -> list[tuple[int, bytes | None]]:
+    return [(number, orjson.dumps(log)) for number, log in enumerate(logs, start=1)]
+
+
+def test_the_shared_verifier_judges_in_the_pool_and_here_when_it_is_gone():
+    """Over the master's pool the verifier gets the same verdicts as judged in the
+    request thread, one part per process; with the pool gone, it judges here."""
+    from service.api.verifier import SharedVerifier, judge_all
+    from tests.api.helpers import illegal, malformed, valid
+
+    lines = _lines(valid(id="one"), illegal(), malformed(), valid(id="two"), valid(id="three"))
+    expected, rows = judge_all(lines, 1 << 20, "tester")
+    server = PoolServer(2, "service.api.verifier:judge_part",
+                        "service.api.verifier:connect_to_store", (None,))
+    try:
+        verifier = SharedVerifier(*server.where, 2)
+        parts = verifier.submit(lines, 1 << 20, "tester")()
+        assert [len(part.entries) for part in parts] == [3, 2]
+        assert [e for part in parts for e in part.entries] == expected
+        assert sum(len(part.rows) for part in parts) == len(rows) == 4  # no store: rows back
+    finally:
+        server.close()
+    [alone] = verifier.submit(lines, 1 << 20, "tester")()
+    assert alone.entries == expected and len(alone.rows) == 4
+
+
+def test_a_lost_or_failed_part_answers_each_of_its_lines():
+    from service.api.verifier import _part_of
+
+    chunk = [(7, b"{}"), (8, b"{}")]
+    lost = _part_of((LOST, "the pool process ended (exit code -9) while running this job"),
+                    chunk)
+    assert [e.line for e in lost.entries] == [7, 8]
+    assert all(e.error["type"] == "/problems/verifier-unavailable" and e.error["status"] == 503
+               and not e.bad and e.id is None for e in lost.entries)
+    assert "exit code -9" in lost.entries[0].error["detail"]
+    failed = _part_of(("error", "MemoryError: "), chunk)
+    assert [e.error["status"] for e in failed.entries] == [500, 500]
+    assert [e.log for e in failed.entries] == ["MemoryError: ", None]  # logged once
