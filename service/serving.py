@@ -81,6 +81,7 @@ def start_master(log: Any) -> None:
         log.error("the store process ended on its own; starting another on %s", store.path)
 
     store.on_lost = lost
+    store.on_restarted = lambda: log.info("store process %s serving %s", store.pid, store.path)
     log.info("store process %s serving %s", store.pid, store.path)
     if settings.verify_processes > 0:
         _start_pool(log, settings.verify_processes, store.where)
@@ -96,8 +97,12 @@ def _start_pool(log: Any, processes: int, store_at: tuple[str, bytes]) -> None:
     def lost() -> None:
         log.error("the verifying pool's dispatcher ended on its own; starting another")
 
+    def started() -> None:
+        log.info("verifying pool %s: %d processes for every worker", pool.pid, processes)
+
     pool.on_lost = lost
-    log.info("verifying pool %s: %d processes for every worker", pool.pid, processes)
+    pool.on_restarted = started
+    started()
 
 
 def worker_exited(pid: int) -> None:

@@ -34,13 +34,11 @@ Ctrl-C reaches the whole process group, and the owner stops the pool, after its 
 
 from __future__ import annotations
 
-import atexit
 import importlib
 import multiprocessing
 import os
 import queue
 import secrets
-import shutil
 import signal
 import tempfile
 import threading
@@ -48,16 +46,16 @@ import time
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
-from multiprocessing.connection import Client, Connection, Listener, wait
+from multiprocessing.connection import Client, Connection, Listener
 from typing import Any
 
 from .pool import sigint_held
 from .store.remote import DIR_PREFIX, remove_stale_folders
+from .supervised import Served, Supervised, answer_connections
 
 __all__ = ["Call", "PoolClient", "PoolServer", "close_shared", "serve_shared", "shared_where"]
 
 START_TIMEOUT = 60.0  # seconds for the dispatcher to listen
-RESTART_PAUSE = 1.0  # seconds between two attempts to start a lost dispatcher again
 HANGUP_CHECK = 0.1  # seconds between two looks at whether a waiting caller hung up
 IDLE_CHECK = 1.0  # seconds between two looks at whether an idle pool process still runs
 LOST = "lost"  # the answer of a job whose pool process ended while running it
@@ -154,15 +152,6 @@ def _serve_connection(conn: Connection, jobs: queue.SimpleQueue) -> None:
             conn.close()
 
 
-def _accept(listener: Listener, jobs: queue.SimpleQueue) -> None:
-    while True:
-        try:
-            conn = listener.accept()
-        except (OSError, EOFError, multiprocessing.AuthenticationError):
-            continue  # a caller that failed the key exchange, or went away during it
-        threading.Thread(target=_serve_connection, args=(conn, jobs), daemon=True).start()
-
-
 class _Runner:
     """One pool process, fed jobs from the queue by a thread of the dispatcher, and
     started again should it end."""
@@ -247,7 +236,9 @@ def _dispatch(address: str, key: bytes, control: Connection, spec: _Spec) -> Non
     with suppress(FileNotFoundError):
         os.unlink(address)  # left by the dispatcher this one replaces
     listener = Listener(address, family="AF_UNIX", authkey=key)
-    threading.Thread(target=_accept, args=(listener, jobs), daemon=True).start()
+    threading.Thread(target=answer_connections,
+                     args=(listener, lambda conn: _serve_connection(conn, jobs)),
+                     daemon=True).start()
     control.send(("ready", os.getpid()))
     with suppress(EOFError, OSError):
         control.recv()  # a close request, or EOFError when the owner is gone
@@ -267,10 +258,12 @@ def _dispatch(address: str, key: bytes, control: Connection, spec: _Spec) -> Non
 
 # --------------------------------------------------------------------------- the owner
 
-class PoolServer:
+class PoolServer(Supervised):
     """The dispatcher and its pool (see the module), started by this process and
     started again, on the same socket and key, should the dispatcher end on its own
     (``on_lost`` is called first).  The pool's processes start with it."""
+
+    what = "the verifying pool's dispatcher"
 
     def __init__(self, processes: int, function: str, initializer: str | None = None,
                  initargs: tuple = ()) -> None:
@@ -281,87 +274,18 @@ class PoolServer:
         self._dir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-pool")
         self.address = os.path.join(self._dir, "pool.sock")
         self.key = secrets.token_bytes(32)
-        self.on_lost: Callable[[], None] | None = None
-        self.restarts = 0
-        self._owner = os.getpid()
-        self._closed = False
-        try:
-            self._launch()
-        except BaseException:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            raise
-        threading.Thread(target=self._watch, name="pool-watch", daemon=True).start()
+        self.start_timeout = START_TIMEOUT
+        self.restart = True
+        self.daemon = False
+        self._supervise("pool-watch")
 
     @property
     def where(self) -> tuple[str, bytes]:
         return self.address, self.key
 
-    @property
-    def pid(self) -> int | None:
-        return self._process.pid
-
-    def _launch(self) -> None:
-        context = multiprocessing.get_context("spawn")
-        self._control, child_end = context.Pipe()
-        self._process = context.Process(target=_dispatch, name="rummy-pool-dispatcher",
-                                        daemon=False, args=(self.address, self.key,
-                                                            child_end, self.spec))
-        with sigint_held():
-            self._process.start()
-        child_end.close()
-        if not self._control.poll(START_TIMEOUT):
-            self._end_process(wait=0)
-            raise RuntimeError("the verifying pool's dispatcher did not start in time")
-        try:
-            self._control.recv()
-        except EOFError:
-            self._end_process()
-            raise RuntimeError("the verifying pool's dispatcher ended at start-up") from None
-
-    def _watch(self) -> None:
-        while True:
-            wait([self._process.sentinel])
-            if self._closed:
-                return
-            if self.on_lost is not None:
-                self.on_lost()
-            with suppress(OSError):
-                self._control.close()
-            while not self._closed:
-                try:
-                    self._launch()
-                    self.restarts += 1
-                    break
-                except RuntimeError:
-                    time.sleep(RESTART_PAUSE)
-            if self._closed:
-                self._end_process()
-                return
-
-    def forget_after_fork(self) -> None:
-        """In a forked child: close its copy of the control pipe, so that the dispatcher
-        still ends when its owner does."""
-        self._closed = True
-        with suppress(OSError):
-            self._control.close()
-        multiprocessing.process._children.discard(self._process)  # type: ignore[attr-defined]
-
-    def close(self) -> None:
-        """Stop the dispatcher and its processes; each finishes the job it runs."""
-        if self._closed:
-            return
-        self._closed = True
-        with suppress(OSError):
-            self._control.send(("close", None))
-        self._end_process()
-        shutil.rmtree(self._dir, ignore_errors=True)
-
-    def _end_process(self, wait: float = 60) -> None:
-        self._process.join(wait)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join()
-        self._control.close()
+    def _child(self, control: Connection) -> tuple[Callable[..., None], str, tuple]:
+        return _dispatch, "rummy-pool-dispatcher", (self.address, self.key, control,
+                                                    self.spec)
 
 
 # --------------------------------------------------------------------------- the callers
@@ -416,42 +340,30 @@ class PoolClient:
 
 # --------------------------------------------------------------------------- shared
 
-_SHARED: PoolServer | None = None  # in the gunicorn master, and inherited by its workers
+_SHARED = Served()  # in the gunicorn master, and inherited by its workers
 
 
 def serve_shared(processes: int, function: str, initializer: str | None = None,
                  initargs: tuple = ()) -> PoolServer:
     """Start the pool for the processes this one forks (the gunicorn master, before its
     workers)."""
-    global _SHARED
-    if _SHARED is not None:
-        raise RuntimeError("a shared pool is served already")
-    _SHARED = PoolServer(processes, function, initializer, initargs)
-    os.register_at_fork(after_in_child=_after_fork)
-    atexit.register(close_shared)
-    return _SHARED
-
-
-def _after_fork() -> None:
-    if _SHARED is not None and _SHARED._owner != os.getpid():
-        _SHARED.forget_after_fork()
+    return _SHARED.serve(lambda: PoolServer(processes, function, initializer, initargs))
 
 
 def shared_where() -> tuple[str, bytes, int] | None:
     """In a forked child: the address, key and size of the pool its parent serves."""
-    if _SHARED is None or _SHARED._owner == os.getpid():
+    pool = _SHARED.inherited()
+    if not isinstance(pool, PoolServer):
         return None
-    return _SHARED.address, _SHARED.key, _SHARED.spec.processes
+    return pool.address, pool.key, pool.spec.processes
 
 
 def shared_pid() -> int | None:
     """The dispatcher's process id, in the process that serves it."""
-    return _SHARED.pid if _SHARED is not None and _SHARED._owner == os.getpid() else None
+    pool = _SHARED.owned()
+    return pool.pid if pool is not None else None
 
 
 def close_shared() -> None:
     """Stop the shared pool (the gunicorn master, once its workers are gone)."""
-    global _SHARED
-    if _SHARED is not None and _SHARED._owner == os.getpid():
-        _SHARED.close()
-    _SHARED = None
+    _SHARED.close()

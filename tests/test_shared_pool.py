@@ -9,6 +9,8 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
@@ -70,9 +72,17 @@ def serve(processes: int, marks: Path) -> tuple[PoolServer, PoolClient]:
     return server, PoolClient(*server.where, processes)
 
 
-def test_a_lone_callers_jobs_run_on_every_process_answered_in_order(marks):
-    server, client = serve(2, marks)
+@contextmanager
+def serving(processes: int, marks: Path) -> Iterator[tuple[PoolServer, PoolClient]]:
+    server, client = serve(processes, marks)
     try:
+        yield server, client
+    finally:
+        server.close()
+
+
+def test_a_lone_callers_jobs_run_on_every_process_answered_in_order(marks):
+    with serving(2, marks) as (server, client):
         call = client.call([("a", 0.5), ("b", 0.5), ("fail-c", 0.0)])
         answers = call.answers()
         assert [a[0] for a in answers] == ["ok", "ok", "error"]
@@ -80,13 +90,10 @@ def test_a_lone_callers_jobs_run_on_every_process_answered_in_order(marks):
         assert answers[2][1] == "ValueError: fail-c fails"
         assert answers[0][1][1] != answers[1][1][1]  # two processes, at once
         assert {answers[0][1][1], answers[1][1][1]} == pool_processes(server)
-    finally:
-        server.close()
 
 
 def test_callers_take_turns_in_the_order_their_jobs_came(marks):
-    server, client = serve(1, marks)
-    try:
+    with serving(1, marks) as (server, client):
         first = client.call([("a1", 0.4), ("a2", 0.1)])
         wait_for(lambda: started(marks) == ["a1"], "the first job did not start")
         second = client.call([("b1", 0.1)])
@@ -96,13 +103,10 @@ def test_callers_take_turns_in_the_order_their_jobs_came(marks):
         assert second.answers()[0][1][0] == "b1"
         assert third.answers()[0][1][0] == "a3"
         assert started(marks) == ["a1", "a2", "b1", "a3"]
-    finally:
-        server.close()
 
 
 def test_a_killed_pool_process_loses_only_its_job_and_is_replaced(marks):
-    server, client = serve(2, marks)
-    try:
+    with serving(2, marks) as (server, client):
         call = client.call([("doomed", 30.0), ("fine", 0.5)])
         wait_for(lambda: {"doomed", "fine"} <= set(started(marks)), "the jobs did not start")
         victim = runner_of(marks, "doomed")
@@ -114,13 +118,10 @@ def test_a_killed_pool_process_loses_only_its_job_and_is_replaced(marks):
                  "the killed process was not replaced")
         again = client.call([("after", 0.0), ("after-2", 0.0)]).answers()
         assert [a[0] for a in again] == ["ok", "ok"]
-    finally:
-        server.close()
 
 
 def test_a_killed_dispatcher_loses_the_calls_in_flight_and_comes_back(marks):
-    server, client = serve(1, marks)
-    try:
+    with serving(1, marks) as (server, client):
         call = client.call([("cut", 5.0)])
         wait_for(lambda: started(marks) == ["cut"], "the job did not start")
         old, pool = server.pid, pool_processes(server)
@@ -133,13 +134,10 @@ def test_a_killed_dispatcher_loses_the_calls_in_flight_and_comes_back(marks):
                  "the old dispatcher's processes live on", timeout=15)
         again = client.call([("back", 0.0)])
         assert again is not None and again.answers()[0][0] == "ok"
-    finally:
-        server.close()
 
 
 def test_a_caller_that_hangs_up_drops_its_jobs_not_started(marks):
-    server, client = serve(1, marks)
-    try:
+    with serving(1, marks) as (server, client):
         busy = client.call([("busy", 0.5)])
         wait_for(lambda: started(marks) == ["busy"], "the job did not start")
         gone = client.call([("never-1", 0.0), ("never-2", 0.0)])
@@ -150,8 +148,6 @@ def test_a_caller_that_hangs_up_drops_its_jobs_not_started(marks):
         after = client.call([("after", 0.0)]).answers()
         assert after[0][0] == "ok"
         assert started(marks) == ["busy", "after"]
-    finally:
-        server.close()
 
 
 def test_an_unreachable_pool_is_said_and_close_ends_every_process(marks):
@@ -177,15 +173,12 @@ def _alive(pid: int) -> bool:
 
 
 def test_a_pool_process_ended_while_idle_is_replaced_before_any_job(marks):
-    server, client = serve(1, marks)
-    try:
+    with serving(1, marks) as (server, client):
         [victim] = pool_processes(server)
         os.kill(victim, signal.SIGKILL)
         wait_for(lambda: pool_processes(server) - {victim}, "the idle process was not replaced")
         assert client.call([("next", 0.0)]).answers()[0][0] == "ok"
         assert started(marks) == ["next"]
-    finally:
-        server.close()
 
 
 # --------------------------------------------------------------------------- the verifier

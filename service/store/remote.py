@@ -34,7 +34,6 @@ is gone (never one whose owner still runs: another server on the same machine).
 
 from __future__ import annotations
 
-import atexit
 import itertools
 import multiprocessing
 import os
@@ -50,10 +49,10 @@ from concurrent.futures import Future
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime
-from multiprocessing.connection import Client, Connection, Listener, wait
+from multiprocessing.connection import Client, Connection, Listener
 from typing import Any
 
-from ..pool import sigint_held
+from ..supervised import Served, Supervised, answer_connections
 from .analysis_switch import analysis_enabled
 from .db import (
     MAX_QUEUED_GAMES,
@@ -75,7 +74,6 @@ DIR_PREFIX = "rummy-store-"
 _DIR_NAME = re.compile(re.escape(DIR_PREFIX) + r"([0-9]+)-[A-Za-z0-9_]+")
 START_TIMEOUT = 120.0  # seconds for the store process to open and migrate the file
 TICKET_LIFETIME = 600.0  # seconds a committed write waits for its ticket to be taken
-RESTART_PAUSE = 1.0  # seconds between two attempts to start a lost shared store again
 _ERRORS: dict[str, type[Exception]] = {"StoreError": StoreError, "StoreBusy": StoreBusy,
                                         "ValueError": ValueError, "TypeError": TypeError}
 
@@ -110,7 +108,9 @@ def _serve(path: str, address: str, key: bytes, control: Connection,
     with suppress(FileNotFoundError):
         os.unlink(address)  # left by the store process this one replaces
     listener = Listener(address, family="AF_UNIX", authkey=key)
-    threading.Thread(target=_accept, args=(listener, _Served(store)), daemon=True).start()
+    served = _Served(store)
+    threading.Thread(target=answer_connections,
+                     args=(listener, lambda conn: _answer(conn, served)), daemon=True).start()
     control.send(("ready", None))
     with suppress(EOFError, OSError):
         control.recv()  # a close request, or EOFError when the parent is gone
@@ -157,15 +157,6 @@ class _Served:
 
     store: Store
     tickets: Tickets = field(default_factory=Tickets)
-
-
-def _accept(listener: Listener, served: _Served) -> None:
-    while True:
-        try:
-            conn = listener.accept()
-        except (OSError, EOFError, multiprocessing.AuthenticationError):
-            continue  # a client that failed the key exchange, or went away during it
-        threading.Thread(target=_answer, args=(conn, served), daemon=True).start()
 
 
 def _answer(conn: Connection, served: _Served) -> None:
@@ -461,13 +452,17 @@ class _StoreCalls(StoreClient, StoreReads):
         return self.write_counts()["games_committed"]
 
 
-class RemoteStore(_StoreCalls):
+class RemoteStore(Supervised, _StoreCalls):
     """The store of ``path``, opened in a process of its own (see the module).
 
     ``restart``: should the store process end on its own, start another on the same
     socket and key (after ``on_lost``), so that clients reconnect to it; otherwise only
     ``on_lost`` is called.  ``daemon``: the process is ended with this one at its exit
-    (never for a store whose owner forks: a forked child's exit would end it too)."""
+    (never for a store whose owner forks: a forked child's exit would end it too).
+    Closing it closes the file (a checkpoint)."""
+
+    failure = StoreError
+    what = "the store process"
 
     def __init__(self, path: str, start_timeout: float = START_TIMEOUT,
                  max_queued_games: int = MAX_QUEUED_GAMES, restart: bool = False,
@@ -480,102 +475,23 @@ class RemoteStore(_StoreCalls):
         self.ratings = ratings_enabled() if ratings is None else ratings
         remove_stale_folders()
         self._dir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-")
-        super().__init__(os.path.join(self._dir, "store.sock"), secrets.token_bytes(32))
+        _StoreCalls.__init__(self, os.path.join(self._dir, "store.sock"),
+                             secrets.token_bytes(32))
         self.max_queued_games = max_queued_games
         self.start_timeout = start_timeout
         self.restart = restart
         self.daemon = daemon
-        self.restarts = 0
-        self.on_lost: Callable[[], None] | None = None
-        self._owner = os.getpid()
-        try:
-            self._launch()
-        except BaseException:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            raise
-        threading.Thread(target=self._watch, name="store-watch", daemon=True).start()
+        self._supervise("store-watch")
 
-    def _launch(self) -> None:
-        """Start the store process and wait until it opened the file; StoreLocked or
-        StoreError when it cannot."""
-        context = multiprocessing.get_context("spawn")
-        self._control, child_end = context.Pipe()
-        self._process = context.Process(target=_serve, name="rummy-store", daemon=self.daemon,
-                                        args=(self.path, self._address, self._key, child_end,
-                                              self.max_queued_games, not self.daemon,
-                                              self.analysis, self.ratings))
-        with sigint_held():
-            self._process.start()
-        child_end.close()
-        if not self._control.poll(self.start_timeout):
-            self._end_process(wait=0)
-            raise StoreError(f"the store process did not open {self.path} in time")
-        try:
-            status, detail = self._control.recv()
-        except EOFError:
-            status, detail = "failed", "the store process ended at start-up"
+    def _child(self, control: Connection) -> tuple[Callable[..., None], str, tuple]:
+        return _serve, "rummy-store", (self.path, self._address, self._key, control,
+                                       self.max_queued_games, not self.daemon,
+                                       self.analysis, self.ratings)
+
+    def _ready(self, status: str, detail: Any) -> None:
+        """The store process opened the file, or StoreLocked or StoreError."""
         if status != "ready":
-            self._end_process()
             raise (StoreLocked if status == "locked" else StoreError)(detail)
-
-    @property
-    def pid(self) -> int | None:
-        """The store process's id (a new one after a restart)."""
-        return self._process.pid
-
-    # -- lifecycle ------------------------------------------------------------------
-
-    def _watch(self) -> None:
-        """Call ``on_lost`` if the store process ends without being closed (killed, or
-        out of memory): every call fails from then on, and the owner may restart; with
-        ``restart``, start another store process, again until one opens the file."""
-        while True:
-            wait([self._process.sentinel])
-            if self._closed:
-                return
-            if self.on_lost is not None:
-                self.on_lost()
-            if not self.restart:
-                return
-            with suppress(OSError):
-                self._control.close()
-            while not self._closed:
-                try:
-                    self._launch()
-                    self.restarts += 1
-                    break
-                except StoreError:
-                    time.sleep(RESTART_PAUSE)  # the dead one's lock not yet released
-            if self._closed:
-                self._end_process()
-                return
-
-    def forget_after_fork(self) -> None:
-        """In a forked child (a gunicorn worker): close the child's copies of the control
-        pipe, so that the store process still ends when its owner does.  The child
-        reaches the store as an ``AttachedStore``."""
-        self._closed = True
-        with suppress(OSError):
-            self._control.close()
-        # Not this child's child: multiprocessing would join it at this process's exit.
-        multiprocessing.process._children.discard(self._process)  # type: ignore[attr-defined]
-
-    def close(self) -> None:
-        """Ask the store process to close the file (a checkpoint) and wait for it."""
-        if self._closed:
-            return
-        self._closed = True
-        with suppress(OSError):
-            self._control.send(("close", None))
-        self._end_process()
-        shutil.rmtree(self._dir, ignore_errors=True)
-
-    def _end_process(self, wait: float = 60) -> None:
-        self._process.join(wait)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join()
-        self._control.close()
 
 
 class AttachedStore(_StoreCalls):
@@ -592,44 +508,31 @@ class AttachedStore(_StoreCalls):
 
 # --------------------------------------------------------------------------- shared
 
-_SHARED: RemoteStore | None = None  # in the gunicorn master, and inherited by its workers
+_SHARED = Served()  # in the gunicorn master, and inherited by its workers
 
 
 def serve_shared(path: str, max_queued_games: int = MAX_QUEUED_GAMES) -> RemoteStore:
     """Start the one store process of ``path`` for the processes this one forks (the
     gunicorn master, before its workers), restarted should it end on its own."""
-    global _SHARED
-    if _SHARED is not None:
-        raise StoreError("a shared store is served already")
-    _SHARED = RemoteStore(path, max_queued_games=max_queued_games, restart=True,
-                          daemon=False)
-    os.register_at_fork(after_in_child=after_fork)
-    atexit.register(close_shared)  # before multiprocessing's own exit handler joins it
-    return _SHARED
-
-
-def after_fork() -> None:
-    """In a forked child of the process serving the shared store: let go of it."""
-    if _SHARED is not None and _SHARED._owner != os.getpid():
-        _SHARED.forget_after_fork()
+    return _SHARED.serve(lambda: RemoteStore(path, max_queued_games=max_queued_games,
+                                             restart=True, daemon=False))
 
 
 def shared_store(path: str) -> AttachedStore | None:
     """In a forked child: the shared store of ``path``, if its parent serves one."""
-    if _SHARED is None or _SHARED._owner == os.getpid() \
-            or os.path.abspath(_SHARED.path) != os.path.abspath(path):
+    store = _SHARED.inherited()
+    if not isinstance(store, RemoteStore) \
+            or os.path.abspath(store.path) != os.path.abspath(path):
         return None
-    return AttachedStore(_SHARED.path, *_SHARED.where)
+    return AttachedStore(store.path, *store.where)
 
 
 def shared_pid() -> int | None:
     """The id of the shared store process, when this process serves one."""
-    return _SHARED.pid if _SHARED is not None and _SHARED._owner == os.getpid() else None
+    store = _SHARED.owned()
+    return store.pid if store is not None else None
 
 
 def close_shared() -> None:
     """Close the shared store (the gunicorn master, once its workers are gone)."""
-    global _SHARED
-    if _SHARED is not None and _SHARED._owner == os.getpid():
-        _SHARED.close()
-    _SHARED = None
+    _SHARED.close()

@@ -180,10 +180,9 @@ def test_metrics_add_up_every_worker_a_dead_one_included(server):
 
 
 def shared_pool(server: Server) -> set[int]:
-    """The processes of the verifying pool the master serves: the children of the
-    dispatcher, whose id the master logs."""
-    found = re.findall(r"verifying pool (\d+):", server.log.read_text())
-    return pool_of(int(found[-1])) if found else set()
+    """The processes of the verifying pool the master serves: the dispatcher's
+    children."""
+    return pool_of(dispatcher(server)) if "verifying pool" in server.log.read_text() else set()
 
 
 def cpu_ticks(pid: int) -> int:
@@ -257,3 +256,20 @@ def test_a_pool_process_killed_mid_batch_fails_only_its_part(server):
     again = batch(server, [games[line - 1] for line in failed])
     assert all("id" in r for r in again), again[:3]
     assert len(all_ids(server)) == len(set(all_ids(server))) == len(games) + 2
+
+
+def dispatcher(server: Server) -> int:
+    """The verifying pool's dispatcher the master runs now (it logs each it starts)."""
+    return int(re.findall(r"verifying pool (\d+):", server.log.read_text())[-1])
+
+
+def test_a_killed_dispatcher_is_started_again_and_the_workers_stay(server):
+    wait_for(lambda: len(shared_pool(server)) == 2, "the master's pool did not start")
+    workers, old = worker_pids(server), dispatcher(server)
+    os.kill(old, signal.SIGKILL)
+    wait_for(lambda: dispatcher(server) != old and len(shared_pool(server)) == 2,
+             "the dispatcher was not started again")
+    assert "the verifying pool's dispatcher ended on its own" in server.log.read_text()
+    results = batch(server, distinct_games(20, seed=94))
+    assert all(r.get("created") is True for r in results), results[:3]
+    assert worker_pids(server) == workers
