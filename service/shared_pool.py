@@ -28,8 +28,9 @@ calls connect to it.  A caller that cannot connect at all is told so (``PoolClie
 returns None) and may do the work itself.
 
 The pool's processes run ``function`` (``"module:name"``) on each job's arguments after
-``initializer(*initargs)``; they ignore SIGINT, as the store process does: a terminal's
-Ctrl-C reaches the whole process group, and the owner stops the pool, after its callers.
+``initializer(*initargs)``.  They and the dispatcher ignore SIGINT and SIGTERM, as the
+store process does: a terminal's Ctrl-C or a ``kill`` of the process group reaches every
+process, and the owner stops the pool once its callers are gone.
 """
 
 from __future__ import annotations
@@ -70,8 +71,7 @@ def _resolve(reference: str) -> Callable[..., Any]:
 
 def _run_jobs(conn: Connection, function: str, initializer: str | None,
               initargs: tuple) -> None:
-    """A pool process: a job in, its answer out, until the dispatcher hangs up (so it
-    ignores SIGTERM too: during a graceful stop the workers' last parts still run)."""
+    """A pool process: a job in, its answer out, until the dispatcher hangs up."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
