@@ -27,8 +27,10 @@ waiting for one.  ``RUMMY_KEEPALIVE_LINGER_MS=0`` turns it off (plain gunicorn
 behaviour).
 
 Both rest on gunicorn's threaded worker as it is in the versions pyproject.toml allows:
-its connection (``TConn``) and ``accept``, ``handle``, ``handle_request`` and
-``handle_error``, and the socket reader of its HTTP/1 parser (``SocketUnreader``).
+its connection (``TConn``) and ``accept``, ``handle``, ``handle_request``,
+``handle_error`` and ``handle_quit`` (made safe against a second quit signal arriving
+inside the first, which hung a worker on Ctrl-C), and the socket reader of its HTTP/1
+parser (``SocketUnreader``).
 """
 
 from __future__ import annotations
@@ -206,6 +208,17 @@ class LingeringThreadWorker(ThreadWorker):
         self.timeouts = read_timeouts()
         self._busy = 0
         self._busy_lock = threading.Lock()
+
+    def handle_quit(self, sig: int, frame: Any) -> None:
+        """Quit once, whatever the number of quit signals.  Ctrl-C sends SIGINT to the
+        worker and to its master, which sends it SIGQUIT at once: the second handler
+        can run inside the first, while it holds the lock of the thread pool's
+        shutdown, and would then wait on that lock for ever, until the master kills
+        the worker at the end of its graceful timeout."""
+        if getattr(self, "_quitting", False):
+            return
+        self._quitting = True
+        super().handle_quit(sig, frame)
 
     def accept(self, listener: socket.socket) -> None:
         """gunicorn's ``accept``, the connection being a TimedConnection."""

@@ -200,3 +200,43 @@ def test_read_timeout_settings(monkeypatch):
             with pytest.raises(ValueError, match=name):
                 read_timeouts()
         monkeypatch.setenv(name, "5")
+
+
+def test_a_second_quit_signal_inside_the_first_does_not_hang_the_worker(monkeypatch):
+    """Ctrl-C: SIGINT from the terminal, SIGQUIT from the master at once.  Here the
+    second handler runs where it can hurt most, inside the thread pool's shutdown of
+    the first (under its lock); the worker must still quit, not wait for ever."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    w = object.__new__(LingeringThreadWorker)
+    w.cfg = SimpleNamespace(worker_int=lambda _: None)
+    w.alive = True
+    w.tpool = ThreadPoolExecutor(max_workers=1)
+
+    class SignalInShutdown:
+        """The pool's queue, whose wake-up call (made under the shutdown's lock) is
+        where the second signal arrives."""
+
+        def __init__(self, queue) -> None:
+            self.queue, self.signalled = queue, False
+
+        def put(self, item, *args, **kwargs) -> None:
+            if not self.signalled:
+                self.signalled = True
+                w.handle_quit(3, None)  # SIGQUIT
+            self.queue.put(item, *args, **kwargs)
+
+    w.tpool._work_queue = SignalInShutdown(w.tpool._work_queue)
+    outcome: list[BaseException] = []
+
+    def quit_on_sigint() -> None:
+        try:
+            w.handle_quit(2, None)
+        except BaseException as error:  # noqa: BLE001 - what the handler raised
+            outcome.append(error)
+
+    thread = threading.Thread(target=quit_on_sigint, daemon=True)
+    thread.start()
+    thread.join(5)
+    assert not thread.is_alive(), "the worker hangs on its second quit signal"
+    assert [type(e) for e in outcome] == [SystemExit] and w.alive is False
