@@ -104,11 +104,11 @@ class _Spec:
 
 
 class _Caller:
-    """One connection, as the dispatcher sees it: its answers are sent from its own
-    thread, so that a caller slow to read holds up nobody else."""
+    """One connection, as the dispatcher sees it: whether its caller is gone, and its
+    answers, which the connection's own thread sends, so that a caller slow to read
+    holds up nobody else."""
 
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
+    def __init__(self) -> None:
         self.gone = False
         self.answers: queue.SimpleQueue[tuple[int, tuple]] = queue.SimpleQueue()
 
@@ -127,7 +127,7 @@ class _Job:
 def _serve_connection(conn: Connection, jobs: queue.SimpleQueue) -> None:
     """Take one call's jobs, queue them, and send their answers as they come; the
     caller hanging up drops its jobs not started."""
-    caller = _Caller(conn)
+    caller = _Caller()
     try:
         try:
             batch = conn.recv()
@@ -161,7 +161,6 @@ class _Runner:
         self.closing = closing  # set once the dispatcher stops: no process started then
         self.process: multiprocessing.process.BaseProcess | None = None
         self.conn: Connection | None = None
-        self.started = 0
 
     def start(self) -> None:
         if self.closing.is_set():
@@ -174,7 +173,6 @@ class _Runner:
         with sigint_held():
             self.process.start()
         child_end.close()  # so that its end reads EOF here once the process is gone
-        self.started += 1
 
     def run(self, job: _Job) -> tuple:
         """The job's answer, or ``(LOST, why)`` when the process ended while running
@@ -210,8 +208,6 @@ class _Runner:
                 if not self.process.is_alive():  # ended while idle: replaced now
                     self.restart()
                 continue
-            if job is None:
-                return
             if job.caller.gone:
                 continue  # its caller hung up: nobody waits for it
             answer = self.run(job)
@@ -318,10 +314,9 @@ class PoolClient:
     """Calls to a shared pool by its address and key (``PoolServer.where``), from any
     thread of any process."""
 
-    def __init__(self, address: str, key: bytes, processes: int) -> None:
+    def __init__(self, address: str, key: bytes) -> None:
         self.address = address
         self.key = key
-        self.processes = processes
 
     def call(self, jobs: list[tuple]) -> Call | None:
         """Send the jobs (each a tuple of the function's arguments); None when the pool

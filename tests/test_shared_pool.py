@@ -69,7 +69,7 @@ def marks(tmp_path) -> Path:
 def serve(processes: int, marks: Path) -> tuple[PoolServer, PoolClient]:
     server = PoolServer(processes, f"{__name__}:_job", f"{__name__}:_remember", (str(marks),))
     wait_for(lambda: len(pool_processes(server)) == processes, "the pool did not start")
-    return server, PoolClient(*server.where, processes)
+    return server, PoolClient(*server.where)
 
 
 @contextmanager

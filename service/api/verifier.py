@@ -211,7 +211,7 @@ class SharedVerifier:
 
     def __init__(self, address: str, key: bytes, processes: int):
         self.processes = processes
-        self._client = PoolClient(address, key, processes)
+        self._client = PoolClient(address, key)
 
     def submit(self, items: list[tuple[int, bytes | None]], limit: int,
                uploader: str | None, direct: bool = True) -> Callable[[], list[Part]]:
