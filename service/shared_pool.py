@@ -125,16 +125,21 @@ class _Job:
 
 
 def _serve_connection(conn: Connection, jobs: queue.SimpleQueue) -> None:
-    """Take one call's jobs, queue them, and send their answers as they come; the
-    caller hanging up drops its jobs not started."""
+    """Take one call's jobs (a list of argument tuples), queue them, and send their
+    answers as they come; the caller hanging up drops its jobs not started.  A message
+    that is no such list is hung up on, with nothing queued."""
     caller = _Caller()
     try:
         try:
             batch = conn.recv()
         except (EOFError, OSError):
             return
+        except Exception:  # noqa: BLE001 - bytes that do not unpickle: hung up on
+            return
+        if not isinstance(batch, list) or not all(isinstance(a, tuple) for a in batch):
+            return  # not a call: hung up on, nothing queued
         for index, args in enumerate(batch):
-            jobs.put(_Job(caller, index, tuple(args)))
+            jobs.put(_Job(caller, index, args))
         for _ in batch:
             while True:
                 try:

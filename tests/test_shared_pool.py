@@ -222,3 +222,23 @@ def test_a_lost_or_failed_part_answers_each_of_its_lines():
     failed = _part_of(("error", "MemoryError: "), chunk)
     assert [e.error["status"] for e in failed.entries] == [500, 500]
     assert [e.log for e in failed.entries] == ["MemoryError: ", None]  # logged once
+
+
+def test_a_wrong_key_or_a_message_that_is_no_call_is_hung_up_on(marks, capfd):
+    from multiprocessing import AuthenticationError
+    from multiprocessing.connection import Client
+
+    with serving(1, marks) as (server, client):
+        address, key = server.where
+        with pytest.raises(AuthenticationError):
+            Client(address, family="AF_UNIX", authkey=b"not the key")
+        for send in (lambda c: c.send_bytes(b"\x80\x05garbage"), lambda c: c.send(42),
+                     lambda c: c.send(["no tuple"]), lambda c: c.send([("x", 0.0), 7])):
+            conn = Client(address, family="AF_UNIX", authkey=key)
+            send(conn)
+            with pytest.raises(EOFError):
+                conn.recv()  # hung up on, no answer
+            conn.close()
+        assert client.call([("fine", 0.0)]).answers()[0][0] == "ok"
+        assert started(marks) == ["fine"]  # nothing of the others ran
+    assert "Traceback" not in capfd.readouterr().err
