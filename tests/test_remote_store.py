@@ -129,53 +129,75 @@ def test_a_client_without_the_key_is_turned_away_and_others_still_served(tmp_pat
         store.close()
 
 
-def test_a_write_put_without_waiting_is_taken_once_by_any_client(tmp_path):
-    """A pool process hands rows over with ``put``; the request redeems the ticket."""
+def test_staged_rows_are_committed_once_by_any_client_in_the_order_asked(tmp_path):
+    """A pool process stages rows; the request commits them with the tickets, in the
+    order it gives (its lines' order), whatever order they were staged in."""
     from service.store import game_rows
     from tests.test_store import record
 
     store = RemoteStore(str(tmp_path / "db.duckdb"))
     pool_side = StoreClient(*store.where)
     try:
-        first, second = record(id="a"), record(id="b")
-        tickets = [pool_side.put(game_rows([first])), pool_side.put(game_rows([second, first]))]
-        assert store.take(tickets[0]) == [(first.id, True)]
-        assert store.take(tickets[1]) == [(second.id, True), (first.id, False)]
-        assert store.count("games") == 2
-        for ticket in (tickets[0], 987654):  # once only; never given
-            with pytest.raises(StoreError, match="no write is waiting under ticket"):
-                store.take(ticket)
-        # A write that fails is raised by its take, and stores nothing.
+        first, second, third = record(id="a"), record(id="b"), record(id="c")
+        late = pool_side.stage(game_rows([second, third, first]))  # staged first
+        early = pool_side.stage(game_rows([first]))
+        assert store.count("games") == 0  # staged only
+        assert store.commit_staged([early, late]) == [
+            [(first.id, True)], [(second.id, True), (third.id, True), (first.id, False)]]
+        seqs = dict(store.cursor().__enter__().execute(
+            "SELECT id, seq FROM games").fetchall())
+        assert seqs[first.id] < seqs[second.id] < seqs[third.id]
+        for ticket in (early, "987654"):  # once only; never given
+            with pytest.raises(StoreError, match="no rows are staged under ticket"):
+                store.commit_staged([ticket])
+        # A write that fails is raised by its commit, and stores nothing.
         broken = record(id="broken")
         broken.games = GameRow(*broken.games)._replace(variant=None)  # no variant
-        ticket = pool_side.put(game_rows([broken]))
+        ticket = pool_side.stage(game_rows([broken]))
         with pytest.raises(StoreError, match="NOT NULL"):
-            store.take(ticket)
-        assert store.count("games") == 2
+            store.commit_staged([ticket])
+        assert store.count("games") == 3
+        # All or none: one unknown ticket among them, and nothing is stored.
+        kept = pool_side.stage(game_rows([record(id="d")]))
+        with pytest.raises(StoreError, match="no rows are staged"):
+            store.commit_staged([kept, "unknown"])
+        assert store.count("games") == 3
     finally:
         store.close()
 
 
-def test_tickets_nobody_takes_are_forgotten(monkeypatch):
-    """A committed write whose request went away does not stay in memory for ever;
-    one still being written is kept whatever its age."""
-    from concurrent.futures import Future
+def test_tickets_are_never_given_again_by_a_new_store_process(tmp_path):
+    """A store process started again must not know the tickets of the one that died:
+    a request holding one of those would take another request's games."""
+    from service.store import game_rows
+    from tests.test_store import record
 
+    path = str(tmp_path / "db.duckdb")
+    given = set()
+    for _ in range(2):
+        store = RemoteStore(path)
+        try:
+            pool_side = StoreClient(*store.where)
+            for n in range(3):
+                given.add(pool_side.stage(game_rows([record(id=f"g{n}")])))
+        finally:
+            store.close()
+    assert len(given) == 6
+
+
+def test_staged_rows_nobody_commits_are_forgotten(monkeypatch):
+    """Rows whose request went away do not stay in memory for ever."""
     from service.store import remote
 
     tickets = remote.Tickets()
-    done, pending = Future(), Future()
-    done.set_result([("a", True)])
-    old_done, old_pending = tickets.add(done), tickets.add(pending)
+    old = tickets.stage("rows of a request gone")
     monkeypatch.setattr(remote, "TICKET_LIFETIME", -1.0)
-    fresh = Future()
-    fresh.set_result([])
-    tickets.add(fresh)
-    assert len(tickets) == 2
+    fresh = tickets.stage("fresh rows")
+    assert len(tickets) == 1
     with pytest.raises(StoreError):
-        tickets.take(old_done)
-    pending.set_result([("b", False)])
-    assert tickets.take(old_pending) == [("b", False)]
+        tickets.release([old])
+    monkeypatch.setattr(remote, "TICKET_LIFETIME", 600.0)
+    assert tickets.release([fresh]) == ["fresh rows"]
 
 
 def test_folders_left_by_killed_owners_are_removed_at_start(tmp_path, monkeypatch):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import IO, Any
 
 from flask import request
@@ -107,9 +108,10 @@ class Checked:
     report: Report
     id: str  # game_id(document): the same for the same log however formatted
 
-    def record(self, uploader: str | None) -> GameRecord:
+    def record(self, uploader: str | None, uploaded_at: datetime | None = None) -> GameRecord:
+        """Its rows; ``uploaded_at`` defaults to now (a batch gives one time to all)."""
         return build_record(self.document, self.raw, self.game, self.report, uploader,
-                            gid=self.id)
+                            uploaded_at, gid=self.id)
 
 
 def check_log(raw: bytes, limit: int) -> Checked:

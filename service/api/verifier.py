@@ -4,10 +4,11 @@ The service runs one process (one DuckDB writer), so its threads share one inter
 lock; verification is pure CPU work and would take turns with HTTP and the writer.  A
 batch's lines are therefore verified in ``RUMMY_VERIFY_PROCESSES`` worker processes
 (default: one per core; 0 verifies in the request thread), which build the Arrow rows
-and hand them to the store process themselves, without waiting for the commit: the
-request takes the answers with a ticket, and the process judges the next part meanwhile
-(measured over six alternating pairs: 2,637 against 2,430 four-player Rummy deals/s,
-medians).  Without a store process the rows come back for the one writer.
+and stage them in the store process themselves, without waiting for the commit: the
+request commits the staged rows of its parts with their tickets, in its lines' order
+(so that a batch's games are numbered as its lines are, whichever process finished
+first), and the process judges the next part meanwhile (handing rows over so, measured
+over six alternating pairs: 2,637 against 2,430 four-player Rummy deals/s, medians).  Without a store process the rows come back for the one writer.
 One process per core rather than one fewer: while a batch is verified the serving
 process mostly waits for the pool (measured: 2,100-2,500 four-player Rummy deals/s with
 two processes on two cores, 1,500-1,600 with one).  The pool uses fresh interpreters
@@ -28,6 +29,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from ..engine import LogValidationError
@@ -62,15 +64,15 @@ class Entry:
     bad: bool = False
 
 
-def judge(line: int, text: bytes | None, limit: int,
-          uploader: str | None) -> tuple[Entry, GameRecord | None]:
+def judge(line: int, text: bytes | None, limit: int, uploader: str | None,
+          uploaded_at: datetime | None = None) -> tuple[Entry, GameRecord | None]:
     if text is None:
         return Entry(line, error=problem_body(413, PAYLOAD_TOO_LARGE,
                                               f"the line is larger than {plural(limit, 'byte')}"),
                      bad=True), None
     try:
         checked = check_log(text, limit)
-        record = checked.record(uploader)
+        record = checked.record(uploader, uploaded_at)
         return Entry(line, record.id, checked.report.status), record
     except LogValidationError as error:
         detail, errors = validation_problem("the line is not a valid rummy-log/1 game",
@@ -83,10 +85,10 @@ def judge(line: int, text: bytes | None, limit: int,
                      log=traceback.format_exc()), None
 
 
-def judge_all(items: list[tuple[int, bytes | None]], limit: int,
-              uploader: str | None) -> tuple[list[Entry], GameRows]:
+def judge_all(items: list[tuple[int, bytes | None]], limit: int, uploader: str | None,
+              uploaded_at: datetime | None = None) -> tuple[list[Entry], GameRows]:
     """Every line judged, and the rows of its good games in line order."""
-    judged = [judge(line, text, limit, uploader) for line, text in items]
+    judged = [judge(line, text, limit, uploader, uploaded_at) for line, text in items]
     rows = game_rows([record for _, record in judged if record is not None])
     return [entry for entry, _ in judged], rows
 
@@ -94,12 +96,12 @@ def judge_all(items: list[tuple[int, bytes | None]], limit: int,
 @dataclass(slots=True)
 class Part:
     """Consecutive lines of a chunk, judged by one process: the rows of their good games
-    still to store, or, when that process handed them to the store process itself, the
-    ticket their answers are taken with; then the answers (or why there are none)."""
+    still to store, or, when that process staged them in the store process itself, the
+    ticket they are committed with; then the answers (or why there are none)."""
 
     entries: list[Entry]
     rows: GameRows | None = None
-    ticket: int | None = None
+    ticket: str | None = None
     answers: list[Answer] | None = None
     failure: str | None = None
 
@@ -132,11 +134,13 @@ def _end_with_parent(parent: int) -> None:
 
 
 def judge_part(items: list[tuple[int, bytes | None]], limit: int,
-               uploader: str | None, direct: bool = True) -> Part:
-    """In a pool process: judge the lines, and hand their good games straight to the
+               uploader: str | None, direct: bool = True,
+               uploaded_at: datetime | None = None) -> Part:
+    """In a pool process: judge the lines, and stage their good games straight in the
     store process when this process can reach it and ``direct`` allows it (the rows
     never travel through the HTTP worker), without waiting for the commit: the process
-    judges the next part meanwhile, and the request takes the answers with the ticket.
+    judges the next part meanwhile, and the request commits the staged rows with the
+    ticket, in line order.
     Without ``direct`` the rows come back: the request may store only some of them (a
     batch that stops at a malformed line stores nothing after it).
 
@@ -146,7 +150,7 @@ def judge_part(items: list[tuple[int, bytes | None]], limit: int,
     process the pause would hold for every thread.)"""
     gc.disable()
     try:
-        entries, rows = judge_all(items, limit, uploader)
+        entries, rows = judge_all(items, limit, uploader, uploaded_at)
     finally:
         gc.enable()
     if _STORE is None or not direct:
@@ -154,7 +158,7 @@ def judge_part(items: list[tuple[int, bytes | None]], limit: int,
     if not len(rows):
         return Part(entries, answers=[])
     try:
-        return Part(entries, ticket=_STORE.put(rows))
+        return Part(entries, ticket=_STORE.stage(rows))
     except StoreError as error:
         return Part(entries, failure=str(error))
 
@@ -168,9 +172,9 @@ def _split(items: Lines, parts: int) -> list[Lines]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def _judged_here(items: list[tuple[int, bytes | None]], limit: int,
-                 uploader: str | None) -> Callable[[], list[Part]]:
-    entries, rows = judge_all(items, limit, uploader)
+def _judged_here(items: list[tuple[int, bytes | None]], limit: int, uploader: str | None,
+                 uploaded_at: datetime | None) -> Callable[[], list[Part]]:
+    entries, rows = judge_all(items, limit, uploader, uploaded_at)
     parts = [Part(entries, rows=rows)]
     return lambda: parts
 
@@ -185,14 +189,16 @@ class Verifier:
         self._pool = Pool(processes, connect_to_store, (store_at,)) if processes > 0 else None
 
     def submit(self, items: list[tuple[int, bytes | None]], limit: int,
-               uploader: str | None, direct: bool = True) -> Callable[[], list[Part]]:
+               uploader: str | None, direct: bool = True,
+               uploaded_at: datetime | None = None) -> Callable[[], list[Part]]:
         """Send the lines to be judged; the function returned waits for them, in order,
         as one part per process used.  Without a pool they are judged here, now.
-        ``direct``: the pool's processes may store the good games themselves (see
-        ``judge_part``)."""
+        ``direct``: the pool's processes may stage the good games themselves (see
+        ``judge_part``).  ``uploaded_at``: the upload time of every game (one for a
+        whole request; now when not given)."""
         if self._pool is None or len(items) < 2:
-            return _judged_here(items, limit, uploader)
-        futures = [self._pool.submit(judge_part, chunk, limit, uploader, direct)
+            return _judged_here(items, limit, uploader, uploaded_at)
+        futures = [self._pool.submit(judge_part, chunk, limit, uploader, direct, uploaded_at)
                    for chunk in _split(items, self.processes)]
         return lambda: [future.result() for future in futures]
 
@@ -214,16 +220,18 @@ class SharedVerifier:
         self._client = PoolClient(address, key)
 
     def submit(self, items: list[tuple[int, bytes | None]], limit: int,
-               uploader: str | None, direct: bool = True) -> Callable[[], list[Part]]:
+               uploader: str | None, direct: bool = True,
+               uploaded_at: datetime | None = None) -> Callable[[], list[Part]]:
         """As ``Verifier.submit``.  A part whose process ended while judging it comes
-        back with a 503 for each of its lines (some of its games may have been stored:
-        sent again, they are answered as stored before)."""
+        back with a 503 for each of its lines (none of its games is stored: its rows
+        are only staged once the whole part is judged)."""
         if len(items) < 2:
-            return _judged_here(items, limit, uploader)
+            return _judged_here(items, limit, uploader, uploaded_at)
         chunks = _split(items, self.processes)
-        call = self._client.call([(chunk, limit, uploader, direct) for chunk in chunks])
+        call = self._client.call([(chunk, limit, uploader, direct, uploaded_at)
+                                  for chunk in chunks])
         if call is None:
-            return _judged_here(items, limit, uploader)
+            return _judged_here(items, limit, uploader, uploaded_at)
         return lambda: [_part_of(answer, chunk)
                         for answer, chunk in zip(call.answers(), chunks, strict=True)]
 

@@ -34,7 +34,6 @@ is gone (never one whose owner still runs: another server on the same machine).
 
 from __future__ import annotations
 
-import itertools
 import multiprocessing
 import os
 import re
@@ -45,7 +44,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -73,7 +71,7 @@ from .records import GameRecord
 DIR_PREFIX = "rummy-store-"
 _DIR_NAME = re.compile(re.escape(DIR_PREFIX) + r"([0-9]+)-[A-Za-z0-9_]+")
 START_TIMEOUT = 120.0  # seconds for the store process to open and migrate the file
-TICKET_LIFETIME = 600.0  # seconds a committed write waits for its ticket to be taken
+TICKET_LIFETIME = 600.0  # seconds staged rows wait for their request to release them
 _ERRORS: dict[str, type[Exception]] = {"StoreError": StoreError, "StoreBusy": StoreBusy,
                                         "ValueError": ValueError, "TypeError": TypeError}
 
@@ -120,35 +118,53 @@ def _serve(path: str, address: str, key: bytes, control: Connection,
 
 
 class Tickets:
-    """Writes handed over without waiting (``put``), each under a ticket that any
-    connection may redeem once (``take``) for its answers, blocking until committed.
-    A ticket nobody takes (its request gone) is forgotten after ``TICKET_LIFETIME``."""
+    """Rows staged by the verifying processes (``stage``), each under a ticket, and
+    committed only when a request releases its tickets, in its lines' order
+    (``commit``): the pool's processes finish their parts in any order, and a batch's
+    games must be numbered (``seq``, the ratings' order within a second) as its lines
+    are, whichever process judged them first.
+
+    A ticket is random, never a count: a store process started again after a crash
+    must not know the tickets the dead one gave, or a request still holding one would
+    take another request's answers.  Rows nobody releases (their request gone) are
+    forgotten after ``TICKET_LIFETIME``."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._futures: dict[int, tuple[float, Future]] = {}
-        self._numbers = itertools.count(1)
+        self._staged: dict[str, tuple[float, Any]] = {}
 
-    def add(self, future: Future) -> int:
+    def stage(self, rows: Any) -> str:
         now = time.monotonic()
+        ticket = secrets.token_hex(16)
         with self._lock:
-            stale = [number for number, (since, f) in self._futures.items()
-                     if f.done() and now - since > TICKET_LIFETIME]
-            for number in stale:
-                del self._futures[number]
-            number = next(self._numbers)
-            self._futures[number] = (now, future)
-        return number
+            stale = [t for t, (since, _) in self._staged.items()
+                     if now - since > TICKET_LIFETIME]
+            for old in stale:
+                del self._staged[old]
+            self._staged[ticket] = (now, rows)
+        return ticket
 
-    def take(self, number: int) -> Any:
+    def release(self, tickets: Sequence[str]) -> list[Any]:
+        """The rows staged under ``tickets``, in order, each handed out once.  All or
+        none: should one be unknown (staged in a store process that has ended since),
+        StoreError, and the others are dropped too (their request answers none)."""
         with self._lock:
-            entry = self._futures.pop(number, None)
-        if entry is None:
-            raise StoreError(f"no write is waiting under ticket {number!r}")
-        return entry[1].result()
+            entries = [self._staged.pop(t, None) for t in tickets]
+        missing = [t for t, entry in zip(tickets, entries, strict=True) if entry is None]
+        if missing:
+            raise StoreError(f"no rows are staged under ticket {missing[0]!r} (the store "
+                             "process was started again since); nothing was stored")
+        return [entry[1] for entry in entries if entry is not None]
 
     def __len__(self) -> int:
-        return len(self._futures)
+        return len(self._staged)
+
+
+def commit_staged(store: Store, tickets: Tickets, numbers: Sequence[str]) -> list[list[Answer]]:
+    """Commit the rows staged under ``numbers``, queued in that order (so numbered in
+    it), once committed: the answers of each."""
+    futures = [store.put(rows) for rows in tickets.release(numbers)]
+    return [future.result() for future in futures]
 
 
 @dataclass
@@ -217,10 +233,10 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.read_many(args[0])
     if op == "submit":
         return store.submit(*args)
-    if op == "put":
-        return served.tickets.add(store.put(args[0]))
-    if op == "take":
-        return served.tickets.take(args[0])
+    if op == "stage":
+        return served.tickets.stage(args[0])
+    if op == "commit_staged":
+        return commit_staged(store, served.tickets, args[0])
     if op == "add":
         return store.add_games(args[0])
     if op == "delete":
@@ -376,14 +392,16 @@ class StoreClient:
             return []
         return self.call("submit", games_of(games), refuse_when_busy)
 
-    def put(self, games: GameRows) -> int:
-        """Hand rows to the writer without waiting: a ticket for ``take``."""
-        return self.call("put", games)
+    def stage(self, games: GameRows) -> str:
+        """Hand rows to the store process without storing them yet: a ticket for
+        ``commit_staged``."""
+        return self.call("stage", games)
 
-    def take(self, ticket: int) -> list[Answer]:
-        """The answers of a ``put``, once committed (its error raised here); from any
-        client of the same store process, once."""
-        return self.call("take", ticket)
+    def commit_staged(self, tickets: Sequence[str]) -> list[list[Answer]]:
+        """Store the rows staged under ``tickets``, in that order, in the store process
+        that staged them (StoreError if it has ended since: nothing is stored); from
+        any client, once.  The answers of each ticket, once committed."""
+        return self.call("commit_staged", list(tickets))
 
 
 class _StoreCalls(StoreClient, StoreReads):

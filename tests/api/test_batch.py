@@ -294,3 +294,22 @@ def test_a_batch_line_of_a_deleted_game_is_refused_like_a_single_upload(app, cli
     assert answer[1]["error"]["type"] == "/problems/game-deleted"
     assert answer[1]["error"]["reason"] == "entered twice"
     assert client.get(f"{API}/games/{game_id}").status_code == 410
+
+
+def test_answers_naming_other_games_are_never_acknowledged(make_app):
+    """A part's answers must name its own lines' games (a game id is a function of the
+    log): answers of other games, or too few, fail the part's lines instead of
+    acknowledging them."""
+    from service.api.batch import _check_answers
+    from service.api.verifier import Entry, Part
+
+    app = make_app()
+    with app.app_context():
+        good = Part([Entry(1, "a"), Entry(2, error={"status": 422}), Entry(3, "b")],
+                    answers=[("a", True), ("b", False)])
+        _check_answers(good)
+        assert good.failure is None and good.answers == [("a", True), ("b", False)]
+        for answers in ([("b", True), ("a", True)], [("a", True)], [("x", True), ("y", True)]):
+            wrong = Part([Entry(1, "a"), Entry(3, "b")], answers=answers)
+            _check_answers(wrong)
+            assert wrong.failure is not None and wrong.answers is None

@@ -65,3 +65,44 @@ def test_batch_lines_answer_503_when_the_store_process_is_gone(make_app):
     metrics = client.get(f"{API}/metrics")
     assert metrics.status_code == 200 and "rummy_database_up 0" in metrics.get_data(as_text=True)
     assert client.get(f"{API}/games").status_code == 503
+
+
+def _ratings_walk(client) -> list[dict]:
+    rows, path = [], f"{API}/ratings?limit=500"
+    while path:
+        body = client.get(path).get_json()
+        rows.extend({k: v for k, v in row.items() if k != "last_played"}  # the upload's time
+                    for row in body["ratings"])
+        path = body["next"]
+    return rows
+
+
+def test_the_same_batch_rates_the_same_whatever_the_pool_does(make_app):
+    """A batch's games without ``played_at`` share one upload time and are numbered in
+    line order, however the pool's processes split and finish its parts: the same batch
+    stored into fresh databases gives the same ratings every time.  (Before, each game
+    took its upload time as its process judged it and was numbered in the order the
+    parts finished: the ratings differed from one database to the next.)"""
+    import orjson
+
+    from service.generator import generate_games
+
+    names = [f"p{k}" for k in range(12)]
+    logs = [orjson.dumps(g) for g in generate_games("gin", 360, seed=71, players=2,
+                                                     rules={"deals": 1}, names=names)]
+    body = b"\n".join(logs) + b"\n"
+    walks, histories = [], []
+    for _ in range(4):
+        app = make_app(RUMMY_STORE_PROCESS="1", RUMMY_VERIFY_PROCESSES="2",
+                       RUMMY_BATCH_CHUNK="30")
+        client = app.test_client()
+        results = lines_of(client.post(f"{API}/games/batch", data=body,
+                                       content_type="application/x-ndjson"))
+        assert all(r.get("created") is True for r in results), results[:3]
+        walks.append(_ratings_walk(client))
+        history = client.get(f"{API}/players/p0/ratings?limit=500").get_json()["history"]
+        histories.append([{k: v for k, v in entry.items() if k != "game_time"}
+                          for entry in history])
+    assert walks[0] and histories[0]
+    assert all(walk == walks[0] for walk in walks[1:])
+    assert all(history == histories[0] for history in histories[1:])

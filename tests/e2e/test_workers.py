@@ -20,6 +20,8 @@ import time
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from service.api.intake import BLOCK
+
 from .server import Server
 from .test_service import all_ids, distinct_games, upload
 
@@ -273,3 +275,68 @@ def test_a_killed_dispatcher_is_started_again_and_the_workers_stay(server):
     results = batch(server, distinct_games(20, seed=94))
     assert all(r.get("created") is True for r in results), results[:3]
     assert worker_pids(server) == workers
+
+
+class OpenBatch:
+    """A batch sent chunked on a socket of its own, its body kept open until
+    ``finish``: the lines sent are judged (and their rows staged) while the request
+    still waits for the rest of its body."""
+
+    def __init__(self, server: Server, lines: list[bytes]):
+        self.sock = socket.create_connection(("127.0.0.1", server.port), timeout=120)
+        self.sock.sendall(b"POST /api/v1/games/batch HTTP/1.1\r\nHost: test\r\n"
+                          b"Content-Type: application/x-ndjson\r\n"
+                          b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+        # Blank lines after them fill the block the service reads the body by.
+        self._chunk(b"\n".join(lines) + b"\n" * (BLOCK + 1))
+
+    def _chunk(self, data: bytes) -> None:
+        self.sock.sendall(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def finish(self) -> list[dict]:
+        self._chunk(b"\n\n")
+        self.sock.sendall(b"0\r\n\r\n")
+        response = http.client.HTTPResponse(self.sock)
+        response.begin()
+        assert response.status == 200
+        body = response.read()
+        self.sock.close()
+        return [json.loads(line) for line in body.splitlines()]
+
+
+def idle(pids: set[int], seconds: float = 1.0) -> bool:
+    """Whether none of ``pids`` used any CPU for ``seconds``."""
+    before = {pid: cpu_ticks(pid) for pid in pids}
+    time.sleep(seconds)
+    return all(cpu_ticks(pid) == before[pid] for pid in pids)
+
+
+def test_a_batch_never_takes_the_answers_of_a_new_store_process(server):
+    """A batch whose lines were staged in a store process that has since been killed
+    and started again must not be answered with another request's games: the new
+    store process gives tickets the dead one never gave, so the first batch's lines
+    answer 503 with nothing stored, and the second batch, staged in the new process,
+    is stored and answered with its own games.  (Tickets were counted from 1 in each
+    store process: the first batch was answered with the second one's ids, and the
+    second one's committed games with 503.)"""
+    from service.store import game_id
+
+    from .test_service import store_process
+
+    wait_for(lambda: len(shared_pool(server)) == 2, "the master's pool did not start")
+    pool = shared_pool(server)
+    first, second = distinct_games(200, seed=95), distinct_games(200, seed=96)
+    a = OpenBatch(server, first)  # a chunk of 200 lines, judged and staged
+    wait_for(lambda: idle(pool), "the pool did not finish the first batch's lines")
+    old = store_process(server)
+    os.kill(old, signal.SIGKILL)
+    wait_for(lambda: store_process(server) != old
+             and server.get_json("/api/v1/healthz")[0] == 200, "no new store process")
+    b = OpenBatch(server, second)
+    wait_for(lambda: idle(pool), "the pool did not finish the second batch's lines")
+    answers_a, answers_b = a.finish(), b.finish()
+    assert [r["line"] for r in answers_a] == list(range(1, 201))
+    assert all(r.get("error", {}).get("status") == 503 for r in answers_a), answers_a[:2]
+    assert [r["id"] for r in answers_b] == [game_id(json.loads(raw)) for raw in second]
+    assert all(r["created"] is True for r in answers_b)
+    assert sorted(all_ids(server)) == sorted(r["id"] for r in answers_b)
