@@ -76,7 +76,9 @@ class VariantFiguresSchema(Schema):
     won_blocked = fields.Integer(metadata={"description": "Rummy family"})
     avg_hand_left_when_losing = fields.Float(allow_none=True)
     gins = fields.Integer(metadata={"description": "Gin"})
-    knocks = fields.Integer(metadata={"description": "Gin"})
+    knocks = fields.Integer(metadata={"description": "Gin: every knock without gin (won, "
+                                                     "undercut or tied)"})
+    knocks_won = fields.Integer(metadata={"description": "Gin: knocks that won the deal"})
     undercuts_made = fields.Integer(metadata={"description": "Gin"})
     undercuts_suffered = fields.Integer(metadata={"description": "Gin"})
     avg_deadwood_at_knock = fields.Float(allow_none=True)
@@ -180,7 +182,7 @@ def _path(*names: str) -> list[dict[str, Any]]:
 @blp.response(200, PlayerStatsSchema, example={"player": "ana", "variants": {"gin": {
     "games": 12, "won": 7, "lost": 5, "win_rate": 0.5833, "deals": 96, "deals_won": 51,
     "points_scored": 1210, "points_conceded": 980, "points_per_deal": 12.6, "gins": 6,
-    "knocks": 44, "undercuts_made": 5, "undercuts_suffered": 4,
+    "knocks": 44, "knocks_won": 40, "undercuts_made": 5, "undercuts_suffered": 4,
     "avg_deadwood_at_knock": 6.8, "boxes": 51, "shutouts": 1, "violations": {}}}})
 @problem_responses(blp, 400, 401, 403, 404)
 @blp.doc(summary="A player's statistics, by variant (docs/STATISTICS.md)",

@@ -17,7 +17,7 @@ from .db import Reader, live
 from .rating_reads import caught_up
 
 RUMMY_FIGURES = ("won_out", "won_rummy", "won_blocked", "avg_hand_left_when_losing")
-GIN_FIGURES = ("gins", "knocks", "undercuts_made", "undercuts_suffered",
+GIN_FIGURES = ("gins", "knocks", "knocks_won", "undercuts_made", "undercuts_suffered",
                "avg_deadwood_at_knock", "boxes", "shutouts")
 SORT_KEYS = {"wins": "wins", "win_rate": "win_rate", "points_per_deal": "points_per_deal",
              "games": "games", "rating": "rating", "accuracy": "accuracy",
@@ -143,7 +143,8 @@ def player_stats(store: Reader, player: str, flt: StatsFilter) -> dict[str, dict
         if won:
             figures["deals_won"] += n
             key = {"out": "won_out", "rummy": "won_rummy", "blocked": "won_blocked",
-                   "gin": "gins", "undercut": "undercuts_made"}.get(outcome)
+                   "gin": "gins", "knock": "knocks_won",
+                   "undercut": "undercuts_made"}.get(outcome)
             if key in figures:
                 figures[key] += n
         else:

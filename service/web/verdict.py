@@ -125,7 +125,7 @@ def player_charts(variant: str, figures: dict[str, Any],
     charts = [{"id": f"{variant}-games", "title": f"{variant}: games won and lost",
                "bars": [("won", figures.get("won", 0)), ("lost", figures.get("lost", 0))]}]
     if variant == "gin":
-        ends = [("gin", figures.get("gins", 0)), ("knock", figures.get("knocks", 0)),
+        ends = [("gin", figures.get("gins", 0)), ("knock won", figures.get("knocks_won", 0)),
                 ("undercut made", figures.get("undercuts_made", 0)),
                 ("undercut suffered", figures.get("undercuts_suffered", 0))]
     else:

@@ -74,14 +74,16 @@ def test_gin_figures(client):
     assert ana == {
         "games": 4, "won": 2, "lost": 1, "win_rate": 0.5,  # G4 illegal is not finished
         "deals": 4, "deals_won": 2, "points_scored": 84, "points_conceded": 33,
-        "points_per_deal": 21.0, "gins": 1, "knocks": 3, "undercuts_made": 0,
+        "points_per_deal": 21.0, "gins": 1, "knocks": 3,
+        "knocks_won": 1,  # G1; G3 is undercut, G5 a tie: each deal counted once on the page
+        "undercuts_made": 0,
         "undercuts_suffered": 1, "avg_deadwood_at_knock": 7.0,  # (1 + 10 + 10) / 3
         "boxes": 2, "shutouts": 2, "violations": {"KNOCK_OVER_LIMIT": 1}}
     ben = stats_of(client, "ben")["gin"]
     assert ben == {
         "games": 4, "won": 1, "lost": 2, "win_rate": 0.25, "deals": 4, "deals_won": 1,
         "points_scored": 33, "points_conceded": 84, "points_per_deal": 8.25, "gins": 0,
-        "knocks": 0, "undercuts_made": 1, "undercuts_suffered": 0,
+        "knocks": 0, "knocks_won": 0, "undercuts_made": 1, "undercuts_suffered": 0,
         "avg_deadwood_at_knock": None, "boxes": 1, "shutouts": 1, "violations": {}}
 
 

@@ -487,7 +487,7 @@ def test_the_player_page_charts_the_apis_figures(watched, server):
         assert chart.locator('g.bar[data-label="lost"]').get_attribute("data-value") \
             == str(row["lost"])
         ends = page.locator(f'svg[data-chart="{variant}-ends"] g.bar')
-        key = {"gin": "gins", "knock": "knocks", "out": "won_out", "rummy": "won_rummy",
+        key = {"gin": "gins", "knock won": "knocks_won", "out": "won_out", "rummy": "won_rummy",
                "blocked": "won_blocked", "undercut made": "undercuts_made",
                "undercut suffered": "undercuts_suffered"}
         for bar in ends.all():

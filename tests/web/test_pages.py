@@ -387,7 +387,7 @@ _FIGURE = re.compile(r'<figure class="chart-figure" data-chart-figure="([^"]+)">
 _BAR = re.compile(r'<g class="bar (positive|negative)" data-label="([^"]+)" '
                   r'data-value="([^"]+)">.*?<rect x="([^"]+)" y="[^"]+" width="([^"]+)"'
                   r'.*?<text class="value"[^>]*>([^<]+)</text></g>', re.S)
-_ENDS = {"gin": "gins", "knock": "knocks", "undercut made": "undercuts_made",
+_ENDS = {"gin": "gins", "knock won": "knocks_won", "undercut made": "undercuts_made",
          "undercut suffered": "undercuts_suffered", "out": "won_out", "rummy": "won_rummy",
          "blocked": "won_blocked"}
 
@@ -411,7 +411,7 @@ def test_the_player_charts_have_captions_the_apis_figures_and_negatives_drawn_so
     charts = _charts(_page(client, "/players/ana"))
     expected = {}
     for variant, row in stats.items():
-        ends = [k for k in _ENDS if (k in ("gin", "knock", "undercut made",
+        ends = [k for k in _ENDS if (k in ("gin", "knock won", "undercut made",
                                            "undercut suffered")) == (variant == "gin")]
         expected |= {
             f"{variant}-games": [("won", row["won"]), ("lost", row["lost"])],
@@ -423,6 +423,10 @@ def test_the_player_charts_have_captions_the_apis_figures_and_negatives_drawn_so
                                            for m in months[variant]]}
     assert {ident: [(b["label"], b["value"]) for b in chart["bars"]]
             for ident, chart in charts.items()} == expected
+    # How gin deals end counts each deal once: every deal won, and every undercut
+    # suffered (a knock undercut was counted as a knock too).
+    gin_ends = sum(float(b["value"]) for b in charts["gin-ends"]["bars"])
+    assert gin_ends == stats["gin"]["deals_won"] + stats["gin"]["undercuts_suffered"]
     # ana's sample games include negative figures (rummy-block), so the test bites
     assert any(value < 0 for bars in expected.values() for _, value in bars)
     for chart in charts.values():
