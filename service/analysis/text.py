@@ -10,6 +10,7 @@ from typing import Any
 
 from ..engine.cards import card_name
 from ..engine.model import Game
+from ..engine.words import plural
 from .facts import (
     DISCARD_ERROR,
     FED_CARD,
@@ -81,9 +82,10 @@ def summary_line(player: str, figures: dict[str, Any]) -> str:
     """A player's figures for the game in one line."""
     if not figures["decisions"]:
         return f"{player}: no decision"
-    errors = ", ".join(f"{figures['errors'][k]} {k.replace('_', ' ')}" for k in KINDS
+    errors = ", ".join(plural(figures["errors"][k], k.replace("_", " ")) for k in KINDS
                        if figures["errors"][k] and k != FED_CARD)
-    return (f"{player}: {figures['decisions']} decisions, accuracy {figures['accuracy']}%, "
+    return (f"{player}: {plural(figures['decisions'], 'decision')}, "
+            f"accuracy {figures['accuracy']}%, "
             f"average discard error {figures['average_discard_error']}; "
             f"{errors or 'no error'}; fed {figures['fed_given']}, "
             f"received {figures['fed_received']}")

@@ -32,6 +32,7 @@ from ..analysis.luck import GameLuck, analyse_luck, luck_by_opponent
 from ..engine import load_json, parse_game, verify
 from ..engine.model import Game
 from ..engine.report import Report
+from ..engine.words import plural
 from .db import Reader, live
 from .stats import StatsFilter, _where
 
@@ -533,7 +534,9 @@ def statement(a: str, b: str, games: int, n: int, fed: int, rest_fed: int, rest_
               score: float) -> str:
     """What a pair's figures say, in words: a screen to look at, not a verdict."""
     rate = f"{100 * fed / n:.1f}%" if n else "no decision"
-    rest = f"{100 * rest_fed / rest_n:.1f}%" if rest_n else "no other opponent"
-    return (f"In {games} games, {a} fed {b} {fed} cards in {n} decisions ({rate}), against "
-            f"{rest} to other players; score {score}. A screen to look at, not a verdict: a "
-            "high score says the pair's games deserve a look, not that anyone cheated.")
+    against = (f"against {100 * rest_fed / rest_n:.1f}% to other players" if rest_n
+               else f"and {a} met no other opponent to compare with")
+    return (f"In {plural(games, 'game')}, {a} fed {b} {plural(fed, 'card')} in "
+            f"{plural(n, 'decision')} ({rate}), {against}; score {score}. A screen to look "
+            "at, not a verdict: a high score says the pair's games deserve a look, not that "
+            "anyone cheated.")

@@ -29,7 +29,7 @@ def test_text_names_each_fact_as_people_count(tmp_path):
                         "KS, leaving 31 (discard error 3)")
     assert lines[2] == ("  deal 1, move 2: ana discarded 7S, which ben took and used "
                         "(27 points off their deadwood)")
-    assert lines[3].startswith("  ana: 1 decisions, accuracy 0.0%, average discard error 3.0")
+    assert lines[3].startswith("  ana: 1 decision, accuracy 0.0%, average discard error 3.0")
     # The deal is not finished: no scored deal, no luck counted.
     assert lines[-2:] == ["  ana: luck +0.0 over 0 scored deals; points 0, luck-adjusted 0.0",
                           "  ben: luck +0.0 over 0 scored deals; points 0, luck-adjusted 0.0"]

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import orjson
 import pytest
 
-from service.analysis.facts import analyse
+from service.analysis.facts import KINDS, analyse
 from service.analysis.luck import analyse_luck
 from service.engine import parse_game, verify
 from service.generator import generate_games
@@ -241,3 +241,27 @@ def test_reads_through_the_store_process_count_as_use_and_probes_do_not(tmp_path
         assert catchup.rest_after(0.1) == pytest.approx(0.1 * (1 / BUSY_SHARE - 1))
     finally:
         db.close()
+
+
+def test_the_integrity_statement_counts_in_words():
+    """One game, one card, no other opponent: said as such (it read "In 1 games ... 1
+    cards ... against no other opponent to other players")."""
+    from service.store.analysis import statement
+
+    alone = statement("ana", "ben", 1, 4, 1, 0, 0, 1.5)
+    assert alone.startswith("In 1 game, ana fed ben 1 card in 4 decisions (25.0%), and "
+                            "ana met no other opponent to compare with; score 1.5.")
+    many = statement("ana", "ben", 3, 40, 10, 2, 20, 2.0)
+    assert many.startswith("In 3 games, ana fed ben 10 cards in 40 decisions (25.0%), "
+                           "against 10.0% to other players; score 2.0.")
+
+
+def test_a_players_summary_line_counts_in_words():
+    from service.analysis.text import summary_line
+
+    figures = {"decisions": 1, "accuracy": 0.0, "average_discard_error": 3.0,
+               "errors": {"discard_error": 1}, "fed_given": 0, "fed_received": 0}
+    line = summary_line("ana", figures | {"errors": {k: 0 for k in KINDS} | {"discard_error": 1}})
+    assert line.startswith("ana: 1 decision, accuracy 0.0%") and "1 discard error;" in line
+    figures = figures | {"decisions": 15, "errors": {k: 0 for k in KINDS} | {"discard_error": 15}}
+    assert "15 discard errors;" in summary_line("ana", figures)
