@@ -236,7 +236,10 @@ def test_the_leaderboard_shows_the_figure_it_sorts_by_and_rating_needs_a_variant
     page = client.get("/players?sort=rating", headers=BROWSER)
     assert page.status_code == 400 and page.mimetype == "text/html"
     assert "needs a variant" in page.get_data(as_text=True)
-    assert 'data-key="rating"' not in _page(client, "/players")  # no variant: no column
+    plain = _page(client, "/players")
+    assert 'data-key="rating"' not in plain  # no variant: no column, and not offered
+    assert '<option value="rating"' not in plain and '<option value="wins"' in plain
+    assert '<option value="rating"' in _page(client, "/players?variant=gin")
     api = client.get("/api/v1/players?sort=rating&variant=gin&limit=100").get_json()["players"]
     html = _page(client, "/players?sort=rating&variant=gin")
     assert api, "the gin samples are rated"
