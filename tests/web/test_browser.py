@@ -771,3 +771,32 @@ def test_a_seat_sees_the_hands_laid_down_at_the_show(watched, server, ids):
     sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"1:{last}")
     assert deal["positions"][last]["public"] == deal["players"]
     assert page.locator("#hands svg.card.back").count() == 0
+
+
+_CELLS_PAST_THE_EDGE = """(table) => [...document.querySelectorAll(table + " td")]
+  .filter((td) => td.getBoundingClientRect().right > window.innerWidth + 0.5)
+  .map((td) => td.textContent.trim())"""
+
+
+@pytest.mark.usefixtures("ids")
+def test_the_games_list_and_the_leaderboard_fit_a_phone(browser, server):
+    """At 360 px every cell of the games list and of the leaderboard is on screen, each
+    with its column's name (they were tables whose right-hand columns lay past the
+    screen's edge); at 1280 px they are tables with their heads."""
+    watched = Watched(browser, f"http://127.0.0.1:{server.port}", 360)
+    page = watched.page
+    for path, table in (("/games", "#games"), ("/players?variant=gin", "#leaderboard")):
+        page.set_viewport_size({"width": 360, "height": 900})
+        page.goto(path)
+        assert page.locator(f"{table} tbody tr").count() > 0
+        assert page.evaluate(_CELLS_PAST_THE_EDGE, table) == []
+        assert page.evaluate("document.documentElement.scrollWidth") == 360
+        label = page.locator(f"{table} tbody td").first.evaluate(
+            "(td) => getComputedStyle(td, '::before').content")
+        assert label.strip('"') in ("Game", "Rank")
+        page.set_viewport_size({"width": 1280, "height": 900})
+        assert page.locator(f"{table} thead").is_visible()
+        assert page.locator(f"{table} tbody td").first.evaluate(
+            "(td) => getComputedStyle(td).display") == "table-cell"
+    watched.check()
+    watched.close()
