@@ -205,7 +205,7 @@ def test_the_games_list_filters_and_pages_both_ways(client, ids):
     while path:
         html = _page(client, path.replace("&amp;", "&"))
         pages.append(path)
-        found = re.findall(r'<td><a href="/games/([0-9a-f]+)">', html)
+        found = re.findall(r'<td data-label="Game"><a href="/games/([0-9a-f]+)">', html)
         assert 0 < len(found) <= 4
         seen.extend(found)
         nxt = re.search(r'<a rel="next" href="([^"]+)"', html)
@@ -216,7 +216,7 @@ def test_the_games_list_filters_and_pages_both_ways(client, ids):
     back = []
     while (prev := re.search(r'<a rel="prev" href="([^"]+)"', html)):
         html = _page(client, prev.group(1).replace("&amp;", "&"))
-        back.append(re.findall(r'<td><a href="/games/([0-9a-f]+)">', html))
+        back.append(re.findall(r'<td data-label="Game"><a href="/games/([0-9a-f]+)">', html))
     assert [g for page in reversed(back) for g in page] == seen[:sum(map(len, back))]
     assert len(back) == len(pages) - 1
 
@@ -582,7 +582,7 @@ def test_the_games_list_marks_a_game_without_a_played_time(client, ids):
     html = _page(client, "/games?limit=100")
     api = client.get("/api/v1/games?limit=100").get_json()["games"]
     assert api and all(g["played_at"] is None for g in api)  # the samples give none
-    cells = re.findall(r'<td class="played">(.*?)</td>', html)
+    cells = re.findall(r'<td data-label="Played" class="played">(.*?)</td>', html)
     assert cells == [f'<span aria-hidden="true">—</span> <small class="uploaded">uploaded '
                      f'{g["uploaded_at"]}</small>' for g in api]
 
@@ -607,8 +607,8 @@ def test_the_games_lists_until_date_includes_its_day(tmp_path):
             stored[stem] = answer.get_json()["id"]
 
         def listed(query):
-            return set(re.findall(r'<td><a href="/games/([0-9a-f]+)">', _page(client,
-                                                                           f"/games?{query}")))
+            return set(re.findall(r'<td data-label="Game"><a href="/games/([0-9a-f]+)">',
+                                  _page(client, f"/games?{query}")))
 
         assert listed("until=2026-03-01") == {stored["gin-01"], stored["rummy-01"]}
         assert listed("since=2026-03-01&until=2026-03-01") == {stored["gin-01"]}
@@ -621,7 +621,7 @@ def test_the_games_lists_until_date_includes_its_day(tmp_path):
         assert 'value="2026-03-01" aria-describedby="until-note"' in html
         assert "both included" in html
         assert "2026-03-01T23:30:00Z" in html and "uploaded" not in re.search(
-            r'<td class="played">(.*?)</td>', html).group(1)
+            r'<td data-label="Played" class="played">(.*?)</td>', html).group(1)
     finally:
         close_app(app)
 
