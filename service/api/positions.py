@@ -87,6 +87,11 @@ class DealPositionsSchema(Schema):
                          metadata={"description": "The deal's recomputed points, once over"})
     scores_before = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
     scores_after = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    final = fields.Dict(keys=fields.String(), values=fields.Integer(), allow_none=True,
+                        metadata={"description": "On the last deal of a game that has a "
+                                  "winner: the game's totals by side with what is added at "
+                                  "its end (gin: boxes, game bonus, shutouts), as the game's "
+                                  "report gives them; null otherwise"})
     links = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
 
 
@@ -105,6 +110,7 @@ EXAMPLE = {
         "discard_pile": ["TD"], "melds": []}],
     "stopped_by": None, "outcome": "knock", "winner": "ana", "points": {"ana": 19, "ben": 0},
     "scores_before": {"ana": 0, "ben": 0}, "scores_after": {"ana": 19, "ben": 0},
+    "final": {"ana": 139, "ben": 0},  # the game's one deal: 19, a box of 20, a shutout of 100
     "links": {"game": f"{PREFIX}/games/{EXAMPLE_ID}",
               "state": f"{PREFIX}/games/{EXAMPLE_ID}/deals/0/moves/{{move}}/state"}}
 

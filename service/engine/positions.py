@@ -34,8 +34,9 @@ from .model import (
     Move,
 )
 from .replay import verify
+from .report import MISMATCH, VALID
 from .rummy import RummyTable
-from .state import NoSuchPosition
+from .state import NoSuchPosition, held
 from .table import Table
 from .words import plural
 
@@ -93,7 +94,7 @@ def public_words(move: Move, table: Table) -> str:
 def _arranged(table: Table, seat: int) -> dict[str, Any]:
     """A hand as a person holds it: the melds of its best arrangement, then the rest
     (deadwood), each sorted by suit and rank."""
-    mask = table.hands[seat]
+    mask = held(table, seat)
     _, melds = best_arrangement(mask, table.rules.ace, table.points)
     rest = mask & ~mask_of(c for meld in melds for c in cards_of(meld))
     return {"melds": [_codes(meld) for meld in melds], "rest": _codes(rest),
@@ -140,7 +141,9 @@ def deal_positions(game: Game, deal_index: int) -> dict[str, Any]:
     after the k-th move, up to the end or to the illegal move that stopped the replay
     (``stopped_by``: its 0-based ``move``, None for a problem of the deal as a whole,
     ``code`` and ``message``; that move's position is the table as it found it).
-    ``scores`` are the totals before the deal, and after it once it is over."""
+    ``scores`` are the totals before the deal, and after it once it is over; ``final``,
+    on the last deal of a game that has a winner, the game's totals with its end
+    bonuses (gin's boxes, game bonus and shutouts), else None."""
     if not 0 <= deal_index < len(game.deals):
         raise NoSuchPosition(f"the game has {plural(len(game.deals), 'deal')}")
     deal = game.deals[deal_index]
@@ -175,6 +178,8 @@ def deal_positions(game: Game, deal_index: int) -> dict[str, Any]:
             owners.append(table.name(move.player))
         positions.append(_snapshot(table, owners))
     over = stopped is None and result.outcome is not None
+    if over:
+        positions[-1]["to_move"] = None  # the deal is over: nobody is to move
     if over and result.outcome != VOID:
         # The deal is scored by counting every hand: all are laid down at the end.
         positions[-1]["public"] = [players[s] for s in table.order]
@@ -182,6 +187,11 @@ def deal_positions(game: Game, deal_index: int) -> dict[str, Any]:
     if over:
         for player, points in result.points.items():
             after[player] += points
+    # The game's last deal, the game over: its totals with what is added at the end
+    # (gin's boxes, game bonus and shutouts), the figures the game page shows.
+    ended = (over and deal_index == len(game.deals) - 1 and report.status in (VALID, MISMATCH)
+             and report.totals["winner"] is not None)
+    final = report.totals.get("teams") or report.totals["points"] if ended else None
     return {
         "deal": deal_index,
         "players": [players[s] for s in table.order],
@@ -196,4 +206,5 @@ def deal_positions(game: Game, deal_index: int) -> dict[str, Any]:
         "points": result.points if over else None,
         "scores_before": before,
         "scores_after": after,
+        "final": dict(final) if final is not None else None,
     }

@@ -25,6 +25,20 @@ def _cards(mask: int) -> list[str]:
     return [card_name(c) for c in range(52) if mask >> c & 1]
 
 
+def held(table: Table, seat: int) -> int:
+    """The cards a player still holds in front of them: in gin, once a knock is made,
+    the knocker's declared melds lie on the table and the cards the defender laid off
+    lie on them, so neither is shown in its hand as well."""
+    mask = table.hands[seat]
+    if isinstance(table, GinTable) and table.knocker is not None:
+        if seat == table.knocker:
+            for meld, _ in table.knock_melds:
+                mask &= ~meld
+        else:
+            mask &= ~table.laid_off
+    return mask
+
+
 def _melds(table: Table) -> list[dict[str, Any]]:
     if isinstance(table, GinTable):
         owner = table.name(table.knocker) if table.knocker is not None else None
@@ -78,8 +92,8 @@ def state_after(game: Game, deal_index: int, move_index: int) -> dict[str, Any]:
         "deal": deal_index,
         "move": move_index,
         "players": [names[s] for s in table.order],
-        "to_move": None if table.ended else names[table.to_move],
-        "hands": {names[s]: _cards(table.hands[s]) for s in table.order},
+        "to_move": None if table.ended or ended else names[table.to_move],
+        "hands": {names[s]: _cards(held(table, s)) for s in table.order},
         "hand_values": table.hand_values(),
         "stock_count": table.stock_count,
         "discard_top": card_name(table.pile[-1]) if table.pile else None,

@@ -11,7 +11,7 @@ from service.engine import load_json, parse_game
 from service.engine.cards import card_name
 from service.engine.positions import deal_positions
 from service.engine.replay import verify
-from service.engine.state import NoSuchPosition, state_after, table_after
+from service.engine.state import NoSuchPosition, held, state_after, table_after
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "sample_logs").glob("*.json"))
 
@@ -40,12 +40,20 @@ def test_every_position_is_the_table_replayed_to_it(path):
         for k, position in enumerate(positions):
             table, problem = table_after(game, d, k - 1)
             names = game.players
+            in_hands = []
             for seat in table.order:
                 hand = position["hands"][names[seat]]
                 shown = [c for meld in hand["melds"] for c in meld] + hand["rest"]
                 assert sorted(shown) == sorted(card_name(c) for c in range(52)
-                                               if table.hands[seat] >> c & 1)
-                assert hand["count"] == table.hands[seat].bit_count() == len(shown)
+                                               if held(table, seat) >> c & 1)
+                assert hand["count"] == held(table, seat).bit_count() == len(shown)
+                in_hands += shown
+            if game.rules.is_gin:  # after a knock: each card once, in a hand or on the table
+                on_table = [c for meld in position["melds"] for c in meld["cards"]]
+                assert not set(in_hands) & set(on_table)
+                assert sorted(in_hands + on_table) == sorted(
+                    card_name(c) for seat in table.order for c in range(52)
+                    if table.hands[seat] >> c & 1)
             assert position["stock_count"] == table.stock_count
             assert position["discard_pile"] == [card_name(c) for c in table.pile]
             assert position["discard_top"] == (card_name(table.pile[-1]) if table.pile
@@ -60,6 +68,8 @@ def test_every_position_is_the_table_replayed_to_it(path):
         last = state_after(game, d, len(positions) - 2)
         assert answer["scores_after"] == last["scores"]
         assert answer["outcome"] == last["outcome"]
+        if answer["outcome"] is not None:  # the deal is over: nobody is to move
+            assert positions[-1]["to_move"] is None and last["to_move"] is None
 
 
 def test_melds_on_the_table_name_who_laid_them():

@@ -800,3 +800,31 @@ def test_the_games_list_and_the_leaderboard_fit_a_phone(browser, server):
             "(td) => getComputedStyle(td).display") == "table-cell"
     watched.check()
     watched.close()
+
+
+def test_a_gin_games_last_position_shows_each_card_once_and_the_final_totals(
+        watched, server, ids):
+    """At the end of gin-01's last deal nobody is to move, the knocker's melds are on the
+    table and not in their hand as well, and the scores end with the game's totals with
+    its boxes and bonuses, those of the game page (the replay said the knocker was to
+    move, showed their melds twice and left the bonuses out)."""
+    page = watched.page
+    game_id = ids["gin-01"]
+    game = api(server, f"/games/{game_id}")
+    last_deal = len(game["report"]["deals"])
+    deal = api(server, f"/games/{game_id}/deals/{last_deal - 1}/positions")
+    last = len(deal["positions"]) - 1
+    page.goto(f"/games/{game_id}/replay#deal={last_deal}&move={last}")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position",
+                                                            f"{last_deal}:{last}")
+    assert page.locator("#hands .to-move").count() == 0
+    assert "to move" not in page.locator("#hands").inner_text()
+    hands = page.locator("#hands svg.card").evaluate_all(
+        "(cards) => cards.map((c) => c.dataset.card)")
+    on_table = page.locator("#table-melds svg.card").evaluate_all(
+        "(cards) => cards.map((c) => c.dataset.card)")
+    assert on_table and not set(hands) & set(on_table)
+    totals = game["report"]["totals"]
+    final = {row.get_attribute("data-side"): int(row.locator("td").inner_text())
+             for row in page.locator("#scores tr.final").all()}
+    assert final == (totals.get("teams") or totals["points"]) == deal["final"]

@@ -165,6 +165,20 @@ function renderMiddle(position, data, last) {
   row0.append(text("td", caption, "hint"));
   row0.firstChild.colSpan = 3;
   body.prepend(row0);
+  if (over && data.final) {
+    // The game is over: its totals with what is added at its end, as the game page shows.
+    const head = document.createElement("tr");
+    head.append(text("td", "game over: totals with boxes and bonuses", "hint"));
+    head.firstChild.colSpan = 3;
+    body.append(head);
+    for (const [side, points] of Object.entries(data.final)) {
+      const tr = document.createElement("tr");
+      tr.className = "final";
+      tr.dataset.side = side;
+      tr.append(text("th", side), text("td", String(points)));
+      body.append(tr);
+    }
+  }
 }
 
 function renderSeats(data, seat) {
