@@ -232,6 +232,8 @@ class _GameReplay:
             totals["teams"] = dict(zip(self.sides, side_totals, strict=True))
         else:
             totals["points"] = dict(zip(self.sides, side_totals, strict=True))
+        if self.any_illegal:  # an illegal game has no result: nobody won it, by nothing
+            winner, margin = None, 0
         totals["winner"] = self.sides[winner] if winner is not None else None
         totals["margin"] = margin
         totals["claimed"] = self.game.claimed

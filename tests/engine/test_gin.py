@@ -41,6 +41,19 @@ def test_game_bonuses_are_added_at_the_end():
     assert report["totals"]["points"] == {"ana": 19 + 25 + 100, "ben": 0}
 
 
+def test_an_illegal_game_has_no_winner_and_no_margin():
+    # Deal 1: ana knocks, 19.  Deal 2: ana knocks over the limit.  The points of the
+    # deals that could be scored stay, but the game has no result: nobody won it.
+    deals = [deal("ben", {"ana": ANA, "ben": BEN}, "TD", KNOCK),
+             deal("ana", {"ana": ANA, "ben": BEN}, "TD",  # ben declares one meld: 17 left
+                  ["ben ds AH", "ben knock JS | 5C 6C 7C 8C 9C"])]
+    report = check(game("gin", ["ana", "ben"], deals, rules={"target": None}))
+    assert report["status"] == "illegal"
+    assert codes(report) == [(1, 1, "KNOCK_OVER_LIMIT")]
+    assert report["totals"]["points"]["ana"] >= 19
+    assert (report["totals"]["winner"], report["totals"]["margin"]) == (None, 0)
+
+
 def test_bonuses_wait_for_the_end_of_the_game():
     report = check(gin_game(KNOCK, rules={"target": 100}))
     assert report["status"] == "incomplete"
