@@ -67,6 +67,22 @@ def test_a_malformed_chunked_body_is_a_400_problem_and_closes_the_connection(ser
     assert headers["Connection"] == "close"  # where the next request starts is unknown
 
 
+def test_a_batch_whose_chunked_body_turns_malformed_ends_with_a_400_line(server):
+    """A batch answers the lines read whole before the framing broke, then a 400 problem
+    line, where gunicorn answered an HTML page of its own instead of the batch's answer."""
+    line = LOG.replace(b"\n", b" ") + b"\n"
+    head = (b"POST /api/v1/games/batch HTTP/1.1\r\nHost: test\r\n"
+            b"Content-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n")
+    body = b"%x\r\n%s\r\nzz\r\n" % (len(line), line)
+    status, headers, text = exchange(server.port, head + body)
+    assert status == 200 and headers["Connection"] == "close", text[:300]
+    *answered, last = (json.loads(part) for part in text.splitlines())
+    assert all("id" in result for result in answered), answered
+    assert last["error"]["status"] == 400, last
+    assert last["error"]["type"] == "/problems/bad-request"
+    assert last["error"]["detail"].startswith("the chunked body cannot be read")
+
+
 def test_a_well_formed_chunked_upload_still_goes_through(server):
     chunks = b"".join(b"%x\r\n%s\r\n" % (len(part), part)
                       for part in (LOG[:1000], LOG[1000:]))
