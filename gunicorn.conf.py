@@ -32,6 +32,15 @@ worker_class = "service.http_worker.LingeringThreadWorker"
 linger_seconds()  # a bad RUMMY_KEEPALIVE_LINGER_MS stops the start with its reason
 read_timeouts()  # and so does a bad RUMMY_HEADER_TIMEOUT_S or RUMMY_BODY_TIMEOUT_S
 threads = int(os.environ.get("RUMMY_THREADS", "32"))
+# What gunicorn reads of a request's head, each over its limit answered with a problem
+# (414, 431) by the worker.  Above nginx's (deploy/nginx.conf: a request line or a header
+# field fits in one of its 8 KiB buffers), so that a request nginx passes on is never
+# refused for its head by gunicorn: the request line is passed on as it came, but a
+# header field may grow on its way (nginx writes "Name: value", and appends the
+# client's address to X-Forwarded-For).  nginx does not count header fields.
+limit_request_line = 8190  # bytes without its CRLF: gunicorn's largest
+limit_request_fields = 100
+limit_request_field_size = 16384  # bytes of a header field line with its CRLF
 preload_app = False
 timeout = int(os.environ.get("RUMMY_TIMEOUT", "120"))
 graceful_timeout = 30

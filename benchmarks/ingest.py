@@ -43,15 +43,28 @@ class Connection:
     """A lean HTTP/1.1 keep-alive client: the clients share the machine with the
     service, and the standard library's client took 0.35-0.45 ms of CPU per request
     here, against 0.13-0.19 ms for this one.  It still reads every answer whole: status
-    line, headers, then the body by Content-Length or chunk by chunk."""
+    line, headers, then the body by Content-Length or chunk by chunk, and connects again
+    after an answer saying ``Connection: close`` (a batch answered before its body was
+    read whole)."""
 
     def __init__(self, port: int):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=300)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.port = port
         self.head = f"Host: 127.0.0.1:{port}\r\n".encode()
+        self._connect()
+
+    def _connect(self) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=300)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.buffer = b""
+        self.closing = False
+
+    def _open(self) -> None:
+        if self.closing:
+            self.sock.close()
+            self._connect()
 
     def post(self, path: str, body: bytes, content_type: str) -> tuple[int, bytes]:
+        self._open()
         self.sock.sendall(b"".join((
             f"POST {path} HTTP/1.1\r\n".encode(), self.head,
             f"Content-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n".encode(),
@@ -59,6 +72,7 @@ class Connection:
         return self._answer()
 
     def get(self, path: str) -> tuple[int, bytes]:
+        self._open()
         self.sock.sendall(f"GET {path} HTTP/1.1\r\n".encode() + self.head + b"\r\n")
         return self._answer()
 
@@ -69,6 +83,7 @@ class Connection:
         for line in header.split(b"\r\n")[1:]:
             name, _, value = line.partition(b":")
             fields[name.strip().lower()] = value.strip()
+        self.closing = fields.get(b"connection", b"").lower() == b"close"
         if fields.get(b"transfer-encoding", b"").lower() == b"chunked":
             chunks = []
             while size := int(self._until(b"\r\n").split(b";")[0], 16):

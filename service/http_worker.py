@@ -26,6 +26,13 @@ free: a connection that keeps a thread busy never keeps a request of another cli
 waiting for one.  ``RUMMY_KEEPALIVE_LINGER_MS=0`` turns it off (plain gunicorn
 behaviour).
 
+Requests.  The worker's connections make the requests of ``service/http_requests.py``:
+an answer that starts before its request's body was read whole closes the connection
+(nginx reused it for another client's upload, which then failed with 502), a malformed
+chunked body is a 400 for the app, not a 500, and a request the worker cannot read
+(request line or header fields over their limits, a malformed head, a transfer coding
+other than chunked) is answered with a problem, as the app would, not an HTML page.
+
 Both rest on gunicorn's threaded worker as it is in the versions pyproject.toml allows:
 its connection (``TConn``) and ``accept``, ``handle``, ``handle_request``,
 ``handle_error`` and ``handle_quit`` (made safe against a second quit signal arriving
@@ -45,9 +52,12 @@ import time
 from typing import Any
 
 import orjson
+from gunicorn.http.parser import RequestParser
 from gunicorn.http.unreader import SocketUnreader
 from gunicorn.workers.gthread import TConn, ThreadWorker
 from werkzeug.exceptions import RequestTimeout
+
+from .http_requests import problem_answer, request_error, serve_requests
 
 DEFAULT_LINGER_MS = 10.0
 DEFAULT_HEADER_TIMEOUT_S = 10.0
@@ -170,6 +180,8 @@ class TimedConnection(TConn):
             timed = TimedReader(reader.sock, *self.timeouts)
             timed.buf = reader.buf  # bytes read ahead (by an HTTP/2 preface check)
             self.parser.unreader = timed
+        if fresh and type(self.parser) is RequestParser:
+            serve_requests(self.parser)
 
 
 def timed_reader(conn: Any) -> TimedReader | None:
@@ -271,11 +283,28 @@ class LingeringThreadWorker(ThreadWorker):
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         if not isinstance(exc, RequestReadTimeout):
-            super().handle_error(req, client, addr, exc)
+            self._answer_unread(req, client, addr, exc)
             return
         with contextlib.suppress(OSError):  # gone, or not reading: nothing to tell
             client.setblocking(False)  # never wait on a client that does not read
             client.sendall(timeout_answer(exc.description or ""))
+
+    def _answer_unread(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        """gunicorn's ``handle_error`` (its log lines, its statuses), answering a problem
+        instead of an HTML page: a request the worker could not read, or an error of the
+        server's own outside the app (500)."""
+        from .api.problems import INTERNAL_ERROR
+
+        error = request_error(exc, self.cfg)
+        if error is None:
+            target = " ".join(str(part) for part in (getattr(req, "method", None),
+                                                     getattr(req, "uri", None)) if part)
+            self.log.exception("Error handling request %s", target or "(no URI read)")
+            error = 500, INTERNAL_ERROR, "an unexpected error occurred; it has been logged"
+        else:
+            self.log.warning("Invalid request from ip=%s: %s", _ip(addr), exc)
+        with contextlib.suppress(OSError):  # gone: nothing to tell
+            client.sendall(problem_answer(*error))
 
     def _next_request_arrives(self, conn: Any) -> bool:
         """Whether the connection's next request is here, or arrives within the linger

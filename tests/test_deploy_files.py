@@ -150,6 +150,22 @@ def test_nginx_limits_match_the_service(monkeypatch):
     assert idle.endswith("s") and int(idle[:-1]) < keepalive
 
 
+def test_the_heads_nginx_passes_on_are_within_gunicorns_limits(monkeypatch):
+    """nginx refuses a request line or a header field that does not fit one of its large
+    buffers, CRLF included; gunicorn's limits are no lower (a header field with room for
+    the ", address" nginx appends to X-Forwarded-For), so gunicorn never refuses the head
+    of a request nginx passed on, but for its number of fields, which nginx does not
+    count."""
+    monkeypatch.setenv("PORT", "8123")
+    settings = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    [[_, size]] = nginx_values("large_client_header_buffers", SERVER)
+    assert size.endswith("k")
+    longest = (int(size[:-1]) << 10) - len("\r\n")
+    assert settings["limit_request_line"] >= longest  # without its CRLF
+    assert settings["limit_request_field_size"] >= longest + len("\r\n") + 64  # with it
+    assert settings["limit_request_fields"] >= 100
+
+
 def test_nginx_buffers_requests_and_streams_only_the_batch_answer():
     assert nginx_values("proxy_request_buffering", SERVER) == [["on"]]
     assert nginx_values("proxy_buffering", SERVER) == [["on"]]
@@ -182,7 +198,7 @@ def test_nginx_answers_its_own_errors_as_the_services_problems():
                            "detail": problem["detail"]}
         assert kind_of_status(status) in PROBLEM_TYPES
         answered.add(status)
-    assert {400, 408, 413, 414, 431, 502, 504} <= answered
+    assert {400, 405, 408, 413, 414, 431, 501, 502, 504, 505} <= answered
     assert set(status for status, _ in pages.values()) == answered
 
 

@@ -15,6 +15,7 @@ import pytest
 from gunicorn.config import Config
 from gunicorn.http.parser import RequestParser
 
+from service.http_requests import MalformedBody, serve_requests
 from service.http_worker import (
     LingeringThreadWorker,
     RequestReadTimeout,
@@ -185,6 +186,49 @@ def test_reads_after_the_request_are_gunicorns_alone(pair):
     threading.Timer(0.3, client.sendall, args=(b"late",)).start()
     assert reader.chunk() == b"late"
     assert reader.timed_out is None
+
+
+# The requests the worker's connections make (service/http_requests.py), read by
+# gunicorn's own parser.
+
+def served(sock: socket.socket) -> RequestParser:
+    sock.settimeout(5)  # a read that would wait fails the test instead
+    parser = RequestParser(Config(), sock, ("127.0.0.1", 0))
+    serve_requests(parser)
+    return parser
+
+
+CHUNKED = b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+def test_an_answer_before_the_body_is_read_whole_closes_the_connection(pair):
+    ours, client = pair
+    client.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody")
+    request = next(served(ours))
+    assert request.should_close()  # asked as the answer's head is written
+    assert request.body.read() == b"body"
+    assert request.should_close()  # and it stays so: the answer said close
+
+
+def test_a_body_read_whole_keeps_the_connection(pair):
+    ours, client = pair
+    parser = served(ours)
+    client.sendall(CHUNKED + b"4\r\nbody\r\n0\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    request = next(parser)
+    assert request.body.read() == b"body"
+    assert not request.should_close()
+    assert not next(parser).should_close()  # no body: read whole at once
+
+
+def test_a_chunk_line_ended_by_a_bare_lf_is_refused_without_waiting(pair):
+    ours, client = pair
+    client.sendall(CHUNKED + b"4\nbody\n0\n\n")
+    request = next(served(ours))
+    with pytest.raises(MalformedBody, match="bare LF"):
+        request.body.read()
+    with pytest.raises(MalformedBody):  # again: the body never seems to end
+        request.body.read()
+    assert request.should_close()
 
 
 def test_read_timeout_settings(monkeypatch):

@@ -5,8 +5,8 @@ Every 4xx and 5xx, whether raised by a view (:class:`Problem`), by Flask/Werkzeu
 bug, leaves as ``application/problem+json`` with a stable ``type``.  Unexpected
 exceptions are logged with their traceback and answered with a generic 500: a stack
 trace never reaches the client.  The same types name the errors answered before the
-app: a request whose head stalls (408, by the gunicorn worker, service/http_worker.py)
-and the proxy's own (deploy/nginx.conf).
+app: those of the gunicorn worker (service/http_worker.py), a request whose head stalls
+(408) or cannot be read (400, 414, 431, 501), and the proxy's own (deploy/nginx.conf).
 """
 
 from __future__ import annotations
@@ -36,15 +36,18 @@ GAME_DELETED = "game-deleted"  # 410 reading a deleted game; 409 uploading its l
 NOT_ACCEPTABLE = "not-acceptable"  # 406
 REQUEST_TIMEOUT = "request-timeout"  # 408: the client stopped sending its request
 PAYLOAD_TOO_LARGE = "payload-too-large"  # 413
-URI_TOO_LONG = "uri-too-long"  # 414: by the proxy (deploy/nginx.conf)
+URI_TOO_LONG = "uri-too-long"  # 414: by the worker or the proxy, before the app
 UNSUPPORTED_MEDIA_TYPE = "unsupported-media-type"  # 415
 VALIDATION_ERROR = "validation-error"  # 422: the log does not have the rummy-log/1 shape
 BATCH_STOPPED = "batch-stopped"  # 422: a batch ended early by its malformed lines
-HEADER_FIELDS_TOO_LARGE = "header-fields-too-large"  # 431: by the proxy
+EXPECTATION_FAILED = "expectation-failed"  # 417: by the worker, an Expect it cannot meet
+HEADER_FIELDS_TOO_LARGE = "header-fields-too-large"  # 431: by the worker or the proxy
 INTERNAL_ERROR = "internal-error"  # 500
+NOT_IMPLEMENTED = "not-implemented"  # 501: a transfer coding (or method) not supported
 BAD_GATEWAY = "bad-gateway"  # 502: by the proxy, the service not reachable
 DATABASE_UNAVAILABLE = "database-unavailable"  # 503
 GATEWAY_TIMEOUT = "gateway-timeout"  # 504: by the proxy, the service not answering
+HTTP_VERSION_NOT_SUPPORTED = "http-version-not-supported"  # 505: by the proxy
 DEGRADED = "degraded"  # 503: /healthz, the database answers but the last write failed
 STORE_BUSY = "store-busy"  # 503: too many games wait to be written; try again shortly
 VERIFIER_UNAVAILABLE = "verifier-unavailable"  # 503: a batch line whose verifying process ended
@@ -52,15 +55,17 @@ VERIFIER_UNAVAILABLE = "verifier-unavailable"  # 503: a batch line whose verifyi
 _BY_STATUS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUND,
               405: METHOD_NOT_ALLOWED, 406: NOT_ACCEPTABLE, 408: REQUEST_TIMEOUT,
               413: PAYLOAD_TOO_LARGE, 414: URI_TOO_LONG, 415: UNSUPPORTED_MEDIA_TYPE,
-              422: VALIDATION_ERROR, 431: HEADER_FIELDS_TOO_LARGE, 500: INTERNAL_ERROR,
-              502: BAD_GATEWAY, 503: DATABASE_UNAVAILABLE, 504: GATEWAY_TIMEOUT}
+              417: EXPECTATION_FAILED, 422: VALIDATION_ERROR, 431: HEADER_FIELDS_TOO_LARGE,
+              500: INTERNAL_ERROR, 501: NOT_IMPLEMENTED, 502: BAD_GATEWAY,
+              503: DATABASE_UNAVAILABLE, 504: GATEWAY_TIMEOUT, 505: HTTP_VERSION_NOT_SUPPORTED}
 
 PROBLEM_TYPES: tuple[str, ...] = (
     BAD_REQUEST, INVALID_PARAMETER, INVALID_CURSOR, UNAUTHORIZED, FORBIDDEN, NOT_FOUND,
     NO_SUCH_POSITION, METHOD_NOT_ALLOWED, READ_ONLY, GAME_DELETED, NOT_ACCEPTABLE, REQUEST_TIMEOUT,
-    PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE, VALIDATION_ERROR, BATCH_STOPPED,
-    HEADER_FIELDS_TOO_LARGE, INTERNAL_ERROR, BAD_GATEWAY, DATABASE_UNAVAILABLE, GATEWAY_TIMEOUT,
-    DEGRADED, STORE_BUSY, VERIFIER_UNAVAILABLE)
+    PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE, EXPECTATION_FAILED,
+    VALIDATION_ERROR, BATCH_STOPPED, HEADER_FIELDS_TOO_LARGE, INTERNAL_ERROR, NOT_IMPLEMENTED,
+    BAD_GATEWAY, DATABASE_UNAVAILABLE, GATEWAY_TIMEOUT, HTTP_VERSION_NOT_SUPPORTED, DEGRADED,
+    STORE_BUSY, VERIFIER_UNAVAILABLE)
 
 # What a validation problem lists of a document's errors: its answer stays small however
 # many fields are wrong and however long the keys the document invented.

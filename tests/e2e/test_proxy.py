@@ -14,6 +14,7 @@ import pytest
 
 from .proxy import NGINX, Nginx
 from .server import ROOT, Server, free_port
+from .test_edge_errors import UNREADABLE, exchange
 
 if NGINX is None and os.environ.get("CI"):
     pytest.fail("nginx is not installed; .ci/run installs it", pytrace=False)
@@ -163,6 +164,100 @@ def test_the_proxys_own_errors_are_problems(service):
 
     status, headers, body = request(proxy.port, "GET", "/_errors/502")  # internal only
     assert status == 404 and problem(404, headers, body)["type"] == "/problems/not-found"
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """One service behind one proxy for the tests that leave nothing behind but their
+    uploads."""
+    directory = tmp_path_factory.mktemp("proxied")
+    server = Server(directory / "rummy.duckdb",
+                    env={"RUMMY_WORKERS": "1", "RUMMY_THREADS": str(THREADS)}).start()
+    proxy = Nginx(directory / "nginx", server.port)
+    try:
+        proxy.start()
+        yield server, proxy
+    finally:
+        proxy.stop()
+        server.stop()
+
+
+@pytest.mark.parametrize("case", list(UNREADABLE))
+def test_requests_gunicorn_cannot_read_are_problems_through_the_proxy_too(shared, case):
+    """Refused by nginx itself with the same problem, or, for more header fields than
+    gunicorn takes (nginx does not count them), by gunicorn through nginx.  A header line
+    without a colon is dropped by nginx (``ignore_invalid_headers``): served."""
+    _, proxy = shared
+    expected, kind, head = UNREADABLE[case]
+    status, headers, body = exchange(proxy.port, head)
+    if case == "header-without-colon":
+        assert status == 200, body[:300]
+        return
+    assert status == expected, body[:300]
+    assert problem(status, headers, body)["type"] == f"/problems/{kind}"
+
+
+def test_the_proxys_limits_are_below_gunicorns(shared):
+    """The longest request line and header field nginx passes on reach the app; one byte
+    more is refused by nginx, never by gunicorn (its limits are no lower)."""
+    _, proxy = shared
+    for size, expected in ((8190, 200), (8191, 414)):
+        line = b"GET /api/v1/healthz?" + b"a" * (size - 29) + b" HTTP/1.1"
+        status, headers, body = exchange(proxy.port, line + b"\r\nHost: t\r\n\r\n")
+        assert status == expected, body[:300]
+    for size, expected in ((8190, 200), (8191, 431)):
+        for name in (b"X-Big: ", b"X-Forwarded-For:"):  # nginx adds to X-Forwarded-For
+            field = name + b"b" * (size - len(name))
+            status, headers, body = exchange(
+                proxy.port, b"GET /api/v1/healthz HTTP/1.1\r\nHost: t\r\n" + field
+                + b"\r\n\r\n")
+            assert status == expected, body[:300]
+            if expected != 200:
+                assert problem(status, headers, body)["detail"] == \
+                    "a header field is longer than 8190 bytes"
+
+
+@pytest.mark.parametrize(("request_head", "expected", "kind"), [
+    (b"TRACE /api/v1/healthz HTTP/1.1\r\nHost: t\r\n\r\n", 405, "method-not-allowed"),
+    (b"POST /api/v1/games HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+     501, "not-implemented"),
+    (b"GET /api/v1/healthz HTTP/2.5\r\nHost: t\r\n\r\n", 505, "http-version-not-supported"),
+    (b"GET /api/v1/healthz HTTP/1.1\r\n\r\n", 400, "bad-request"),  # no Host
+], ids=["405-trace", "501-transfer-coding", "505-version", "400-no-host"])
+def test_the_proxys_405_501_and_505_are_problems(shared, request_head, expected, kind):
+    _, proxy = shared
+    status, headers, body = exchange(proxy.port, request_head)
+    assert status == expected, body[:300]
+    assert problem(status, headers, body)["type"] == f"/problems/{kind}"
+
+
+REFUSED_PAIRS = 30
+
+
+def test_a_refused_upload_never_makes_another_clients_upload_fail(shared):
+    """gunicorn refuses an upload without reading its body (its media type, its coding,
+    its declared size); nginx, which then reused the connection for another client's
+    upload, had it fail with 502 in 4 to 6 pairs of 10 (a POST is not sent again).  The
+    refusal now closes the connection: every other upload goes through."""
+    _, proxy = shared
+    body = b"x" * 200_000  # over the 64 KiB gunicorn drains before reusing a connection
+    refusals = [
+        ({"Content-Type": "text/plain"}, body, 415),
+        ({"Content-Type": "application/json", "Content-Encoding": "br"}, body, 415),
+        ({"Content-Type": "application/json"}, body * 6, 413),  # over 1 MiB
+    ]
+    log = (ROOT / "sample_logs" / "gin-01.json").read_bytes()
+    victims = []
+    for k in range(REFUSED_PAIRS):
+        headers, refused_body, refused = refusals[k % len(refusals)]
+        status, _, answer = request(proxy.port, "POST", "/api/v1/games", refused_body,
+                                    headers, timeout=10)
+        assert status == refused, answer[:300]
+        status, _, answer = request(proxy.port, "POST", "/api/v1/games", log,
+                                    {"Content-Type": "application/json"}, timeout=10)
+        victims.append(status)
+    assert victims.count(502) == 0, victims
+    assert set(victims) <= {200, 201}, victims
 
 
 def test_a_service_that_is_down_is_a_502_problem(tmp_path):
