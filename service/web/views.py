@@ -4,11 +4,13 @@ page takes the filters the API takes."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
 import orjson
 from flask import abort, redirect, render_template, request, url_for
+from markupsafe import Markup
 from marshmallow import EXCLUDE, ValidationError
 
 from ..api import index
@@ -119,9 +121,20 @@ def api_url(path: str) -> str:
     return request.script_root + PREFIX + path
 
 
+_INSTANT = re.compile(r"(\d{4,}-\d\d-\d\d)T(\d\d:\d\d)")
+
+
 @blp.app_template_filter("when")
-def _when(value: Any) -> str:
-    return utc_text(value) or "—"
+def _when(value: Any) -> Markup | str:
+    """A stored time as a ``<time>`` element: its instant in UTC for machines, and to
+    the minute for people (``2026-03-01 23:30 UTC``), which the page's script shows in
+    the browser's own time zone."""
+    text = utc_text(value)
+    if text is None:
+        return "—"
+    m = _INSTANT.match(text)
+    shown = f"{m[1]} {m[2]} UTC" if m else text
+    return Markup('<time datetime="{}">{}</time>').format(text, shown)
 
 
 def visitor_reads() -> bool:

@@ -828,3 +828,28 @@ def test_a_gin_games_last_position_shows_each_card_once_and_the_final_totals(
     final = {row.get_attribute("data-side"): int(row.locator("td").inner_text())
              for row in page.locator("#scores tr.final").all()}
     assert final == (totals.get("teams") or totals["points"]) == deal["final"]
+
+
+@pytest.mark.usefixtures("ids")
+def test_times_are_shown_in_the_browsers_time_zone_to_the_minute(browser, server):
+    """Stored times reach the page in UTC; the page shows each in the browser's own time
+    zone, to the minute (they were ISO texts with microseconds), the UTC text kept as
+    the element's title."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    context = browser.new_context(timezone_id="Asia/Tokyo", locale="en-US",
+                                  base_url=f"http://127.0.0.1:{server.port}")
+    page = context.new_page()
+    page.goto("/games")
+    times = page.locator("#games time").evaluate_all(
+        "(all) => all.map((t) => [t.dateTime, t.textContent, t.title])")
+    assert times
+    for instant, text, title in times:
+        at = datetime.fromisoformat(instant.replace("Z", "+00:00")).astimezone(
+            ZoneInfo("Asia/Tokyo"))
+        hour = at.hour % 12 or 12
+        expected = f"{at:%b} {at.day}, {at.year}, {hour}:{at:%M} {'AM' if at.hour < 12 else 'PM'}"
+        assert " ".join(text.replace("\u202f", " ").split()) == expected
+        assert title == f"{instant[:10]} {instant[11:16]} UTC"
+    context.close()

@@ -584,7 +584,8 @@ def test_the_games_list_marks_a_game_without_a_played_time(client, ids):
     assert api and all(g["played_at"] is None for g in api)  # the samples give none
     cells = re.findall(r'<td data-label="Played" class="played">(.*?)</td>', html)
     assert cells == [f'<span aria-hidden="true">—</span> <small class="uploaded">uploaded '
-                     f'{g["uploaded_at"]}</small>' for g in api]
+                     f'<time datetime="{g["uploaded_at"]}">{g["uploaded_at"][:10]} '
+                     f'{g["uploaded_at"][11:16]} UTC</time></small>' for g in api]
 
 
 def test_the_games_lists_until_date_includes_its_day(tmp_path):
