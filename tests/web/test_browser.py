@@ -853,3 +853,18 @@ def test_times_are_shown_in_the_browsers_time_zone_to_the_minute(browser, server
         assert " ".join(text.replace("\u202f", " ").split()) == expected
         assert title == f"{instant[:10]} {instant[11:16]} UTC"
     context.close()
+
+
+@pytest.mark.usefixtures("ids")
+def test_printed_pages_have_no_menu_and_no_buttons(watched):
+    """Printed (a director's standings on A4), a page keeps its content and drops the
+    site's menu, its forms and its buttons."""
+    page = watched.page
+    page.goto("/tournaments")
+    page.goto(page.locator("main table a").first.get_attribute("href"))
+    assert page.locator("header.site nav").is_visible()
+    page.emulate_media(media="print")
+    for hidden in ("header.site", "footer.site", "a.button", "form"):
+        assert all(not element.is_visible() for element in page.locator(hidden).all())
+    assert page.locator("main h1").is_visible() and page.locator("main table").first.is_visible()
+    assert page.pdf(format="A4").startswith(b"%PDF")  # Chromium prints it on A4
