@@ -292,16 +292,26 @@ class _Worker:
 
 
 def serve_worker() -> None:
-    """The worker's loop (see ``_Worker``), at the lowest priority."""
+    """The worker's loop (see ``_Worker``), at the lowest priority.  Its stdin closed
+    between batches (the catch-up closed it, or the store process ended while it
+    waited), it ends quietly; the store process gone in the middle of a batch (killed:
+    the batch cut short, or nobody left to read the answer), it ends with one line on
+    stderr, which the service's log shows, rather than a traceback."""
     _lowest_priority()
     source, sink = sys.stdin.buffer, sys.stdout.buffer
-    while True:
-        try:
-            items = pickle.load(source)
-        except EOFError:
-            return
-        pickle.dump([_guarded(item) for item in items], sink)
-        sink.flush()
+    try:
+        while True:
+            try:
+                items = pickle.load(source)
+            except EOFError:
+                return
+            pickle.dump([_guarded(item) for item in items], sink)
+            sink.flush()
+    except (OSError, pickle.UnpicklingError) as error:
+        # The answer left in stdout's buffer would fail again at exit, with a message.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sink.fileno())
+        sys.stderr.write(f"analysis worker {os.getpid()}: the store process is gone "
+                         f"({type(error).__name__}: {error}); ending\n")
 
 
 def _guarded(item: tuple) -> AnalysisRecord | str:
