@@ -207,6 +207,10 @@ class CatchUp:
                                        + len(self._failed))
         return counted[1]
 
+    def forget_backlog(self) -> None:
+        """Count the backlog again when next asked (analyses were stored)."""
+        self._counted = None
+
     def step_all(self) -> int:
         """Steps until nothing is left (tests, tools); the games analysed."""
         done = total = self.step()

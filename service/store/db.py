@@ -700,6 +700,10 @@ class Store(StoreReads):
                             cur.from_arrow(table).insert_into(name)
             except duckdb.Error as error:
                 raise StoreError(f"database error: {error}") from error
+        # The backlog counted before is short of these games: counted again when asked.
+        self._backlog = None
+        if self.catchup is not None:
+            self.catchup.forget_backlog()
         return len(records)
 
     def catch_up_ratings(self, due_only: bool = False) -> int:
