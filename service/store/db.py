@@ -413,8 +413,10 @@ class Store(StoreReads):
                 con.execute("ROLLBACK")
                 raise
 
-    def start_catchup(self, processes: int = 1) -> None:
-        """Start the background analysis of the stored games (``analysis.CatchUp``)."""
+    def start_catchup(self, processes: int | None = None) -> None:
+        """Start the background analysis of the stored games (``analysis.CatchUp``;
+        ``processes``: its workers while the service is idle, one per core when not
+        said)."""
         from .analysis import CatchUp
 
         if self.catchup is None:
