@@ -260,3 +260,32 @@ def test_the_answers_of_analysis_figures_say_how_many_games_are_not_analysed_yet
     for url in answers:
         assert client.get(url).get_json()["analysis"] == {
             "backlog": 0, "complete": True, "running": False}, url
+
+
+def test_a_metrics_scrape_through_the_store_process_is_a_probe(make_app):
+    """A scrape does not count as use of the service (docs/ANALYSIS.md): the store
+    process is asked only probes, so the catch-up keeps its full rate between scrapes
+    of an idle service (with every scrape counted, one every second kept it at a tenth)."""
+    from service.store.remote import PROBES, RemoteStore
+
+    app = make_app(RUMMY_STORE_PROCESS="1")
+    client = app.test_client()
+    assert post_log(client, discard_error_log()).status_code == 201
+    store = store_of(app)
+    assert isinstance(store, RemoteStore)
+    asked: list[str] = []
+    real_call = store.call
+
+    def call(op, *args, **kwargs):
+        asked.append(op)
+        return real_call(op, *args, **kwargs)
+
+    store.call = call
+    try:
+        body = client.get(f"{API}/metrics").get_data(as_text=True)
+        assert client.get(f"{API}/healthz").status_code == 200
+    finally:
+        del store.call
+    assert "rummy_database_up 1.0" in body and \
+        'rummy_games_stored{status="incomplete"} 1.0' in body
+    assert asked and set(asked) <= PROBES, asked
