@@ -3,14 +3,18 @@
 
     python -m service verify sample_logs/*          # one JSON report per game per line
     python -m service verify --text games.ndjson    # a readable summary instead
+    python -m service verify --text logs/           # a folder's .json, .ndjson, .jsonl
     python -m service generate --variant gin --games 100 --seed 1 > games.ndjson
     python -m service load-synthetic --games 5000 --mixed --seed 1 --db data/x.duckdb
     python -m service audit logs/ --out audit-out   # on Dask: see service.audit
     python -m service import audit-out --db data/x.duckdb
     python -m service analyse --text sample_logs/gin-01.json   # the facts of each decision
 
+``verify`` (and ``analyse``) read files, ``-`` (stdin) and folders, searched recursively
+for .json, .ndjson and .jsonl files as ``audit`` searches them.
 ``verify`` exits 0 when every game is valid, 1 when any is illegal, mismatched or
-incomplete, 2 when any input is malformed (its field errors go to stderr).  Its text
+incomplete, 2 when any input is malformed or cannot be read (a folder holding no log
+among them; field errors and unread inputs go to stderr).  Its text
 output numbers deals and moves from 1, as people count, and ends with a count of the
 games by status; the JSON reports keep the engine's indexes from 0.
 ``generate`` exits 2 with a one-line usage error for a variant, player count or option
@@ -18,7 +22,7 @@ set that no game can have.  ``load-synthetic`` fills a store with generated game
 ``service.loader``); it exits 0 when they are all stored, 2 when the database file is
 held by another process (the server: load through it with ``--url``), 1 on any other
 failure.  ``ratings recompute [--db PATH]`` rates every stored game again from scratch
-(exit 2 when the file is held).
+(exit 2 when the file is held, or is no file: a mistyped path is not a new database).
 """
 
 from __future__ import annotations
@@ -60,6 +64,52 @@ def read_sources(path: str) -> Iterator[tuple[str, bytes]]:
     for number, line in enumerate(data.split(b"\n"), start=1):
         if line.strip():
             yield f"{label}:{number}", line
+
+
+LOG_SUFFIXES = (".json", *NDJSON_SUFFIXES)
+
+
+class NoLogs(OSError):
+    """A folder given to ``verify`` or ``analyse`` that holds no log file."""
+
+
+def expand(path: str) -> list[str]:
+    """The files an input names: a file (or ``-``) itself; a folder, searched
+    recursively as ``audit`` searches one, its .json, .ndjson and .jsonl files in path
+    order (other files left alone).  OSError for a folder that cannot be read, NoLogs
+    for one that holds no log."""
+    if path == "-" or not os.path.isdir(path):
+        return [path]
+
+    def refuse(error: OSError) -> None:
+        raise error
+
+    found = []
+    for folder, subfolders, names in os.walk(path, onerror=refuse):
+        subfolders.sort()
+        found.extend(os.path.join(folder, name) for name in names
+                     if name.lower().endswith(LOG_SUFFIXES))
+    if not found:
+        raise NoLogs(f"no {', '.join(LOG_SUFFIXES[:-1])} or {LOG_SUFFIXES[-1]} file in "
+                     "this folder")
+    return sorted(found)
+
+
+def _inputs(paths: list[str]) -> Iterator[tuple[str, list[tuple[str, bytes]] | str]]:
+    """Per file of ``paths`` (folders expanded): its games (``read_sources``), or why it
+    could not be read."""
+    for given in paths:
+        try:
+            files = expand(given)
+        except OSError as error:
+            yield given, str(error) if isinstance(error, NoLogs) else \
+                f"cannot read: {error.strerror}"
+            continue
+        for path in files:
+            try:
+                yield path, list(read_sources(path))
+            except OSError as error:
+                yield path, f"cannot read: {error.strerror}"
 
 
 def _read(path: str) -> bytes:
@@ -125,11 +175,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     out = sys.stdout.buffer
     statuses: Counter[str] = Counter()
     unread = 0
-    for path in args.paths:
-        try:
-            sources = list(read_sources(path))
-        except OSError as error:
-            print(f"{path}: cannot read: {error.strerror}", file=sys.stderr)
+    for path, sources in _inputs(args.paths):
+        if isinstance(sources, str):
+            print(f"{path}: {sources}", file=sys.stderr)
             worst = EXIT_MALFORMED
             unread += 1
             continue
@@ -219,11 +267,9 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 
     worst = EXIT_VALID
     out = sys.stdout.buffer
-    for path in args.paths:
-        try:
-            sources = list(read_sources(path))
-        except OSError as error:
-            print(f"{path}: cannot read: {error.strerror}", file=sys.stderr)
+    for path, sources in _inputs(args.paths):
+        if isinstance(sources, str):
+            print(f"{path}: {sources}", file=sys.stderr)
             worst = EXIT_MALFORMED
             continue
         for source, text in sources:
@@ -263,6 +309,10 @@ def cmd_ratings_recompute(args: argparse.Namespace) -> int:
 
     from .store import Store, StoreLocked
 
+    if not os.path.isfile(args.db):  # DuckDB would create it: "rated 0 games" of nothing
+        print(f"rummy-audit ratings: {args.db}: no such database file (name the server's "
+              "file with --db or RUMMY_DB)", file=sys.stderr)
+        return EXIT_MALFORMED
     started = time.perf_counter()
     try:
         store = Store(args.db, ratings=False)
@@ -282,11 +332,13 @@ def cmd_ratings_recompute(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rummy-audit", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("verify", help="verify game logs (JSON or NDJSON files, - for stdin)")
+    v = sub.add_parser("verify", help="verify game logs (JSON or NDJSON files, folders of "
+                                      "them searched recursively, - for stdin)")
     v.add_argument("paths", nargs="+")
     v.add_argument("--text", action="store_true", help="a readable summary instead of JSON")
     v.set_defaults(func=cmd_verify)
-    a = sub.add_parser("analyse", help="the facts of each decision of game logs")
+    a = sub.add_parser("analyse", help="the facts of each decision of game logs (files, "
+                                       "folders, -)")
     a.add_argument("paths", nargs="+")
     a.add_argument("--text", action="store_true", help="readable sentences instead of JSON")
     a.set_defaults(func=cmd_analyse)

@@ -229,3 +229,53 @@ def test_generate_mixed_writes_the_games_load_synthetic_loads():
     verified = run("verify", "-", stdin=result.stdout)
     assert verified.returncode == 0 and {r["status"] for r in lines(verified.stdout)} == {
         "valid"}
+
+
+def test_ratings_recompute_refuses_a_missing_file_and_creates_none(tmp_path):
+    """A mistyped ``--db`` is an error, not a new empty database 'rated' with 0 games."""
+    path = tmp_path / "mistyped.duckdb"
+    result = run("ratings", "recompute", "--db", str(path), "--quiet")
+    assert result.returncode == 2, result.stdout
+    assert result.stdout == b""
+    err = result.stderr.decode()
+    assert f"{path}: no such database file" in err and "Traceback" not in err
+    assert not path.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_ratings_recompute_refuses_a_folder(tmp_path):
+    result = run("ratings", "recompute", "--db", str(tmp_path), "--quiet")
+    assert result.returncode == 2 and result.stdout == b""
+    assert f"{tmp_path}: no such database file" in result.stderr.decode()
+
+
+def test_verify_reads_a_folder_recursively_json_and_ndjson(files, tmp_path):
+    """A folder is searched as ``audit`` searches one: its .json, .ndjson and .jsonl
+    files and those of its subfolders, in path order; other files are left alone."""
+    deeper = tmp_path / "more" / "deeper"
+    deeper.mkdir(parents=True)
+    (deeper / "again.json").write_text(json.dumps(gin_log()))
+    (tmp_path / "more" / "notes.txt").write_text("not a game")
+    (tmp_path / "more" / "lines.jsonl").write_text(json.dumps(gin_log()) + "\n")
+    result = run("verify", str(tmp_path))
+    assert result.returncode == 2, result.stderr  # broken.json is malformed
+    sources = [r["source"] for r in lines(result.stdout)]
+    assert sources == [f"{files['batch']}:1", f"{files['batch']}:3", str(files["broken"]),
+                       str(files["illegal"]), str(deeper / "again.json"),
+                       f"{tmp_path / 'more' / 'lines.jsonl'}:1", str(files["valid"])]
+    assert "Traceback" not in result.stderr.decode()
+
+
+def test_verify_text_counts_the_games_of_a_folder(tmp_path):
+    (tmp_path / "a.json").write_text(json.dumps(gin_log()))
+    (tmp_path / "b.ndjson").write_text(json.dumps(gin_log()) + "\n" + json.dumps(gin_log())
+                                       + "\n")
+    result = run("verify", "--text", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode().splitlines()[-1] == "3 games: 3 valid"
+
+
+def test_verify_an_empty_folder_says_it_holds_no_log(tmp_path):
+    result = run("verify", str(tmp_path))
+    assert result.returncode == 2 and result.stdout == b""
+    assert f"{tmp_path}: no .json, .ndjson or .jsonl file in this folder" in \
+        result.stderr.decode()

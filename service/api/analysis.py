@@ -29,6 +29,7 @@ from ..store.analysis import (
     player_analysis,
 )
 from .auth import read_access
+from .backlog import ANALYSIS_FIELD, EXAMPLE, analysis_progress
 from .config import current_store, settings
 from .games import _not_found, game_url
 from .games_schemas import between
@@ -100,6 +101,7 @@ class PlayerFiguresSchema(FiguresSchema):
 class PlayerAnalysisSchema(Schema):
     player = fields.String(required=True)
     variants = fields.Dict(keys=fields.String(), values=fields.Nested(PlayerFiguresSchema))
+    analysis = ANALYSIS_FIELD
 
 
 class PairArgsSchema(Schema):
@@ -141,6 +143,7 @@ class PairSchema(Schema):
 class PairsSchema(Schema):
     pairs = fields.List(fields.Nested(PairSchema))
     min_games = fields.Integer()
+    analysis = ANALYSIS_FIELD
 
 
 class PairFactSchema(Schema):
@@ -156,6 +159,7 @@ class PairFactsSchema(Schema):
     player = fields.String()
     partner = fields.String()
     facts = fields.List(fields.Nested(PairFactSchema))
+    analysis = ANALYSIS_FIELD
 
 
 def _keeps_analyses(store: Any) -> bool:
@@ -241,18 +245,20 @@ def game_analysis(game_id: str) -> dict[str, Any]:
         "missed_knock": 2.2, "fed_card": 7.56}, "average_discard_error": 0.0,
     "accuracy": 97.8, "fed_given": 31, "fed_received": 28, "missed_gins_and_knocks": 9,
     "errors_per_100": 2.2, "luck_deals": 96, "luck_per_deal": 1.84,
-    "luck_adjusted_per_deal": 10.76}}})
+    "luck_adjusted_per_deal": 10.76}}, "analysis": EXAMPLE})
 @problem_responses(blp, 400, 401, 403, 404)
 @blp.doc(summary="A player's analysis figures, by variant (docs/ANALYSIS.md)",
          description="Over the stored games already analysed, with the filters of the "
-                     "player's statistics; 404 when none matches.")
+                     "player's statistics; 404 when none matches. `analysis` says how many "
+                     "stored games are not analysed yet (after a bulk load, many: the "
+                     "figures leave them out and may change).")
 def player(args: dict[str, Any], player: str) -> dict[str, Any]:
     store = _analysed_store()
     figures = player_analysis(store, _player(player), _filter(args))
     if not figures:
         raise Problem(404, NOT_FOUND, f"no analysed game matches player {player[:64]!r} "
                       "with these filters")
-    return {"player": player, "variants": figures}
+    return {"player": player, "variants": figures, "analysis": analysis_progress(store)}
 
 
 @blp.route("/integrity/pairs", methods=["GET"])
@@ -269,23 +275,26 @@ def player(args: dict[str, Any], player: str) -> dict[str, Any]:
                  "8.5% to other players; score 10.63. A screen to look at, not a verdict: "
                  "a high score says the pair's games deserve a look, not that anyone "
                  "cheated.",
-    "facts": "/api/v1/integrity/pairs/facts?player=cy&partner=dee"}]})
+    "facts": "/api/v1/integrity/pairs/facts?player=cy&partner=dee"}],
+    "analysis": {"backlog": 1200, "complete": False, "running": True}})
 @problem_responses(blp, 400, 401, 403, 404)
 @blp.doc(summary="Integrity screen: pairs of players whose play favours one another",
          description="For every ordered pair (A, B) with at least min_games games in which "
                      "A played just before B: A's fed cards and soft plays facing B against "
                      "A's with every other opponent (docs/ANALYSIS.md). A screen, not a "
-                     "verdict.")
+                     "verdict. Over the games analysed so far: `analysis` says how many "
+                     "stored games are not yet.")
 def pairs(args: dict[str, Any]) -> dict[str, Any]:
-    found = integrity_pairs(_analysed_store(), args.get("variant"), args["min_games"],
-                            args["limit"])
+    store = _analysed_store()
+    found = integrity_pairs(store, args.get("variant"), args["min_games"], args["limit"])
     base = f"{request.script_root}{PREFIX}/integrity/pairs/facts"
     for pair in found:
         query = {"player": pair["player"], "partner": pair["partner"]}
         if args.get("variant"):
             query["variant"] = args["variant"]
         pair["facts"] = f"{base}?{urlencode(query, quote_via=quote)}"
-    return {"pairs": found, "min_games": args["min_games"]}
+    return {"pairs": found, "min_games": args["min_games"],
+            "analysis": analysis_progress(store)}
 
 
 @blp.route("/integrity/pairs/facts", methods=["GET"])
@@ -293,13 +302,16 @@ def pairs(args: dict[str, Any]) -> dict[str, Any]:
 @blp.arguments(PairFactsArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, PairFactsSchema, example={"player": "cy", "partner": "dee", "facts": [{
     "game": "5d69bdc52cdd76ed28a89e91", "deal": 2, "move": 13, "kind": "fed_card",
-    "cost": 17, "replay": "/api/v1/games/5d69bdc52cdd76ed28a89e91/deals/2/moves/12/state"}]})
+    "cost": 17, "replay": "/api/v1/games/5d69bdc52cdd76ed28a89e91/deals/2/moves/12/state"}],
+    "analysis": EXAMPLE})
 @problem_responses(blp, 400, 401, 403, 404)
 @blp.doc(summary="The games and moves behind a pair's figures: A's fed cards to B and "
                  "A's soft plays facing B, newest first")
 def pair_moves(args: dict[str, Any]) -> dict[str, Any]:
-    facts = pair_facts(_analysed_store(), args["player"], args["partner"], args.get("variant"),
+    store = _analysed_store()
+    facts = pair_facts(store, args["player"], args["partner"], args.get("variant"),
                        args["limit"])
     for fact in facts:
         fact["replay"] = _replay(fact["game"], fact["deal"], fact["move"] - 1)
-    return {"player": args["player"], "partner": args["partner"], "facts": facts}
+    return {"player": args["player"], "partner": args["partner"], "facts": facts,
+            "analysis": analysis_progress(store)}

@@ -25,6 +25,7 @@ from ..store.stats import (
     player_stats,
 )
 from .auth import read_access
+from .backlog import ANALYSIS_FIELD, analysis_progress
 from .config import current_store, settings
 from .games_schemas import (
     Instant,
@@ -135,6 +136,7 @@ class LeaderRowSchema(Schema):
 class LeaderboardSchema(Schema):
     players = fields.List(fields.Nested(LeaderRowSchema))
     next = fields.String(allow_none=True)
+    analysis = ANALYSIS_FIELD
 
 
 class RecentGameSchema(Schema):
@@ -223,7 +225,8 @@ def months(args: dict[str, Any], player: str) -> dict[str, Any]:
      "errors": 9.57, "luck": 4.18, "luck_adjusted": 35.39},
     {"rank": 2, "player": "ben", "games": 7, "wins": 2, "win_rate": 0.2857, "deals": 7,
      "points_per_deal": 6.0, "rating": -1.87, "accuracy": 84.62, "discard_error": 1.077,
-     "errors": 17.31, "luck": -4.18, "luck_adjusted": 10.18}], "next": None},
+     "errors": 17.31, "luck": -4.18, "luck_adjusted": 10.18}], "next": None,
+    "analysis": {"backlog": 0, "complete": True, "running": True}},
     headers={"Link": {
     "description": 'RFC 8288: <next page>; rel="next" when there are more players',
     "schema": {"type": "string"}}})
@@ -235,7 +238,8 @@ def months(args: dict[str, Any], player: str) -> dict[str, Any]:
                      "`luck`, `luck_adjusted`; docs/ANALYSIS.md) list only the players "
                      "with analysed games (for `luck` and `luck_adjusted`: with stored "
                      "luck); each row carries those figures, null when the player has "
-                     "none.")
+                     "none. They are over the games analysed so far: `analysis` says how "
+                     "many stored games are not analysed yet.")
 def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     limit = args.get("limit", settings().page_size)
     scope = {name: args.get(name) for name in (*FILTERS, "sort", "order", "min_games")}
@@ -253,7 +257,8 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     rows = rows[:limit]
     for offset, row in enumerate(rows, start=rank + 1):
         row["rank"] = offset
-    body: dict[str, Any] = {"players": rows, "next": None}
+    body: dict[str, Any] = {"players": rows, "next": None,
+                            "analysis": analysis_progress(current_store())}
     headers: dict[str, str] = {}
     if more:
         last = rows[-1]

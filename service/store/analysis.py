@@ -3,11 +3,12 @@
 Analysing a game costs several times what verifying it does (benchmarks/analysis.py
 against benchmarks/engine.py), so it is not done while a game is stored: a catch-up
 step of the process that owns the store analyses the stored games that have no analysis
-yet, oldest first, in a process of its own at the lowest priority (so that it neither
-holds the store's interpreter lock nor takes a core from verification), and writes
-their rows.  Its backlog is in ``/healthz`` and ``/metrics``.  A game's analysis asked
-for before the catch-up reached it is computed then and stored (``GET
-/games/{id}/analysis``).  docs/ANALYSIS.md defines every figure.
+yet, oldest first, in processes of its own at the lowest priority (so that it neither
+holds the store's interpreter lock nor takes a core from verification): one while the
+service is in use, one per core while it is idle; and writes their rows.  Its backlog
+is in ``/healthz`` and ``/metrics``, and in the answers whose figures come from it.  A
+game's analysis asked for before the catch-up reached it is computed then and stored
+(``GET /games/{id}/analysis``).  docs/ANALYSIS.md defines every figure.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from ..engine import load_json, parse_game, verify
 from ..engine.model import Game
 from ..engine.report import Report
 from ..engine.words import plural
-from .db import Reader, live
+from .db import Reader, StoreError, live
 from .stats import StatsFilter, _where
 
 # Of the definitions: a stored analysis of another version is redone by the catch-up
@@ -41,7 +42,7 @@ from .stats import StatsFilter, _where
 # missed knock).
 VERSION = 3
 E4 = 10_000  # luck is stored in units of 0.0001 card point
-BATCH = 32  # games analysed and written together by the catch-up
+BATCH = 32  # games each worker analyses in a step of the catch-up
 IDLE = 1.0  # seconds the catch-up waits when nothing is left
 DEEP = 64  # games waiting for the writer from which the catch-up gives way (``tick``)
 PAUSE = 0.1  # seconds it then waits before it looks again
@@ -140,9 +141,11 @@ class CatchUp:
     again until nothing is left; then wait ``IDLE`` and look again.  ``store`` is the
     ``Store`` of this process (it writes the rows under its write lock)."""
 
-    def __init__(self, store: Any, processes: int = 1, deep: int = DEEP):
+    def __init__(self, store: Any, processes: int | None = None, deep: int = DEEP):
         self.store = store
-        self.processes = processes
+        # Worker processes while the service is idle (one per core by default); while
+        # it is in use, one.  0: analyse in the calling thread (tests, tools).
+        self.processes = cores() if processes is None else processes
         self.deep = deep
         self.paused = 0  # times the catch-up gave way to the writes since start-up
         self.analysed = 0  # games analysed since start-up
@@ -152,7 +155,9 @@ class CatchUp:
         self._after = 0  # the seq of the last game taken: all before it are done
         self._counted: tuple[float, int] | None = None  # (when, backlog) last counted
         self._stop = threading.Event()
-        self._pool: _Worker | None = None
+        self._pool: list[_Worker] = []
+        # The games of the next step, read while the workers analysed this one's.
+        self._next: list[tuple[int, tuple]] | None = None
         self._thread = threading.Thread(target=self._run, name="store-analysis",
                                         daemon=True)
 
@@ -168,20 +173,34 @@ class CatchUp:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(30)
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        for worker in self._pool:
+            worker.close()
+        self._pool = []
 
     def step(self) -> int:
         """Analyse and store one batch; the number of games analysed.  The games are
         taken in ``seq`` order after the last one taken (``_after``): every game before
-        it is analysed, or failed (logged, counted, tried again at the next start)."""
-        chosen = pending(self.store, BATCH, self._after)
+        it is analysed, or failed (logged, counted, tried again at the next start).
+
+        While the service is idle the batch is ``BATCH`` games for each of
+        ``processes`` workers, which analyse their shares side by side, and the store
+        reads the next batch meanwhile; while it is in use, ``BATCH`` games for one
+        worker (see ``rest_after``)."""
+        idle = self.idle()
+        workers = max(1, self.processes) if idle else 1
+        chosen, self._next = self._next, None
+        if not chosen or len(chosen) > BATCH * workers:
+            chosen = pending(self.store, BATCH * workers, self._after)
         if not chosen:
             return 0
         items = [item for _, item in chosen]
+        share = -(-len(items) // workers)
+        sent = self._send([items[k:k + share] for k in range(0, len(items), share)])
+        if idle and len(chosen) == BATCH * workers:
+            with suppress(StoreError):  # read again by the next step; the answers first
+                self._next = pending(self.store, BATCH * workers, chosen[-1][0])
         records = []
-        for item, result in zip(items, self._map(items), strict=True):
+        for item, result in zip(items, self._collect(sent), strict=True):
             if isinstance(result, AnalysisRecord):
                 records.append(result)
             else:
@@ -208,6 +227,10 @@ class CatchUp:
                                        + len(self._failed))
         return counted[1]
 
+    def forget_backlog(self) -> None:
+        """Count the backlog again when next asked (analyses were stored)."""
+        self._counted = None
+
     def step_all(self) -> int:
         """Steps until nothing is left (tests, tools); the games analysed."""
         done = total = self.step()
@@ -216,17 +239,53 @@ class CatchUp:
             total += done
         return total
 
-    def _map(self, items: Sequence[tuple]) -> list[AnalysisRecord | str]:
+    def _send(self, shares: list[list[tuple]]) -> list[Any]:
+        """Hand each share of a batch to a worker of its own (started when missing);
+        what ``_collect`` takes.  Without processes, the shares are analysed here."""
         if self.processes <= 0:
-            return [_guarded(item) for item in items]
-        if self._pool is None:
-            self._pool = _Worker()
-        try:
-            return self._pool.map(items)
-        except (OSError, EOFError, pickle.UnpicklingError):  # the worker died: a new one
-            self._pool.close()
-            self._pool = None
-            raise
+            return [[_guarded(item) for item in share] for share in shares]
+        while len(self._pool) < len(shares):
+            self._pool.append(_Worker())
+        sent: list[Any] = []
+        for worker, share in zip(self._pool, shares, strict=False):
+            try:
+                worker.send(share)
+                sent.append(worker)
+            except _GONE as error:
+                worker.broken = True
+                sent.append(error)
+        return sent
+
+    def _collect(self, sent: list[Any]) -> list[AnalysisRecord | str]:
+        """The results of the shares ``_send`` handed out, in their order.  A worker
+        that died is replaced by the next step, which takes the whole batch again;
+        the other workers' answers are read first, so that none is left in a pipe to
+        be taken for the answer of another batch."""
+        results: list[AnalysisRecord | str] = []
+        failed: list[BaseException] = []
+        for worker in sent:
+            if isinstance(worker, list):  # analysed here
+                results.extend(worker)
+                continue
+            if isinstance(worker, BaseException):
+                failed.append(worker)
+                continue
+            try:
+                results.extend(worker.receive())
+            except _GONE as error:
+                failed.append(error)
+                worker.broken = True
+        if failed:
+            for worker in [w for w in self._pool if w.broken]:
+                worker.close()
+            self._pool = [w for w in self._pool if not w.broken]
+            self._next = None
+            raise failed[0]
+        return results
+
+    def idle(self) -> bool:
+        """No game written and no client's read answered for ``QUIET`` seconds."""
+        return time.monotonic() - self.store.last_active >= QUIET
 
     def tick(self) -> int | None:
         """One turn of the catch-up: None when it gives way to the writes (``deep``
@@ -244,7 +303,7 @@ class CatchUp:
         is not enough on its own: measured on two virtual cores, a step running on the
         idle one slowed the uploads, reads and statistics on the other (cores may share
         a physical core, and do share caches and memory)."""
-        if time.monotonic() - self.store.last_active >= QUIET:
+        if self.idle():
             return 0.0
         return spent * (1 / BUSY_SHARE - 1)
 
@@ -265,8 +324,19 @@ class CatchUp:
                 self._stop.wait(self.rest_after(time.monotonic() - started))
 
 
+def cores() -> int:
+    """The cores this process may run on: the catch-up's workers while idle."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+# What a worker that died leaves its pipes raising.
+_GONE = (OSError, EOFError, pickle.UnpicklingError)
+
+
 class _Worker:
-    """The catch-up's process: a fresh interpreter (``python -m service.store.worker``;
+    """A process of the catch-up: a fresh interpreter (``python -m service.store.worker``;
     the store process is a daemon, which multiprocessing forbids children), fed batches
     of stored games on its stdin and answering their rows on its stdout, pickled.  It
     ends when its stdin closes: when the catch-up closes it, or its parent dies."""
@@ -274,12 +344,23 @@ class _Worker:
     def __init__(self) -> None:
         self.process = subprocess.Popen([sys.executable, "-m", "service.store.worker"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.broken = False
 
-    def map(self, items: Sequence[tuple]) -> list[AnalysisRecord | str]:
-        assert self.process.stdin is not None and self.process.stdout is not None
+    def send(self, items: Sequence[tuple]) -> None:
+        """Hand a batch over; the worker reads all of it before it analyses any, so
+        this returns before the analysis is done."""
+        assert self.process.stdin is not None
         pickle.dump(list(items), self.process.stdin)
         self.process.stdin.flush()
+
+    def receive(self) -> list[AnalysisRecord | str]:
+        """The rows of the batch sent last (or why each game failed), in its order."""
+        assert self.process.stdout is not None
         return pickle.load(self.process.stdout)
+
+    def map(self, items: Sequence[tuple]) -> list[AnalysisRecord | str]:
+        self.send(items)
+        return self.receive()
 
     def close(self) -> None:
         with suppress(OSError):
@@ -293,16 +374,26 @@ class _Worker:
 
 
 def serve_worker() -> None:
-    """The worker's loop (see ``_Worker``), at the lowest priority."""
+    """The worker's loop (see ``_Worker``), at the lowest priority.  Its stdin closed
+    between batches (the catch-up closed it, or the store process ended while it
+    waited), it ends quietly; the store process gone in the middle of a batch (killed:
+    the batch cut short, or nobody left to read the answer), it ends with one line on
+    stderr, which the service's log shows, rather than a traceback."""
     _lowest_priority()
     source, sink = sys.stdin.buffer, sys.stdout.buffer
-    while True:
-        try:
-            items = pickle.load(source)
-        except EOFError:
-            return
-        pickle.dump([_guarded(item) for item in items], sink)
-        sink.flush()
+    try:
+        while True:
+            try:
+                items = pickle.load(source)
+            except EOFError:
+                return
+            pickle.dump([_guarded(item) for item in items], sink)
+            sink.flush()
+    except (OSError, pickle.UnpicklingError) as error:
+        # The answer left in stdout's buffer would fail again at exit, with a message.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sink.fileno())
+        sys.stderr.write(f"analysis worker {os.getpid()}: the store process is gone "
+                         f"({type(error).__name__}: {error}); ending\n")
 
 
 def _guarded(item: tuple) -> AnalysisRecord | str:

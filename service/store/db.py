@@ -413,8 +413,10 @@ class Store(StoreReads):
                 con.execute("ROLLBACK")
                 raise
 
-    def start_catchup(self, processes: int = 1) -> None:
-        """Start the background analysis of the stored games (``analysis.CatchUp``)."""
+    def start_catchup(self, processes: int | None = None) -> None:
+        """Start the background analysis of the stored games (``analysis.CatchUp``;
+        ``processes``: its workers while the service is idle, one per core when not
+        said)."""
         from .analysis import CatchUp
 
         if self.catchup is None:
@@ -700,6 +702,10 @@ class Store(StoreReads):
                             cur.from_arrow(table).insert_into(name)
             except duckdb.Error as error:
                 raise StoreError(f"database error: {error}") from error
+        # The backlog counted before is short of these games: counted again when asked.
+        self._backlog = None
+        if self.catchup is not None:
+            self.catchup.forget_backlog()
         return len(records)
 
     def catch_up_ratings(self, due_only: bool = False) -> int:

@@ -207,7 +207,7 @@ def _send(conn: Connection, reply: tuple) -> bool:
 # The operations that change nothing: one may be sent again when its answer was lost.
 # ``catch_up_ratings`` changes what is stored, but sent again it rates nothing more.
 READ_OPERATIONS = frozenset(("query", "read", "counters", "health", "analysis_health", "check",
-                             "rating_health", "catch_up_ratings"))
+                             "rating_health", "catch_up_ratings", "games_by_status"))
 
 
 class _StaleConnection(Exception):
@@ -216,7 +216,10 @@ class _StaleConnection(Exception):
 
 # Calls that do not count as the service being busy (health probes, metrics scrapes):
 # the analysis catch-up takes a share of the time after any other (``CatchUp.rest_after``).
-PROBES = frozenset(("counters", "health", "analysis_health", "check", "rating_health"))
+# A scrape's count of the games by status is one: counted as use, a scrape every second
+# kept the catch-up of an idle service at a tenth of its rate.
+PROBES = frozenset(("counters", "health", "analysis_health", "check", "rating_health",
+                    "games_by_status"))
 
 
 def _call(served: _Served, op: str, args: tuple) -> Any:
@@ -255,6 +258,8 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.rating_health()
     if op == "catch_up_ratings":
         return store.catch_up_ratings()
+    if op == "games_by_status":
+        return store.games_by_status()
     raise ValueError(f"unknown store operation {op!r}")
 
 
@@ -439,6 +444,11 @@ class _StoreCalls(StoreClient, StoreReads):
     def write_health(self) -> dict[str, Any]:
         """As ``Store.write_health``, in one call."""
         return self.call("health")
+
+    def games_by_status(self) -> dict[str, int]:
+        """As ``Store.games_by_status``, as a probe (``PROBES``): what a metrics scrape
+        reads."""
+        return self.call("games_by_status")
 
     def add_analyses(self, records: Sequence[Any]) -> int:
         """As ``Store.add_analyses``, in one call."""

@@ -21,6 +21,7 @@ from ..api.auth import (
     reads_with,
     writes_need_a_key,
 )
+from ..api.backlog import analysis_progress
 from ..api.config import current_store, settings
 from ..api.games import FILTERS, _not_found, stored_game
 from ..api.games_schemas import ListArgsSchema, utc_text
@@ -244,7 +245,8 @@ def players():
                 if key != "rating" or args.get("variant") is not None]
     return render_template("players.html", title="Leaderboard", rows=rows, args=args,
                            sort_keys=tuple(SORT_KEYS), later=later, earlier=earlier,
-                           columns=columns, shown=_figure)
+                           columns=columns, shown=_figure,
+                           analysis=analysis_progress(current_store()))
 
 
 @blp.get("/players/<path:player>")

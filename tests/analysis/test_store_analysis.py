@@ -4,6 +4,7 @@ screen's stated threshold."""
 
 from __future__ import annotations
 
+import time
 import typing
 from datetime import UTC, datetime
 
@@ -15,6 +16,7 @@ from service.analysis.luck import analyse_luck
 from service.engine import parse_game, verify
 from service.generator import generate_games
 from service.store import Store, build_record
+from service.store import analysis as analysis_module
 from service.store.analysis import (
     BUSY_SHARE,
     QUIET,
@@ -265,3 +267,69 @@ def test_a_players_summary_line_counts_in_words():
     assert line.startswith("ana: 1 decision, accuracy 0.0%") and "1 discard error;" in line
     figures = figures | {"decisions": 15, "errors": {k: 0 for k in KINDS} | {"discard_error": 15}}
     assert "15 discard errors;" in summary_line("ana", figures)
+
+
+def _stored(path, games: int) -> tuple[Store, list[dict]]:
+    db = Store(path)
+    logs = list(generate_games("gin", games, seed=41, players=2, rules={"target": 50}))
+    records = []
+    for log in logs:
+        game = parse_game(log)
+        records.append(build_record(log, orjson.dumps(log), game, verify(game)))
+    db.add_games(records)
+    return db, logs
+
+
+def test_the_idle_catch_up_analyses_on_every_worker_and_the_busy_one_on_one(tmp_path,
+                                                                           monkeypatch):
+    """Idle (nothing written or read for ``QUIET`` seconds), a step hands ``BATCH`` games
+    to each of its worker processes, which analyse them side by side; in use, ``BATCH``
+    games to one worker.  Real worker processes, real rows."""
+    monkeypatch.setattr(analysis_module, "BATCH", 3)
+    db, logs = _stored(tmp_path / "idle.duckdb", 14)
+    catchup = CatchUp(db, processes=2)
+    try:
+        db.last_active -= QUIET  # idle
+        assert catchup.step() == 6 and len(catchup._pool) == 2
+        assert backlog(db) == 8 and catchup.counts()["analysed"] == 6
+        db.last_active = time.monotonic()  # in use
+        assert catchup.step() == 3
+        assert backlog(db) == 5
+        db.last_active -= QUIET
+        assert catchup.step_all() == 5 and backlog(db) == 0
+        with db.cursor() as cur:
+            stored = dict(cur.execute("SELECT g.id, count(f.game_id) FROM games g LEFT JOIN "
+                                      "analysis_facts f ON f.game_id = g.id GROUP BY g.id "
+                                      "ORDER BY min(g.seq)").fetchall())
+        expected = [len(analyse(parse_game(log)).facts) for log in logs]
+        assert list(stored.values()) == expected
+    finally:
+        catchup.close()
+        db.close()
+
+
+def test_a_worker_that_died_is_replaced_and_its_games_analysed_again(tmp_path, monkeypatch):
+    """One of two workers killed between steps: the next step fails (logged; the other
+    worker's answer read, not left in its pipe), the one after starts a new worker and
+    analyses the same games."""
+    monkeypatch.setattr(analysis_module, "BATCH", 2)
+    db, logs = _stored(tmp_path / "dead.duckdb", 8)
+    catchup = CatchUp(db, processes=2)
+    try:
+        db.last_active -= QUIET
+        assert catchup.step() == 4 and backlog(db) == 4
+        dead = catchup._pool[0].process
+        dead.kill()
+        dead.wait(30)
+        with pytest.raises((OSError, EOFError)):
+            catchup.step()
+        assert len(catchup._pool) == 1 and backlog(db) == 4
+        assert catchup.step() == 4 and backlog(db) == 0
+        assert len(catchup._pool) == 2 and catchup._pool[1].process.pid != dead.pid
+        assert catchup.counts()["analysed"] == 8 and catchup.counts()["failed"] == 0
+        with db.cursor() as cur:
+            assert cur.execute("SELECT count(DISTINCT game_id) FROM analysis_games"
+                               ).fetchone()[0] == 8
+    finally:
+        catchup.close()
+        db.close()

@@ -237,3 +237,55 @@ def test_the_leaderboard_sorts_on_the_analysis_figures(client):
     gin_players = {p for log in logs if log["variant"] == "gin" for p in log["players"]}
     assert {r["player"] for r in gin["players"]} == gin_players
     assert_problem(client.get(f"{API}/players?sort=luckiness"), 400, "invalid-parameter")
+
+
+def test_the_answers_of_analysis_figures_say_how_many_games_are_not_analysed_yet(client):
+    """The player figures, the leaderboard and the integrity screen are sums over the
+    games analysed so far: each answer says how many stored games are not, and whether
+    the figures are complete (the catch-up is off in these tests: a game is analysed
+    when its analysis is asked for)."""
+    ids = [post_log(client, log).get_json()["id"] for log in generate_games(
+        "gin", 3, seed=31, players=2, names=["ana", "ben"])]
+    assert client.get(f"{API}/games/{ids[0]}/analysis").status_code == 200
+    answers = (f"{API}/players/ana/analysis", f"{API}/players",
+               f"{API}/players?sort=accuracy", f"{API}/integrity/pairs?min_games=1",
+               f"{API}/integrity/pairs/facts?player=ana&partner=ben")
+    for url in answers:
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.get_json())
+        assert response.get_json()["analysis"] == {
+            "backlog": 2, "complete": False, "running": False}, url
+    for gid in ids[1:]:
+        assert client.get(f"{API}/games/{gid}/analysis").status_code == 200
+    for url in answers:
+        assert client.get(url).get_json()["analysis"] == {
+            "backlog": 0, "complete": True, "running": False}, url
+
+
+def test_a_metrics_scrape_through_the_store_process_is_a_probe(make_app):
+    """A scrape does not count as use of the service (docs/ANALYSIS.md): the store
+    process is asked only probes, so the catch-up keeps its full rate between scrapes
+    of an idle service (with every scrape counted, one every second kept it at a tenth)."""
+    from service.store.remote import PROBES, RemoteStore
+
+    app = make_app(RUMMY_STORE_PROCESS="1")
+    client = app.test_client()
+    assert post_log(client, discard_error_log()).status_code == 201
+    store = store_of(app)
+    assert isinstance(store, RemoteStore)
+    asked: list[str] = []
+    real_call = store.call
+
+    def call(op, *args, **kwargs):
+        asked.append(op)
+        return real_call(op, *args, **kwargs)
+
+    store.call = call
+    try:
+        body = client.get(f"{API}/metrics").get_data(as_text=True)
+        assert client.get(f"{API}/healthz").status_code == 200
+    finally:
+        del store.call
+    assert "rummy_database_up 1.0" in body and \
+        'rummy_games_stored{status="incomplete"} 1.0' in body
+    assert asked and set(asked) <= PROBES, asked

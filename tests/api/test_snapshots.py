@@ -121,8 +121,13 @@ def write_after_first_query(store: Store | RemoteStore, write: Callable[[], None
 
 
 def answer(client: Any, path: str) -> tuple[int, Any]:
+    """The status and body of a read; without the analysis backlog the leaderboard
+    carries, which is no figure of the read's snapshot: the store counts it apart, at
+    most once a second (``service.api.backlog``)."""
     response = client.get(f"{API}{path}")
     body = response.get_json() if response.is_json else response.get_data()
+    if isinstance(body, dict):
+        body.pop("analysis", None)
     return response.status_code, body
 
 

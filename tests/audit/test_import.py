@@ -58,6 +58,9 @@ def _figures(client) -> dict[str, Any]:
         return response.get_json()
 
     board = get("/players?sort=wins&min_games=0&limit=500")
+    # How far the analysis has got is no statistic of the games: a lake audited without
+    # analysis keeps none (null), a store counts the games it has not analysed yet.
+    board.pop("analysis")
     players = [row["player"] for row in board["players"]]
     out = {"leaderboard": board, "variants": get("/stats/variants"),
            "tournaments": get("/tournaments?limit=100"),

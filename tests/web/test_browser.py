@@ -525,6 +525,40 @@ def test_the_leaderboard_sorts_by_each_column(watched, server):
     assert shown == [r["player"] for r in api(server, "/players?sort=games&order=asc")["players"]]
 
 
+def test_the_leaderboard_shows_how_far_behind_the_analysis_is(browser, tmp_path):
+    """A server that analyses nothing in the background: every stored game is in the
+    backlog the note shows, above the table whose columns it qualifies; once each game's
+    analysis was asked for (and so stored), no note."""
+    srv = Server(tmp_path / "rummy.duckdb", env={
+        "RUMMY_API_KEYS": f"tester:{KEY}", "RUMMY_VERIFY_PROCESSES": "0",
+        "RUMMY_ANALYSIS": "0"}).start()
+    try:
+        ids = []
+        for path in SAMPLES[:3]:
+            status, _, body = srv.request("POST", "/api/v1/games", path.read_bytes(), {
+                "Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
+            assert status == 201, body
+            ids.append(json.loads(body)["id"])
+        watched = Watched(browser, f"http://127.0.0.1:{srv.port}")
+        page = watched.page
+        page.goto("/players")
+        note = page.locator("#analysis-behind")
+        sync_api.expect(note).to_have_text(
+            "Analysis 3 games behind: figures may change. The background analysis is off: "
+            "a game is analysed when its analysis is asked for.")
+        sync_api.expect(note).to_be_visible()
+        assert note.bounding_box()["y"] < page.locator("#leaderboard").bounding_box()["y"]
+        for game_id in ids:
+            assert srv.request("GET", f"/api/v1/games/{game_id}/analysis")[0] == 200
+        page.goto("/players")
+        sync_api.expect(page.locator("#leaderboard")).to_be_visible()
+        assert note.count() == 0
+        watched.check()
+        watched.close()
+    finally:
+        srv.stop()
+
+
 def test_the_tournament_page_shows_the_planted_mismatch_and_the_illegal_game(
         watched, server, ids):
     page = watched.page

@@ -652,3 +652,38 @@ def test_a_gin_game_page_shows_each_deals_bonuses(client, ids):
                     if kind == "box" and who == player)
         assert totals[player] == deals + boxes
     assert '<th scope="col">Bonuses</th>' not in _page(client, f"/games/{ids['rummy-01']}")
+
+
+def test_the_leaderboard_says_how_many_games_its_analysis_figures_leave_out(client):
+    """The accuracy, errors and luck columns are over the games analysed so far: while
+    stored games wait for their analysis the page says how many, as the API does."""
+    api = client.get("/api/v1/players").get_json()["analysis"]
+    assert api["backlog"] > 1 and api["complete"] is False
+    html = _page(client, "/players")
+    note = re.search(r'<p class="behind" id="analysis-behind" role="status" '
+                     r'data-backlog="(\d+)">([^<]*)</p>', html)
+    assert note is not None, html
+    assert int(note.group(1)) == api["backlog"]
+    assert note.group(2).startswith(f"Analysis {api['backlog']:,} games behind: figures may "
+                                    "change.")
+    assert html.index('id="analysis-behind"') < html.index('id="leaderboard"')
+
+
+def test_the_leaderboard_of_an_analysed_store_has_no_backlog_note(tmp_path):
+    from service.api import close_app
+
+    app = _app(tmp_path)
+    try:
+        client = app.test_client()
+        answers = [client.post("/api/v1/games", data=(SAMPLE_LOG.parent / f"{stem}.json")
+                               .read_bytes(), content_type="application/json")
+                   for stem in ("gin-01", "gin-02")]
+        first, second = (answer.get_json()["id"] for answer in answers)
+        assert client.get(f"/api/v1/games/{first}/analysis").status_code == 200
+        assert "Analysis 1 game behind: figures may change." in _page(client, "/players")
+        assert client.get(f"/api/v1/games/{second}/analysis").status_code == 200
+        assert client.get("/api/v1/players").get_json()["analysis"]["complete"] is True
+        html = _page(client, "/players")
+        assert 'data-key="accuracy"' in html and 'id="analysis-behind"' not in html
+    finally:
+        close_app(app)
