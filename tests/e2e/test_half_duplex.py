@@ -96,14 +96,14 @@ def test_a_client_that_never_reads_its_answer_is_dropped_and_its_thread_serves_a
         status, _, _ = server.request("GET", "/api/v1/healthz", timeout=60)
         assert status == 200
         silent.settimeout(30)
-        received = 0
+        received = bytearray()
         try:
             while block := silent.recv(1 << 16):
-                received += len(block)
+                received += block
         except ConnectionResetError:
             pass
         silent.close()
-        assert received < 20_000 * 200  # cut short: the whole answer is larger
+        assert received.count(b'{"line":') < 20_000  # cut short
         log = server.log.read_text()
         assert "Write timeout to ip=127.0.0.1" in log
         assert "Traceback" not in log
