@@ -165,7 +165,7 @@ HEAD, BODY = "head", "body"
 class TimedReader(SocketUnreader):
     """gunicorn's socket reader, reading within the request's timeouts: in the head
     phase until the head's deadline, in the body phase for at most the body timeout
-    per read; outside both (a body drained after the answer, by gunicorn's own
+    per read and within the body's pace (``BodyPace``); outside both (a body drained after the answer, by gunicorn's own
     deadline) as gunicorn's reader does."""
 
     def __init__(self, sock: socket.socket, header_timeout: float,
