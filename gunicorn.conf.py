@@ -10,13 +10,14 @@ single writer thread (group commits).  A worker that dies is replaced by the mas
 and the store never notices.  With ``RUMMY_STORE_PROCESS=0`` the worker opens DuckDB
 itself, so there is one worker.
 Override with the environment: HOST, PORT, RUMMY_WORKERS, RUMMY_THREADS,
-RUMMY_KEEPALIVE_LINGER_MS, RUMMY_HEADER_TIMEOUT_S, RUMMY_BODY_TIMEOUT_S, RUMMY_TIMEOUT,
-RUMMY_ACCESS_LOG (`-`: a line per request on standard output), RUMMY_LOG_LEVEL.
+RUMMY_KEEPALIVE_LINGER_MS, RUMMY_HEADER_TIMEOUT_S, RUMMY_BODY_TIMEOUT_S,
+RUMMY_BODY_MIN_RATE, RUMMY_WRITE_TIMEOUT_S, RUMMY_TIMEOUT, RUMMY_ACCESS_LOG (`-`: a line per request on standard output), RUMMY_LOG_LEVEL.
 """
 
 import os
 
-from service.http_worker import linger_seconds, read_timeouts
+from service.http_worker import body_min_rate, linger_seconds, read_timeouts
+from service.http_writes import write_timeout
 from service.serving import worker_count
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
@@ -25,12 +26,16 @@ workers = worker_count()  # RUMMY_WORKERS, default the cores; 1 without a store 
 # share its default path in the home directory).
 control_socket_disable = True
 # gunicorn's gthread worker, reading each request within its timeouts (a client that
-# stops sending gets 408 and its thread is free: RUMMY_HEADER_TIMEOUT_S,
-# RUMMY_BODY_TIMEOUT_S), a thread keeping a kept-alive connection for its next request a
-# few milliseconds (RUMMY_KEEPALIVE_LINGER_MS); service/http_worker.py.
+# stops sending, or trickles its body, gets 408 and its thread is free:
+# RUMMY_HEADER_TIMEOUT_S, RUMMY_BODY_TIMEOUT_S, RUMMY_BODY_MIN_RATE), writing its answer
+# without waiting while the body arrives and within RUMMY_WRITE_TIMEOUT_S after
+# (service/http_writes.py), a thread keeping a kept-alive connection for its next request
+# a few milliseconds (RUMMY_KEEPALIVE_LINGER_MS); service/http_worker.py.
 worker_class = "service.http_worker.LingeringThreadWorker"
 linger_seconds()  # a bad RUMMY_KEEPALIVE_LINGER_MS stops the start with its reason
-read_timeouts()  # and so does a bad RUMMY_HEADER_TIMEOUT_S or RUMMY_BODY_TIMEOUT_S
+read_timeouts()  # and so does a bad RUMMY_HEADER_TIMEOUT_S or RUMMY_BODY_TIMEOUT_S,
+body_min_rate()  # RUMMY_BODY_MIN_RATE
+write_timeout()  # or RUMMY_WRITE_TIMEOUT_S
 threads = int(os.environ.get("RUMMY_THREADS", "32"))
 # What gunicorn reads of a request's head, each over its limit answered with a problem
 # (414, 431) by the worker.  Above nginx's (deploy/nginx.conf: a request line or a header

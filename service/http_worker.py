@@ -8,12 +8,17 @@ thread until it hung up, and a few dozen such clients held every thread of the o
 worker, so the service answered nobody.  Here the head of a request must have arrived
 ``RUMMY_HEADER_TIMEOUT_S`` (10 s) after the thread began reading it, however it trickles
 in, and its body may pause at most ``RUMMY_BODY_TIMEOUT_S`` (30 s) between two reads
-(a large batch on a slow link takes as long as it needs, as long as it keeps coming).
-A client over either gets a 408 ``application/problem+json`` answer, from the app when
-the body stalls while the app reads it, from the worker when the head does, and the
-connection is closed: the thread is free again.  Many slow clients still take the
-threads in turn, each for a timeout at most; in front of the service, a buffering proxy
-(``deploy/nginx.conf``) holds them instead and hands gunicorn whole requests only.
+and must keep up ``RUMMY_BODY_MIN_RATE`` (8 KiB/s) over the time the thread waits for
+it (``BodyPace``: a byte every few seconds held a thread for ever; a large batch on a
+slow link takes as long as it needs, as long as it keeps that pace).  A client over
+any gets a 408 ``application/problem+json`` answer, from the app when the body stalls
+while the app reads it, from the worker when the head does, and the connection is
+closed: the thread is free again.  The answer is written by ``service.http_writes``:
+held while the body still arrives (a client that sends its whole body before reading
+deadlocked a batch), and within ``RUMMY_WRITE_TIMEOUT_S`` after (a client that does
+not read is dropped).  Many slow clients still take the threads in turn, each for a
+timeout at most; in front of the service, a buffering proxy (``deploy/nginx.conf``)
+holds them instead and hands gunicorn whole requests only.
 
 Lingering.  The threaded worker hands every kept-alive connection back to its main
 thread after each request, which polls it and hands it to a thread again when the next
@@ -34,10 +39,11 @@ chunked body is a 400 for the app, not a 500, and a request the worker cannot re
 other than chunked) is answered with a problem, as the app would, not an HTML page.
 
 Both rest on gunicorn's threaded worker as it is in the versions pyproject.toml allows:
-its connection (``TConn``) and ``accept``, ``handle``, ``handle_request``,
-``handle_error`` and ``handle_quit`` (made safe against a second quit signal arriving
-inside the first, which hung a worker on Ctrl-C), and the socket reader of its HTTP/1
-parser (``SocketUnreader``).
+its connection (``TConn``, whose socket ``handle_request`` swaps for the answer's) and
+``accept``, ``handle``, ``handle_request``, ``handle_error`` and ``handle_quit`` (made
+safe against a second quit signal arriving inside the first, which hung a worker on
+Ctrl-C), the socket reader of its HTTP/1 parser (``SocketUnreader``) and its body
+readers (``service.http_writes.body_arriving``).
 """
 
 from __future__ import annotations
@@ -58,10 +64,13 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 from werkzeug.exceptions import RequestTimeout
 
 from .http_requests import problem_answer, request_error, serve_requests
+from .http_writes import AnswerSocket, AnswerTimeout, body_arriving, write_timeout
 
 DEFAULT_LINGER_MS = 10.0
 DEFAULT_HEADER_TIMEOUT_S = 10.0
 DEFAULT_BODY_TIMEOUT_S = 30.0
+DEFAULT_BODY_MIN_RATE = 8192.0  # bytes/s
+MAX_BODY_MIN_RATE = 1 << 30
 MAX_TIMEOUT_S = 3600.0
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -97,6 +106,63 @@ def read_timeouts() -> tuple[float, float]:
             _seconds("RUMMY_BODY_TIMEOUT_S", DEFAULT_BODY_TIMEOUT_S))
 
 
+def body_min_rate() -> float:
+    """The slowest pace of a body in bytes per second, from RUMMY_BODY_MIN_RATE (0:
+    no minimum)."""
+    text = os.environ.get("RUMMY_BODY_MIN_RATE", "").strip()
+    try:
+        value = float(text) if text else DEFAULT_BODY_MIN_RATE
+    except ValueError:
+        raise ValueError(f"RUMMY_BODY_MIN_RATE must be a number of bytes per second, "
+                         f"not {text!r}") from None
+    if not 0 <= value <= MAX_BODY_MIN_RATE:
+        raise ValueError(f"RUMMY_BODY_MIN_RATE must be a number of bytes per second from "
+                         f"0 to {MAX_BODY_MIN_RATE}")
+    return value
+
+
+class BodyPace:
+    """How long a request's body may keep its thread waiting for it: each wait at most
+    the body timeout, and all its waits together at most the body timeout plus one
+    second per ``min_rate`` bytes received (no total with a rate of 0).  Only the time
+    spent waiting for the client counts, not the time the app takes between two reads
+    (a batch verifying a chunk).  A body sending a byte a little more often than the
+    body timeout is cut after about the body timeout, where it kept its thread for ever;
+    a large batch on a slow link takes as long as it needs, as long as it keeps up the
+    rate."""
+
+    def __init__(self, timeout: float, min_rate: float) -> None:
+        self.timeout, self.min_rate = timeout, min_rate
+        self.start()
+
+    def start(self) -> None:
+        self.seconds = 0.0  # waited so far
+        self.bytes = 0  # received so far
+        self.paced = False  # whether the last wait was cut short by the rate
+
+    def wait(self) -> float:
+        """How long the next read may wait."""
+        if self.min_rate <= 0:
+            return self.timeout
+        left = self.timeout + self.bytes / self.min_rate - self.seconds
+        self.paced = left < self.timeout
+        return min(self.timeout, left)
+
+    def waited(self, seconds: float) -> None:
+        self.seconds += seconds
+
+    def received(self, size: int) -> None:
+        self.bytes += size
+
+    def too_slow(self) -> bool:
+        """Whether the last wait timed out for the rate, not for a pause."""
+        return self.paced
+
+    def reason(self) -> str:
+        return (f"the request's body arrived slower than {self.min_rate:g} bytes/s: "
+                f"{self.bytes} bytes in the {self.seconds:.1f} s waited for it")
+
+
 class RequestReadTimeout(RequestTimeout):
     """The client took too long to send its request.  A werkzeug HTTPException, so a
     body read that times out in the app is answered 408 like any other problem."""
@@ -108,14 +174,15 @@ HEAD, BODY = "head", "body"
 class TimedReader(SocketUnreader):
     """gunicorn's socket reader, reading within the request's timeouts: in the head
     phase until the head's deadline, in the body phase for at most the body timeout
-    per read; outside both (a body drained after the answer, by gunicorn's own
+    per read and within the body's pace (``BodyPace``); outside both (a body drained after the answer, by gunicorn's own
     deadline) as gunicorn's reader does."""
 
     def __init__(self, sock: socket.socket, header_timeout: float,
-                 body_timeout: float) -> None:
+                 body_timeout: float, body_min_rate: float = 0) -> None:
         super().__init__(sock)
         self.header_timeout = header_timeout
         self.body_timeout = body_timeout
+        self.pace = BodyPace(body_timeout, body_min_rate)
         self.phase: str | None = HEAD
         self.deadline: float | None = None
         self.request: Any = None
@@ -130,6 +197,7 @@ class TimedReader(SocketUnreader):
 
     def expect_body(self, request: Any) -> None:
         self.phase, self.request = BODY, request
+        self.pace.start()
 
     def stop_timing(self) -> None:
         self.phase, self.request = None, None
@@ -141,11 +209,22 @@ class TimedReader(SocketUnreader):
             if self.deadline is None:
                 self.deadline = time.monotonic() + self.header_timeout
             wait = self.deadline - time.monotonic()
-        else:
-            wait = self.body_timeout
-        if wait <= 0 or not self._readable(wait):
+            if wait <= 0 or not self._readable(wait):
+                raise self._timeout()
+            return super().chunk(size_hint)
+        return self._body_chunk(size_hint)
+
+    def _body_chunk(self, size_hint: int | None) -> bytes:
+        """Bytes of the body, waiting for them within the body timeout and the pace."""
+        wait = self.pace.wait()
+        started = time.monotonic()
+        readable = wait > 0 and self._readable(wait)
+        self.pace.waited(time.monotonic() - started)
+        if not readable:
             raise self._timeout()
-        return super().chunk(size_hint)
+        data = super().chunk(size_hint)
+        self.pace.received(len(data))
+        return data
 
     def _readable(self, wait: float) -> bool:
         pending = getattr(self.sock, "pending", None)  # TLS: bytes decrypted already
@@ -156,6 +235,8 @@ class TimedReader(SocketUnreader):
     def _timeout(self) -> RequestReadTimeout:
         if self.phase == HEAD:
             reason = f"the request's head did not arrive within {self.header_timeout:g} s"
+        elif self.pace.too_slow():
+            reason = self.pace.reason()
         else:
             reason = f"no byte of the request's body arrived for {self.body_timeout:g} s"
         self.timed_out = reason
@@ -168,7 +249,7 @@ class TimedConnection(TConn):
     """gunicorn's connection whose HTTP/1 parser reads through a TimedReader."""
 
     def __init__(self, cfg: Any, sock: socket.socket, client: Any, server: Any,
-                 timeouts: tuple[float, float]) -> None:
+                 timeouts: tuple[float, float, float]) -> None:
         super().__init__(cfg, sock, client, server)
         self.timeouts = timeouts
 
@@ -217,7 +298,8 @@ class LingeringThreadWorker(ThreadWorker):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.linger = linger_seconds()
-        self.timeouts = read_timeouts()
+        self.timeouts = (*read_timeouts(), body_min_rate())
+        self.write_timeout = write_timeout()
         self._busy = 0
         self._busy_lock = threading.Lock()
 
@@ -274,12 +356,35 @@ class LingeringThreadWorker(ThreadWorker):
     def handle_request(self, req: Any, conn: Any) -> bool:
         reader = timed_reader(conn)
         if reader is None:
-            return super().handle_request(req, conn)
+            return self._answer(req, conn)
         reader.expect_body(req)
         try:
-            return super().handle_request(req, conn)
+            return self._answer(req, conn)
         finally:
             reader.stop_timing()
+
+    def _answer(self, req: Any, conn: Any) -> bool:
+        """gunicorn's ``handle_request``, its answer written through an AnswerSocket
+        (``service.http_writes``): held while the body arrives, within the write timeout
+        after.  A client over the timeout is dropped."""
+        if type(conn.sock) is not socket.socket:  # TLS: gunicorn's own writes
+            return super().handle_request(req, conn)
+        answer = AnswerSocket(conn.sock, lambda: body_arriving(req), self.write_timeout)
+        conn.sock = answer
+        try:
+            keep = super().handle_request(req, conn)
+            answer.finish()
+            return keep
+        except AnswerTimeout as timeout:
+            self.log.info("Write timeout to ip=%s: %s", _ip(conn.client), timeout)
+            hang_up(answer.sock)
+            raise
+        finally:
+            conn.sock = answer.sock
+            answer.close_spool()
+            if answer.most_held:
+                self.log.debug("Answer to ip=%s held up to %d bytes while its body arrived",
+                               _ip(conn.client), answer.most_held)
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         if not isinstance(exc, RequestReadTimeout):

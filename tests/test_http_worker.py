@@ -20,6 +20,7 @@ from service.http_worker import (
     LingeringThreadWorker,
     RequestReadTimeout,
     TimedReader,
+    body_min_rate,
     linger_seconds,
     read_timeouts,
 )
@@ -114,9 +115,10 @@ def test_linger_setting(monkeypatch):
 
 # The read timeouts: gunicorn's own HTTP/1 parser reading through the worker's reader.
 
-def timed_parser(sock: socket.socket, header_timeout: float = 5, body_timeout: float = 5):
+def timed_parser(sock: socket.socket, header_timeout: float = 5, body_timeout: float = 5,
+                 min_rate: float = 0):
     parser = RequestParser(Config(), sock, ("127.0.0.1", 0))
-    reader = TimedReader(sock, header_timeout, body_timeout)
+    reader = TimedReader(sock, header_timeout, body_timeout, min_rate)
     parser.unreader = reader
     return parser, reader
 
@@ -175,6 +177,53 @@ def test_a_stalled_body_times_out_and_its_answer_closes_the_connection(pair):
     assert 0.25 < time.monotonic() - start < 0.6
     assert request.should_close()  # the 408 says Connection: close
     assert request.body.failed  # and gunicorn does not reuse the connection
+
+
+def body_request(client: socket.socket, parser, reader, length: int):
+    client.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % length)
+    request = next(parser)
+    reader.expect_body(request)
+    return request
+
+
+def test_a_body_trickling_in_is_cut_once_it_falls_below_the_minimum_rate(pair):
+    """A byte more often than the body timeout: the pauses alone never time out, and a
+    thread was held for as long as the client cared to trickle.  Its waits may last the
+    body timeout plus a second per ``min_rate`` bytes in all: here 0.3 s and a bit."""
+    ours, client = pair
+    parser, reader = timed_parser(ours, body_timeout=0.3, min_rate=1000)
+    request = body_request(client, parser, reader, 60)
+    stop = dribble(client, b"x" * 60, 0.05)  # 3 s in all, 20 bytes/s
+    start = time.monotonic()
+    with pytest.raises(RequestReadTimeout, match="body arrived slower than 1000 bytes/s"):
+        request.body.read(60)
+    assert time.monotonic() - start < 1.5
+    stop.set()
+    assert "slower than" in reader.timed_out and request.should_close()
+
+
+def test_a_body_keeping_up_the_minimum_rate_takes_as_long_as_it_needs(pair):
+    ours, client = pair
+    parser, reader = timed_parser(ours, body_timeout=0.3, min_rate=10)
+    request = body_request(client, parser, reader, 16)
+    dribble(client, b"y" * 16, 0.05)  # 20 bytes/s, against 10
+    body, waited = timed(lambda: request.body.read(16))
+    assert body == b"y" * 16 and waited > 0.5
+    assert reader.timed_out is None
+
+
+def test_only_the_time_spent_waiting_for_the_body_counts(pair):
+    """The app may take its time between two reads (a batch verifying a chunk): the
+    bytes sent meanwhile wait in the socket, and the reader waits for none of them."""
+    ours, client = pair
+    parser, reader = timed_parser(ours, body_timeout=0.3, min_rate=100_000)
+    request = body_request(client, parser, reader, 2048)  # gunicorn reads 1 KiB at least
+    client.sendall(b"a" * 1024)
+    assert request.body.read(1024) == b"a" * 1024
+    client.sendall(b"b" * 1024)
+    time.sleep(0.6)  # twice the allowance, spent by the app
+    assert request.body.read(1024) == b"b" * 1024
+    assert reader.timed_out is None
 
 
 def test_reads_after_the_request_are_gunicorns_alone(pair):
@@ -244,6 +293,19 @@ def test_read_timeout_settings(monkeypatch):
             with pytest.raises(ValueError, match=name):
                 read_timeouts()
         monkeypatch.setenv(name, "5")
+
+
+def test_body_min_rate_setting(monkeypatch):
+    monkeypatch.delenv("RUMMY_BODY_MIN_RATE", raising=False)
+    assert body_min_rate() == 8192
+    monkeypatch.setenv("RUMMY_BODY_MIN_RATE", "0")
+    assert body_min_rate() == 0
+    monkeypatch.setenv("RUMMY_BODY_MIN_RATE", " 1024 ")
+    assert body_min_rate() == 1024
+    for bad in ("-1", "nan", "inf", "fast", str(2 << 30)):
+        monkeypatch.setenv("RUMMY_BODY_MIN_RATE", bad)
+        with pytest.raises(ValueError, match="RUMMY_BODY_MIN_RATE"):
+            body_min_rate()
 
 
 def test_a_second_quit_signal_inside_the_first_does_not_hang_the_worker(monkeypatch):

@@ -17,6 +17,11 @@ With each error line kept small (at most ten field errors, cut paths and message
 plus a few megabytes, where a body of tiny bad lines was answered with 130 times its
 size.
 
+The result lines go out as the client takes them: a client that sends its whole body
+before it reads (http.client, requests) finds them all waiting once it reads, held by
+the worker meanwhile (``service.http_writes``), where the thread blocked writing them
+and the client sending the body, for ever.
+
 Lines are judged ahead of their answers, so a chunk whose lines in flight (its own and
 the chunk before, not answered yet) could reach a stop is judged without letting the
 pool's processes stage its games: the request stores those before the stop itself.  The
@@ -79,7 +84,9 @@ DESCRIPTION = (
     "The body may be sent with `Content-Encoding: gzip`: the limit is then that of the "
     "inflated bytes, which may be at most 200 times the gzip bytes (413 beyond). A line "
     "whose verifying process died (killed, out of memory) is answered with "
-    "`/problems/verifier-unavailable` (503): send it again."
+    "`/problems/verifier-unavailable` (503): send it again. A client may send the whole "
+    "body before it reads the answer (as Python's http.client and requests do): the "
+    "lines it does not take meanwhile wait for it, and come once it reads."
 )
 
 

@@ -182,3 +182,44 @@ def test_a_stalled_batch_answers_the_lines_it_read_and_ends_with_a_408_line(serv
     assert "lines from here on were not read" in last["error"]["detail"]
     stored = server.get_json("/api/v1/games?limit=500")[1]["games"]
     assert sorted(g["id"] for g in stored) == sorted(r["id"] for r in results)
+
+
+def test_bodies_trickling_in_are_cut_below_the_minimum_rate_and_others_are_served(tmp_path):
+    """A byte every 0.2 s never pauses as long as the body timeout (1 s): two such
+    bodies on two threads held them for as long as they kept trickling, and nobody
+    else was served.  Their waits may last the body timeout plus a second per
+    ``RUMMY_BODY_MIN_RATE`` bytes (here 1,000): each gets 408 after about a second, and
+    the health check waiting behind them is answered."""
+    srv = Server(tmp_path / "rummy.duckdb", env={
+        **TIMEOUTS, "RUMMY_WORKERS": "1", "RUMMY_THREADS": "2",
+        "RUMMY_BODY_MIN_RATE": "1000"}).start()
+    trickling = [send(srv, b"POST /api/v1/games HTTP/1.1\r\nHost: test\r\n"
+                           b"Content-Type: application/json\r\nContent-Length: 10000\r\n\r\n{")
+                 for _ in range(2)]
+    stop = threading.Event()
+
+    def trickle(sock: socket.socket) -> None:
+        while not stop.wait(0.2):
+            try:
+                sock.send(b" ")
+            except OSError:
+                return
+
+    senders = [threading.Thread(target=trickle, args=(sock,)) for sock in trickling]
+    for sender in senders:
+        sender.start()
+    try:
+        time.sleep(0.1)  # both before the health check
+        status, _, _ = srv.request("GET", "/api/v1/healthz", timeout=30)
+        assert status == 200
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            answers = list(pool.map(answer, trickling))
+    finally:
+        stop.set()
+        for sender in senders:
+            sender.join()
+        srv.stop()
+    for response, body, closed in answers:
+        problem = assert_408(response, body, "body arrived slower than 1000 bytes/s")
+        assert problem["instance"] == "/api/v1/games"
+        assert closed
