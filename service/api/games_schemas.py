@@ -16,6 +16,7 @@ from marshmallow import Schema, ValidationError, fields
 from marshmallow.validate import Length, OneOf, Range
 
 from ..engine.limits import MAX_ID_LENGTH, MAX_PLAYER_LENGTH, TIME_RANGE, calendar_date, instant
+from ..engine.logformat import name_problem
 from ..engine.report import ILLEGAL, INCOMPLETE, MISMATCH, VALID
 from ..engine.rules import PRESETS
 from ..engine.words import integer_range
@@ -134,12 +135,25 @@ class DeleteArgsSchema(Schema):
                        "{\"reason\": ...})"})
 
 
+def named(longest: int) -> list[Any]:
+    """The validators of a player or tournament id given as a filter: the rule a log's
+    names follow (docs/LOG_FORMAT.md, "Names and ids"), so a filter takes every name a
+    log can hold, as it is, and refuses the others (400) rather than match nothing."""
+
+    def follows_the_rule(value: str) -> None:
+        problem = name_problem(value, in_paths=True)
+        if problem is not None:
+            raise ValidationError(problem)
+
+    return [Length(1, longest), follows_the_rule]
+
+
 class ListArgsSchema(Schema):
-    player = fields.String(validate=Length(1, MAX_PLAYER_LENGTH),
+    player = fields.String(validate=named(MAX_PLAYER_LENGTH),
                            metadata={"description": "Games this player took part in"})
     variant = fields.String(validate=OneOf(tuple(PRESETS)))
     status = fields.String(validate=OneOf(STATUSES))
-    tournament = fields.String(validate=Length(1, MAX_ID_LENGTH),
+    tournament = fields.String(validate=named(MAX_ID_LENGTH),
                                metadata={"description": "The log's tournament.id"})
     since = Instant(metadata=instant_doc(
         "2024-05-01", "Played (else uploaded) at or after this instant; a date means its "

@@ -26,6 +26,7 @@ from ..api.pagination import decode_cursor, decode_key_cursor, encode_cursor, en
 from ..api.players import FILTERS as STATS_FILTERS
 from ..api.players import FilterArgsSchema, LeaderboardArgsSchema
 from ..api.problems import Problem
+from ..api.segments import segment
 from ..api.spec import PREFIX
 from ..api.tournaments import ListArgsSchema as TournamentListArgsSchema
 from ..api.variants import describe_variants
@@ -201,7 +202,7 @@ def replay(game_id: str):
              "gin": PRESETS[data["variant"]].family == "gin",
              "deals": len(report["deals"]), "status": data["status"],
              "violations": report["violations"],
-             "positions": api_url(f"/games/{game_id}/deals/{{deal}}/positions")}
+             "positions": api_url(f"/games/{segment(game_id)}/deals/{{deal}}/positions")}
     return render_template("replay.html", title=f"Replay of game {game_id}", game=data,
                            shown=shown)
 
@@ -235,7 +236,7 @@ def players():
                            columns=columns, shown=_figure)
 
 
-@blp.get("/players/<path:player>")
+@blp.get("/players/<name:player>")
 @read_access
 def player(player: str):
     args = _args(FilterArgsSchema())
@@ -270,7 +271,7 @@ def tournaments():
                            earlier=earlier)
 
 
-@blp.get("/tournaments/<path:tournament_id>")
+@blp.get("/tournaments/<name:tournament_id>")
 @read_access
 def tournament(tournament_id: str):
     audit = tournament_audit(current_store(), tournament_id)
