@@ -43,6 +43,7 @@ from service.engine.logformat import (
     game_from_json,
     load_json,
     name_errors,
+    name_problem,
     parse_game,
     parse_header,
     schema_errors,
@@ -817,7 +818,7 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
         choices = VALID_OVERRIDES["both"] + VALID_OVERRIDES[preset.family]
         doc["rules"] = dict(draw(st.lists(st.sampled_from(choices), max_size=3)))
     if draw(st.booleans()):
-        doc["id"] = draw(st.text(max_size=8))
+        doc["id"] = draw(st.text(max_size=8).filter(lambda text: name_problem(text) is None))
     if draw(st.booleans()):
         doc["tournament"] = draw(TOURNAMENT)
     if draw(st.booleans()):
