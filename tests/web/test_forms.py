@@ -106,3 +106,18 @@ def test_the_key_forms_take_a_post_sent_from_this_site(keyed, headers):
     forgot = client.post("/key/forget", headers={**BROWSER, **headers})
     assert forgot.status_code == 303 and "rummy_read_key=;" in forgot.headers["Set-Cookie"]
     assert client.get("/games", headers=BROWSER).status_code == 401
+
+
+def test_a_page_asking_for_a_key_returns_to_itself_with_its_name_encoded(keyed):
+    """The path the app sees is decoded (``%2F`` is ``/`` there): the key page's link
+    builds the page's URL again, so the return target is the page itself."""
+    client = keyed.test_client()
+    page = client.get("/tournaments/cup%2F..%2F2024%20%231?x=1", headers=BROWSER)
+    assert page.status_code == 401
+    link = '/key?next=/tournaments/cup%252F..%252F2024%2520%25231?x%3D1'
+    assert f'href="{link}"' in html.unescape(page.get_data(as_text=True))
+    form = client.get(link, headers=BROWSER).get_data(as_text=True)
+    assert _next_of(form) == "/tournaments/cup%2F..%2F2024%20%231?x=1"
+    answer = client.post("/key", data={"key": "read-key", "next": _next_of(form)},
+                         headers=FROM_HERE)
+    assert answer.headers["Location"] == "/tournaments/cup%2F..%2F2024%20%231?x=1"
