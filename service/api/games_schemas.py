@@ -16,7 +16,6 @@ from marshmallow import Schema, ValidationError, fields
 from marshmallow.validate import Length, OneOf, Range
 
 from ..engine.limits import MAX_ID_LENGTH, MAX_PLAYER_LENGTH, TIME_RANGE, calendar_date, instant
-from ..engine.logformat import name_problem
 from ..engine.report import ILLEGAL, INCOMPLETE, MISMATCH, VALID
 from ..engine.rules import PRESETS
 from ..engine.words import integer_range
@@ -136,16 +135,11 @@ class DeleteArgsSchema(Schema):
 
 
 def named(longest: int) -> list[Any]:
-    """The validators of a player or tournament id given as a filter: the rule a log's
-    names follow (docs/LOG_FORMAT.md, "Names and ids"), so a filter takes every name a
-    log can hold, as it is, and refuses the others (400) rather than match nothing."""
-
-    def follows_the_rule(value: str) -> None:
-        problem = name_problem(value, in_paths=True)
-        if problem is not None:
-            raise ValidationError(problem)
-
-    return [Length(1, longest), follows_the_rule]
+    """The validators of a player or tournament id given as a filter: its length only.
+    A filter takes every name a log can hold, as it is (never trimmed), and a name that
+    logs may no longer hold (docs/LOG_FORMAT.md, "Names and ids") too: a game stored
+    before that rule is still found by it, and otherwise the filter matches nothing."""
+    return [Length(1, longest)]
 
 
 class ListArgsSchema(Schema):
