@@ -211,7 +211,7 @@ def game_analysis(game_id: str) -> dict[str, Any]:
     if raw is None:
         raise _not_found(game_id)
     game = parse_game(load_json(raw, max(len(raw), settings().max_game_bytes),
-                                repeated_keys=True))
+                                repeated_keys=True), stored=True)
     report = verify(game)
     luck = analyse_luck(game, report)
     keeps = _keeps_analyses(store)
@@ -236,7 +236,7 @@ def game_analysis(game_id: str) -> dict[str, Any]:
             "luck": luck.to_dict()}
 
 
-@blp.route("/players/<path:player>/analysis", methods=["GET"], parameters=_path("player"))
+@blp.route("/players/<name:player>/analysis", methods=["GET"], parameters=_path("player"))
 @read_access
 @blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, PlayerAnalysisSchema, example={"player": "ana", "variants": {"gin": {

@@ -134,12 +134,20 @@ class DeleteArgsSchema(Schema):
                        "{\"reason\": ...})"})
 
 
+def named(longest: int) -> list[Any]:
+    """The validators of a player or tournament id given as a filter: its length only.
+    A filter takes every name a log can hold, as it is (never trimmed), and a name that
+    logs may no longer hold (docs/LOG_FORMAT.md, "Names and ids") too: a game stored
+    before that rule is still found by it, and otherwise the filter matches nothing."""
+    return [Length(1, longest)]
+
+
 class ListArgsSchema(Schema):
-    player = fields.String(validate=Length(1, MAX_PLAYER_LENGTH),
+    player = fields.String(validate=named(MAX_PLAYER_LENGTH),
                            metadata={"description": "Games this player took part in"})
     variant = fields.String(validate=OneOf(tuple(PRESETS)))
     status = fields.String(validate=OneOf(STATUSES))
-    tournament = fields.String(validate=Length(1, MAX_ID_LENGTH),
+    tournament = fields.String(validate=named(MAX_ID_LENGTH),
                                metadata={"description": "The log's tournament.id"})
     since = Instant(metadata=instant_doc(
         "2024-05-01", "Played (else uploaded) at or after this instant; a date means its "

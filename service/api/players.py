@@ -11,7 +11,7 @@ from typing import Any
 from flask import request, url_for
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields
-from marshmallow.validate import Length, OneOf
+from marshmallow.validate import OneOf
 
 from ..engine.limits import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
 from ..engine.rules import PRESETS
@@ -35,6 +35,7 @@ from .games_schemas import (
     between,
     cursor_field,
     instant_doc,
+    named,
 )
 from .pagination import decode_key_cursor, encode_key_cursor, link_header
 from .problems import INVALID_PARAMETER, NOT_FOUND, Problem
@@ -51,7 +52,7 @@ class FilterArgsSchema(Schema):
     since = Instant(metadata=instant_doc("2024-05-01", "Games played (else uploaded) at or "
                                                        "after"))
     until = Instant(metadata=instant_doc("2024-06-01", "Games played (else uploaded) before"))
-    tournament = fields.String(validate=Length(1, MAX_ID_LENGTH))
+    tournament = fields.String(validate=named(MAX_ID_LENGTH))
 
 
 class LeaderboardArgsSchema(FilterArgsSchema):
@@ -178,7 +179,7 @@ def _path(*names: str) -> list[dict[str, Any]]:
             for name in names]
 
 
-@blp.route("/<path:player>/stats", methods=["GET"], parameters=_path("player"))
+@blp.route("/<name:player>/stats", methods=["GET"], parameters=_path("player"))
 @read_access
 @blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, PlayerStatsSchema, example={"player": "ana", "variants": {"gin": {
@@ -197,7 +198,7 @@ def stats(args: dict[str, Any], player: str) -> dict[str, Any]:
     return {"player": player, "variants": figures}
 
 
-@blp.route("/<path:player>/months", methods=["GET"], parameters=_path("player"))
+@blp.route("/<name:player>/months", methods=["GET"], parameters=_path("player"))
 @read_access
 @blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, PlayerMonthsSchema, example={"player": "ana", "variants": {"gin": [
@@ -269,7 +270,7 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     return body, 200, headers
 
 
-@blp.route("/<path:a>/versus/<path:b>", methods=["GET"], parameters=_path("a", "b"))
+@blp.route("/<name:a>/versus/<name:b>", methods=["GET"], parameters=_path("a", "b"))
 @read_access
 @blp.arguments(FilterArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, VersusSchema, example={

@@ -216,7 +216,7 @@ PLAYER_PATH = [{"in": "path", "name": "player", "required": True,
                 "schema": {"type": "string", "minLength": 1, "maxLength": MAX_PLAYER_LENGTH}}]
 
 
-@blp.route("/players/<path:player>/ratings", methods=["GET"], parameters=PLAYER_PATH)
+@blp.route("/players/<name:player>/ratings", methods=["GET"], parameters=PLAYER_PATH)
 @read_access
 @blp.arguments(HistoryArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, HistorySchema, headers=LINK_HEADER, example={"player": "ana", "history": [

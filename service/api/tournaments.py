@@ -307,7 +307,7 @@ TOURNAMENT_PARAMETER = [{"in": "path", "name": "tournament_id", "required": True
     "type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}}]
 
 
-@blp.route("/<path:tournament_id>", methods=["GET"], parameters=TOURNAMENT_PARAMETER)
+@blp.route("/<name:tournament_id>", methods=["GET"], parameters=TOURNAMENT_PARAMETER)
 @read_access
 @blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, TournamentReportSchema, example=EXAMPLE)
@@ -329,7 +329,7 @@ def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
                                         tournament_id=tournament_id)}}
 
 
-@blp.route("/<path:tournament_id>/report.csv", methods=["GET"],
+@blp.route("/<name:tournament_id>/report.csv", methods=["GET"],
            parameters=TOURNAMENT_PARAMETER)
 @read_access
 @blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)

@@ -98,7 +98,7 @@ def analyse_stored(item: tuple[str, bytes, str | None, datetime]) -> AnalysisRec
     """The analysis rows of a stored game from its log (``id``, ``log``, tournament,
     game time); runs in the catch-up's process."""
     gid, log, tournament, at = item
-    game = parse_game(load_json(log))
+    game = parse_game(load_json(log), stored=True)
     return analysis_record(gid, game, verify(game), tournament, at)
 
 

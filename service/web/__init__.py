@@ -12,6 +12,8 @@ to any other client (:func:`wants_html`): the same status, the same detail.
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from flask import Blueprint, Flask, Response, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
@@ -41,8 +43,7 @@ def _page_error(error: HTTPException):
     key_page = None
     title, detail = error.name, error.description
     if status in (401, 403) and request.method == "GET":  # a key may open the page
-        key_page = url_for("web.key",
-                           next=request.script_root + request.full_path.rstrip("?"))
+        key_page = url_for("web.key", next=_this_page())
         # The problem speaks to API clients (headers, bearer keys); a person is told
         # what the server asks of them, and where to give it.
         if status == 401:
@@ -56,6 +57,15 @@ def _page_error(error: HTTPException):
                       "(it may have been changed). Enter the current key.")
     return render_template("error.html", status=status, title=title,
                            detail=detail, key_page=key_page), status, headers
+
+
+def _this_page() -> str:
+    """The URL of the page asked for, its path built again by its route (the path the
+    app sees is decoded: a tournament id's ``%2F`` is a ``/`` there), with its query."""
+    path = url_for(request.endpoint, **(request.view_args or {})) \
+        if request.endpoint is not None else request.script_root + quote(request.path)
+    query = request.query_string.decode("latin-1")
+    return f"{path}?{query}" if query else path
 
 
 def install(app: Flask) -> None:

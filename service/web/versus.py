@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from flask import render_template
 from marshmallow import fields
-from marshmallow.validate import Length
 
 from ..api.auth import read_access
 from ..api.config import current_store
+from ..api.games_schemas import named
 from ..api.players import FILTERS, FilterArgsSchema, _filter, _player
 from ..api.problems import INVALID_PARAMETER, NOT_FOUND, Problem
 from ..engine.limits import MAX_PLAYER_LENGTH
@@ -23,7 +23,7 @@ blp.add_app_template_global(FILTERS, "stats_filters")
 class VersusPageArgsSchema(FilterArgsSchema):
     """The API's versus query, and the opponent the API takes in its path."""
 
-    opponent = fields.String(required=True, validate=Length(1, MAX_PLAYER_LENGTH))
+    opponent = fields.String(required=True, validate=named(MAX_PLAYER_LENGTH))
 
 
 @blp.app_template_global("versus_refusal")
@@ -43,7 +43,7 @@ def _same_player(player: str):
                            opponent=player, record=None, refused=detail), 400
 
 
-@blp.get("/players/<path:player>/versus")
+@blp.get("/players/<name:player>/versus")
 @read_access
 def versus(player: str):
     args = _args(VersusPageArgsSchema())

@@ -28,7 +28,8 @@ from ..api.games_schemas import ListArgsSchema, utc_text
 from ..api.pagination import decode_cursor, decode_key_cursor, encode_cursor, encode_key_cursor
 from ..api.players import FILTERS as STATS_FILTERS
 from ..api.players import FilterArgsSchema, LeaderboardArgsSchema
-from ..api.problems import FORBIDDEN, Problem
+from ..api.problems import Problem
+from ..api.segments import segment
 from ..api.spec import PREFIX
 from ..api.tournaments import ListArgsSchema as TournamentListArgsSchema
 from ..api.variants import describe_variants
@@ -47,6 +48,7 @@ from ..store.stats import (
 from . import blp, verdict, wants_html
 from .analysis import game_analysis
 from .charts import bar_chart
+from .forms import local_target, same_origin
 
 GAMES_PAGE = 25
 # The leaderboard's columns, each a sort key of the API.
@@ -214,7 +216,7 @@ def replay(game_id: str):
              "gin": PRESETS[data["variant"]].family == "gin",
              "deals": len(report["deals"]), "status": data["status"],
              "violations": report["violations"],
-             "positions": api_url(f"/games/{game_id}/deals/{{deal}}/positions")}
+             "positions": api_url(f"/games/{segment(game_id)}/deals/{{deal}}/positions")}
     return render_template("replay.html", title=f"Replay of game {game_id}", game=data,
                            shown=shown)
 
@@ -249,7 +251,7 @@ def players():
                            analysis=analysis_progress(current_store()))
 
 
-@blp.get("/players/<path:player>")
+@blp.get("/players/<name:player>")
 @read_access
 def player(player: str):
     args = _args(FilterArgsSchema())
@@ -284,7 +286,7 @@ def tournaments():
                            earlier=earlier)
 
 
-@blp.get("/tournaments/<path:tournament_id>")
+@blp.get("/tournaments/<name:tournament_id>")
 @read_access
 def tournament(tournament_id: str):
     audit = tournament_audit(current_store(), tournament_id)
@@ -305,34 +307,23 @@ def variants():
                            in_words=source_in_words)
 
 
-def _local(target: str | None) -> str:
-    """Where to go after the key page: a path of this site, else the games list (a
-    ``next`` naming another site would make the form an open redirect)."""
-    root = request.script_root
-    if (target and target.startswith(root + "/") and not target.startswith("//")
-            and "\\" not in target):
-        return target
-    return url_for("web.games")
-
-
 @blp.get("/key")
 def key():
     """The form that lets a browser read when RUMMY_READ_KEYS is set."""
     return render_template("key.html", title="Read key", needed=reads_need_a_key(),
                            held=READ_COOKIE in request.cookies,
-                           next=_local(request.args.get("next"))), 200
+                           next=local_target(request.args.get("next"))), 200
 
 
 @blp.post("/key")
+@same_origin
 def key_given():
     """A key typed in the form: kept in a cookie for the browser session (HttpOnly, so
     no script reads it; SameSite=Strict, so no other site's page sends it), then back
-    to the page that asked.  A form posted from another site is refused."""
-    origin = request.headers.get("Origin")
-    if origin is not None and origin != request.host_url.rstrip("/"):
-        raise Problem(403, FORBIDDEN, "the key form can only be sent from this site")
+    to the page that asked, if it is one of this site.  A form not sent from a page of
+    this site is refused."""
     given = request.form.get("key", "").strip()
-    target = _local(request.form.get("next"))
+    target = local_target(request.form.get("next"))
     if not given or not reads_with(given):
         page = render_template("key.html", title="Read key", needed=reads_need_a_key(),
                                held=False, next=target, refused=True)
@@ -344,7 +335,10 @@ def key_given():
 
 
 @blp.post("/key/forget")
+@same_origin
 def key_forgotten():
+    """The read cookie dropped; a form not sent from a page of this site is refused
+    (another site must not log a visitor out)."""
     response = redirect(url_for("web.key"), code=303)
     response.delete_cookie(READ_COOKIE, path=request.script_root or "/",
                            httponly=True, samesite="Strict")

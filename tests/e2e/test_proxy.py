@@ -268,3 +268,18 @@ def test_a_service_that_is_down_is_a_502_problem(tmp_path):
         proxy.stop()
     assert status == 502
     assert problem(502, headers, body)["type"] == "/problems/bad-gateway"
+
+
+def test_the_key_form_sent_from_the_proxys_own_page_is_taken(service):
+    """The forms compare where a page was (Origin) with the host and port the browser
+    addressed: the proxy passes the Host the browser sent, port included, so a form of
+    the site is taken on any port, and one of another site is refused."""
+    _, proxy = service
+    here = f"http://127.0.0.1:{proxy.port}"
+    form = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "text/html"}
+    status, headers, _ = request(proxy.port, "POST", "/key", b"key=any&next=/players",
+                                 {**form, "Origin": here})
+    assert (status, headers["Location"]) == (303, "/players")
+    status, _, _ = request(proxy.port, "POST", "/key", b"key=any&next=/players",
+                           {**form, "Origin": "http://127.0.0.1"})
+    assert status == 403

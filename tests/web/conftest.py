@@ -15,6 +15,8 @@ from service.api.config import VARIABLES
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "sample_logs").glob("*.json"))
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+# A form a page of the test client's own site posts (the forms refuse any other).
+FROM_HERE = {**BROWSER, "Origin": "http://localhost"}
 
 
 @pytest.fixture(scope="module")
@@ -35,4 +37,15 @@ def site(tmp_path_factory) -> Iterator[tuple[Flask, dict[str, str]]]:
         assert response.status_code == 201, response.get_json()
         ids[path.stem] = response.get_json()["id"]
     yield app, ids
+    close_app(app)
+
+
+@pytest.fixture
+def keyed(tmp_path) -> Iterator[Flask]:
+    """An app whose reads need reader's key and whose writes need writer's."""
+    app = create_app({**dict.fromkeys(VARIABLES, ""), "RUMMY_STORE_PROCESS": "0",
+                      "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_READ_KEYS": "reader:read-key",
+                      "RUMMY_API_KEYS": "writer:write-key",
+                      "RUMMY_DB": str(tmp_path / "rummy.duckdb")})
+    yield app
     close_app(app)

@@ -902,3 +902,53 @@ def test_printed_pages_have_no_menu_and_no_buttons(watched):
         assert all(not element.is_visible() for element in page.locator(hidden).all())
     assert page.locator("main h1").is_visible() and page.locator("main table").first.is_visible()
     assert page.pdf(format="A4").startswith(b"%PDF")  # Chromium prints it on A4
+
+
+def test_a_tournament_and_a_player_named_with_slashes_dots_hash_and_question_open(
+        browser, tmp_path):
+    """Ids holding ``/ .. # ?`` are carried by the links as one encoded segment: the
+    browser follows them to their own pages (it would rewrite ``a/../b`` to ``b``), the
+    key page returns to them, and the CSV link of the tournament works."""
+    tournament, player = "cup/../2024 #1?final", "ana/../ben #2?x"
+    log = json.loads((SAMPLES_DIR / "gin-01.json").read_text())
+    log["tournament"] = {"id": tournament, "round": 1}
+    text = json.dumps(log).replace('"ana"', json.dumps(player))
+    srv = Server(tmp_path / "rummy.duckdb", env={
+        "RUMMY_API_KEYS": f"tester:{KEY}", "RUMMY_READ_KEYS": "reader:read-key",
+        "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_ANALYSIS": "0"}).start()
+    try:
+        status, _, body = srv.request("POST", "/api/v1/games", text.encode(), {
+            "Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
+        assert status == 201, body
+        watched = Watched(browser, f"http://127.0.0.1:{srv.port}")
+        page = watched.page
+        try:
+            assert page.goto("/tournaments").status == 401
+            page.locator("#enter-key").click()
+            page.locator("#read-key").fill("read-key")
+            page.get_by_role("button", name="Use this key").click()
+            page.wait_for_url("**/tournaments")
+            page.locator("#tournaments a", has_text=tournament).first.click()
+            page.wait_for_url("**/tournaments/cup%2F..%2F2024%20%231%3Ffinal")
+            sync_api.expect(page.locator("h1")).to_have_text(f"Tournament {tournament}")
+            csv = page.locator("a", has_text="Download CSV").get_attribute("href")
+            answer = page.request.get(csv)
+            assert answer.status == 200 and answer.headers["content-type"].startswith(
+                "text/csv") and f"valid,true,{player}," in answer.text()
+            page.locator("a", has_text=player).first.click()
+            page.wait_for_url("**/players/ana%2F..%2Fben%20%232%3Fx")
+            sync_api.expect(page.locator("h1")).to_have_text(player)
+            # Asked for without the key, the page sends the browser back to itself.
+            page.context.clear_cookies()
+            assert page.reload().status == 401
+            page.locator("#enter-key").click()
+            page.locator("#read-key").fill("read-key")
+            page.get_by_role("button", name="Use this key").click()
+            page.wait_for_url("**/players/ana%2F..%2Fben%20%232%3Fx")
+            sync_api.expect(page.locator("h1")).to_have_text(player)
+            watched.errors = [e for e in watched.errors if "401" not in e]
+            watched.check()
+        finally:
+            watched.close()
+    finally:
+        srv.stop()

@@ -12,7 +12,7 @@ import pytest
 
 from tests.api.helpers import assert_problem
 
-from .conftest import BROWSER
+from .conftest import BROWSER, FROM_HERE
 
 SAMPLE_LOG = Path(__file__).resolve().parents[2] / "sample_logs" / "gin-01.json"
 PAGES = ["/", "/games", "/games?variant=gin&status=valid", "/players",
@@ -322,20 +322,6 @@ def test_with_read_keys_the_pages_say_a_key_is_needed(tmp_path):
         close_app(app)
 
 
-@pytest.fixture
-def keyed(tmp_path):
-    """An app whose reads need reader's key and whose writes need writer's."""
-    from service.api import close_app, create_app
-    from service.api.config import VARIABLES
-
-    app = create_app({**dict.fromkeys(VARIABLES, ""), "RUMMY_STORE_PROCESS": "0",
-                      "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_READ_KEYS": "reader:read-key",
-                      "RUMMY_API_KEYS": "writer:write-key",
-                      "RUMMY_DB": str(tmp_path / "rummy.duckdb")})
-    yield app
-    close_app(app)
-
-
 def _cookie(response) -> str:
     [cookie] = response.headers.getlist("Set-Cookie")
     return cookie
@@ -348,12 +334,12 @@ def test_a_read_key_typed_in_the_key_page_opens_the_pages_and_the_apis_reads(key
                          headers={"Authorization": "Bearer write-key"})
     game_id = stored.get_json()["id"]
     assert "Key" in _page(client, "/key?next=/games")
-    refused = client.post("/key", data={"key": "wrong", "next": "/games"}, headers=BROWSER)
+    refused = client.post("/key", data={"key": "wrong", "next": "/games"}, headers=FROM_HERE)
     assert refused.status_code == 403 and "does not open the reads" in refused.get_data(
         as_text=True)
     assert refused.headers.getlist("Set-Cookie") == []
     given = client.post("/key", data={"key": "read-key", "next": f"/games/{game_id}"},
-                        headers=BROWSER)
+                        headers=FROM_HERE)
     assert (given.status_code, given.headers["Location"]) == (303, f"/games/{game_id}")
     cookie = _cookie(given)
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Max-Age" not in cookie
@@ -363,7 +349,7 @@ def test_a_read_key_typed_in_the_key_page_opens_the_pages_and_the_apis_reads(key
     # Writes never do: a page of another site could make the browser send it.
     write = client.post("/api/v1/games", data=sample, content_type="application/json")
     assert_problem(write, 401, "unauthorized")
-    forgot = client.post("/key/forget", headers=BROWSER)
+    forgot = client.post("/key/forget", headers=FROM_HERE)
     assert forgot.status_code == 303 and "rummy_read_key=;" in _cookie(forgot)
     assert client.get("/games", headers=BROWSER).status_code == 401
 
@@ -375,7 +361,7 @@ def test_the_key_page_refuses_other_sites_and_goes_back_only_here(keyed):
     assert foreign.status_code == 403 and foreign.headers.getlist("Set-Cookie") == []
     for target in ("https://elsewhere.example/", "//elsewhere.example/x", "/\\x", ""):
         given = client.post("/key", data={"key": "read-key", "next": target},
-                            headers={**BROWSER, "Origin": "http://localhost"})
+                            headers=FROM_HERE)
         assert (given.status_code, given.headers["Location"]) == (303, "/games"), target
     stale = client.get("/games", headers=BROWSER)  # the cookie is read-key: it opens
     assert stale.status_code == 200
@@ -548,7 +534,7 @@ def test_the_key_page_returns_to_a_target_with_its_fragment(keyed):
     assert '<input type="hidden" name="next" value="/games/abc/replay#deal=2&amp;move=7">' in html
     assert 'id="key-form"' in html and 'src="/assets/key.js"' in html
     given = client.post("/key", data={"key": "read-key", "next": "/games/abc/replay#deal=2&move=7"},
-                        headers=BROWSER)
+                        headers=FROM_HERE)
     assert (given.status_code, given.headers["Location"]) == (303,
                                                               "/games/abc/replay#deal=2&move=7")
 

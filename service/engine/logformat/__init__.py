@@ -15,6 +15,8 @@ One module per job:
 * ``shape``: the format's name and the keys of each object and move action;
 * ``fields`` and ``schemas``: the marshmallow schemas, the reference judge of a
   document's shape and the only one that words errors;
+* ``names``: the rule of the names and ids (no control or invisible characters, no
+  spaces around them), applied to new documents only;
 * ``fast``: hand-written checks that build the game directly from valid documents and
   give up at the first problem, so that only invalid documents pay for the schemas;
 * ``errors``: :class:`LogValidationError` and the dotted paths.
@@ -33,27 +35,39 @@ from ..limits import MAX_BYTES
 from ..model import Game
 from .errors import LogValidationError, flatten
 from .fast import fast_parse_game
+from .names import name_errors, name_problem
 from .schemas import GAME_SCHEMA, GameSchema, schema_errors
 from .shape import ACTION_FIELDS, FORMAT
 from .text import load_json
 
 __all__ = [
     "ACTION_FIELDS", "FORMAT", "GameSchema", "LogValidationError", "fast_parse_game",
-    "game_from_json", "load_json", "parse_game", "parse_header", "schema_errors",
+    "game_from_json", "load_json", "name_errors", "name_problem", "parse_game",
+    "parse_header", "schema_errors",
 ]
 
 
-def parse_game(obj: Any) -> Game:
-    """The game of a decoded rummy-log/1 document; LogValidationError lists every problem."""
+def parse_game(obj: Any, stored: bool = False) -> Game:
+    """The game of a decoded rummy-log/1 document; LogValidationError lists every problem.
+
+    ``stored``: the document is a log the service stored, read back; the rule of names
+    (``names``) is not applied to it, since a log stored before the rule must still be
+    read as it was judged then."""
+    refused = {} if stored else name_errors(obj)
     game = fast_parse_game(obj)
-    if game is not None:
+    if game is not None and not refused:
         return game
     try:
-        return GAME_SCHEMA.load(obj)
+        game = GAME_SCHEMA.load(obj) if game is None else game
     except ValidationError as exc:
         errors: dict[str, list[str]] = {}
         flatten(exc.messages, "", errors)
+        for path, messages in refused.items():
+            errors.setdefault(path, []).extend(messages)
         raise LogValidationError(errors) from None
+    if refused:
+        raise LogValidationError(refused)
+    return game
 
 
 def game_from_json(data: bytes | str, max_bytes: int = MAX_BYTES) -> Game:

@@ -40,6 +40,7 @@ from .fields import (
     one_of,
     rfc3339,
 )
+from .names import name_errors
 from .shape import ACTION_FIELDS, END_REASONS, FORMAT, MOVE_FIELDS, SOURCES
 
 
@@ -295,11 +296,13 @@ GAME_SCHEMA = GameSchema()
 
 
 def schema_errors(obj: Any) -> dict[str, list[str]]:
-    """Every problem the schemas find in ``obj`` by dotted path; empty when it is valid."""
+    """Every problem the schemas and the rule of names find in ``obj`` by dotted path;
+    empty when it is valid."""
+    out: dict[str, list[str]] = {}
     try:
         GAME_SCHEMA.load(obj)
     except ValidationError as exc:
-        out: dict[str, list[str]] = {}
         flatten(exc.messages, "", out)
-        return out
-    return {}
+    for path, messages in name_errors(obj).items():
+        out.setdefault(path, []).extend(messages)
+    return out
