@@ -227,6 +227,12 @@ class CatchUp:
                                        + len(self._failed))
         return counted[1]
 
+    def note_stored(self, games: int) -> None:
+        """Games just stored, not analysed: the backlog counted before grows by them."""
+        counted = self._counted
+        if counted is not None:
+            self._counted = (counted[0], counted[1] + games)
+
     def forget_backlog(self) -> None:
         """Count the backlog again when next asked (analyses were stored)."""
         self._counted = None

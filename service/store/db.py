@@ -422,6 +422,15 @@ class Store(StoreReads):
         if self.catchup is None:
             self.catchup = CatchUp(self, processes).start()
 
+    def _note_unanalysed(self, games: int) -> None:
+        """Games just stored, none analysed yet: the backlog counted before grows by them
+        (it is counted at most once a second, and a page right after an upload must not
+        say that nothing waits)."""
+        if self._backlog is not None:
+            self._backlog = (self._backlog[0], self._backlog[1] + games)
+        if self.catchup is not None:
+            self.catchup.note_stored(games)
+
     def analysis_health(self) -> dict[str, Any]:
         """The analysis catch-up: games stored and not analysed yet (``backlog``), games
         analysed and failed since start-up, whether it runs."""
@@ -817,6 +826,7 @@ class Store(StoreReads):
                 start += len(part)
         fresh = seq - self._seq
         self._seq = seq
+        self._note_unanalysed(fresh)
         self.last_write = (True, datetime.now(UTC), None)
         self.commits += 1
         self.games_committed += fresh

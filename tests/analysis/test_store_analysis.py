@@ -333,3 +333,17 @@ def test_a_worker_that_died_is_replaced_and_its_games_analysed_again(tmp_path, m
     finally:
         catchup.close()
         db.close()
+
+
+def test_the_backlog_counted_a_moment_ago_grows_with_the_games_stored(tmp_path):
+    """The backlog is counted at most once a second; games stored meanwhile are added to
+    it at once (a page right after an upload said that nothing was waiting)."""
+    from tests.test_store import record
+
+    fresh = Store(str(tmp_path / "db.duckdb"))
+    try:
+        assert fresh.analysis_health()["backlog"] == 0  # counted now, kept for a second
+        fresh.add_games([record(id="one"), record(id="two")])
+        assert fresh.analysis_health()["backlog"] == 2
+    finally:
+        fresh.close()
