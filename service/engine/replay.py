@@ -17,6 +17,7 @@ from .model import Deal, Game, Outcome
 from .report import DealResult, Report, Violation, Warning
 from .rummy import BLOCKED, RummyTable
 from .scoring import Scoreboard, rummy_blocked_points, rummy_out_points
+from .sheet import judge_result
 from .table import Table
 from .words import plural
 
@@ -140,6 +141,9 @@ class _GameReplay:
         if seating:
             self._deal_problem(d, deal, R.WRONG_SEATING, seating, seats)
             return True
+        if deal.result is not None:
+            self._play_result(d, deal, seats)
+            return True
         table_class = GinTable if self.rules.is_gin else RummyTable
         table: Table = table_class(self.rules, names, deal, seats)
         problem = table.deal_cards(deal)
@@ -170,10 +174,7 @@ class _GameReplay:
             return False
         values = {s: table.hand_value(s) for s in seats}
         outcome, winner, points = _score(table, values)
-        self.last_winner = winner
-        for seat, value in points.items():
-            self.player_points[seat] += value
-        self.board.add_deal(points, winner)
+        self._add_deal(points, winner)
         result = DealResult(
             outcome=outcome, winner=names[winner] if winner is not None else None,
             points={names[s]: points[s] for s in seats},
@@ -185,6 +186,36 @@ class _GameReplay:
         self._compare_deal(d, result)
         return True
 
+    def _add_deal(self, points: dict[int, int], winner: int | None) -> None:
+        self.last_winner = winner
+        for seat, value in points.items():
+            self.player_points[seat] += value
+        self.board.add_deal(points, winner)
+
+    def _play_result(self, d: int, deal: Deal, seats: tuple[int, ...]) -> None:
+        """A deal recorded by its result: the rules a sheet shows, then scored and
+        compared as a deal played out to the same figures (see ``sheet``)."""
+        names = self.game.players
+        judged = judge_result(self.rules, deal, seats, names)
+        values = {names[s]: judged.values[s] for s in seats}
+        if judged.problem:
+            self._deal_problem(d, deal, *judged.problem, seats)
+            self.results[-1].hand_values = values
+            return
+        self._add_deal(judged.points, judged.winner)
+        by = deal.result.by if deal.result is not None else None
+        result = DealResult(
+            outcome=judged.outcome,
+            winner=names[judged.winner] if judged.winner is not None else None,
+            points={names[s]: judged.points[s] for s in seats}, hand_values=values,
+            claimed=deal.claimed, players=tuple(names[s] for s in seats),
+            knocker=names[by] if by is not None and self.rules.is_gin else None,
+            finished=True, by_result=True)
+        self.results.append(result)
+        for seat, message in judged.mismatches:
+            self._mismatch(d, names[seat], message)
+        self._compare_deal(d, result)
+
     def _unscored(self, deal: Deal, seats: tuple[int, ...], table: Table | None) -> DealResult:
         names = self.game.players
         values = table.hand_values() if table is not None else {names[s]: 0 for s in seats}
@@ -192,7 +223,8 @@ class _GameReplay:
                           hand_values=values, claimed=deal.claimed,
                           players=tuple(names[s] for s in seats),
                           first=names[table.order[0]] if table is not None else None,
-                          turns=table.draws if table is not None else 0)
+                          turns=table.draws if table is not None else 0,
+                          by_result=deal.result is not None)
 
     def _deal_problem(self, d: int, deal: Deal, code: str, message: str,
                       seats: tuple[int, ...] | None = None, table: Table | None = None) -> None:
@@ -219,6 +251,21 @@ class _GameReplay:
         if "outcome" in claimed and claimed["outcome"] != result.outcome:
             self._mismatch(d, None, f"the deal's claimed outcome is "
                            f"{_shown(claimed['outcome'])}, recomputed {_shown(result.outcome)}")
+        running = self._running_totals()
+        for key, value in (claimed.get("totals") or {}).items():
+            actual = running.get(key, 0)
+            if value != actual:
+                self._mismatch(d, key if key in self.game.players else None,
+                               f"{key}'s claimed total after the deal is {value}, "
+                               f"recomputed {actual}")
+
+    def _running_totals(self) -> dict[str, int]:
+        """The deal points so far by player, and by team in partnership gin."""
+        names = self.game.players
+        out = {names[s]: v for s, v in self.player_points.items()}
+        if self.game.teams:
+            out.update(zip(self.sides, self.board.totals, strict=True))
+        return out
 
     def _mismatch(self, d: int | None, player: str | None, message: str) -> None:
         self.violations.append(Violation(d, None, player, R.SCORE_MISMATCH, message))
@@ -254,6 +301,26 @@ class _GameReplay:
         if "winner" in claimed and claimed["winner"] != totals["winner"]:
             self._mismatch(None, None, f"the game's claimed winner is "
                            f"{_shown(claimed['winner'])}, recomputed {_shown(totals['winner'])}")
+        board = self.board
+        for key, value in (claimed.get("boxes") or {}).items():
+            actual = board.boxes[self._side_of(key)]
+            if value != actual:
+                self._mismatch(None, key if key in totals["points"] else None,
+                               f"{key}'s claimed boxes are {value}, recomputed {actual}")
+        for key, kinds in (claimed.get("bonuses") or {}).items():
+            earned = board.bonuses[self._side_of(key)]
+            for kind, value in kinds.items():
+                actual = earned.get(kind, 0)
+                if value != actual:
+                    self._mismatch(None, key if key in totals["points"] else None,
+                                   f"{key}'s claimed {kind} bonus is {value}, "
+                                   f"recomputed {actual}")
+
+    def _side_of(self, key: str) -> int:
+        """The side a claimed name stands for: a team by its name, a player's own side."""
+        if key in self.sides:
+            return self.sides.index(key)
+        return self.board.side_of[self.game.players.index(key)]
 
 
 def _finished(table: Table) -> bool:

@@ -167,9 +167,13 @@ class Scoreboard:
     units: int = 0  # deals, or rounds in partnership gin
     shutouts: int = 0  # gin, once the game is over: the winner's opponents left at 0
 
+    # gin, once the game is over: each side's end bonuses by kind (box, game, shutout)
+    bonuses: list[dict[str, int]] = field(init=False)
+
     def __post_init__(self) -> None:
         self.totals = [0] * len(self.sides)
         self.boxes = [0] * len(self.sides)
+        self.bonuses = [{} for _ in self.sides]
 
     @property
     def lower_wins(self) -> bool:
@@ -208,12 +212,15 @@ class Scoreboard:
         winner = self.leader() if finished else None
         if self.rules.is_gin and finished:
             for i, boxes in enumerate(self.boxes):
+                self.bonuses[i]["box"] = boxes * self.rules.box_bonus
                 totals[i] += boxes * self.rules.box_bonus
             if winner is not None:
                 totals[winner] += self.rules.game_bonus
                 self.shutouts = sum(1 for i, t in enumerate(self.totals)
                                     if i != winner and t == 0)
                 totals[winner] += self.shutouts * self.rules.shutout_bonus
+                self.bonuses[winner]["game"] = self.rules.game_bonus
+                self.bonuses[winner]["shutout"] = self.shutouts * self.rules.shutout_bonus
         margin = 0
         if winner is not None:
             others = [t for i, t in enumerate(totals) if i != winner]

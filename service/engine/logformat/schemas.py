@@ -19,7 +19,20 @@ from ..limits import (
     MAX_PLAYER_LENGTH,
     MAX_ROUND,
 )
-from ..model import ACTIONS, OUTCOMES, Action, Deal, Game, Move, Pile
+from ..model import (
+    ACTIONS,
+    ENDS_WITHOUT_PLAYER,
+    GIN_ENDS,
+    OUTCOMES,
+    RUMMY_ENDS,
+    Action,
+    Deal,
+    End,
+    Game,
+    Move,
+    Pile,
+    Result,
+)
 from ..rules import GIN as GIN_FAMILY
 from ..rules import PRESETS, RUMMY, resolve_rules
 from .errors import flatten, show
@@ -78,11 +91,24 @@ class MoveSchema(Schema):
 
 
 class DealClaimSchema(Schema):
-    """A deal's claimed result: points per player, winner, outcome."""
+    """A deal's claimed result: points per player, winner, outcome, and the running
+    totals after it (per player, or per team in partnership gin)."""
 
     points = Map(Int(validate=between(-MAX_CLAIM, MAX_CLAIM)), keys=Player())
     winner = Player(allow_none=True)
     outcome = Str(allow_none=True, validate=one_of(OUTCOMES, "an outcome"))
+    totals = Map(Int(validate=between(-MAX_CLAIM, MAX_CLAIM)), keys=ClaimName())
+
+
+class ResultSchema(Schema):
+    """A deal recorded by its result: how it ended, who ended it, the hand values, and
+    the melds and counted cards where the sheet has them."""
+
+    end = Str(required=True, validate=one_of(tuple(End), "an end of a deal"))
+    by = Player()
+    hand_values = Map(Int(validate=between(0, MAX_CLAIM)), keys=Player())
+    melds = Map(List(cards_field()), keys=Player())
+    cards = Map(cards_field(), keys=Player())
 
 
 class DealSchema(Schema):
@@ -93,9 +119,10 @@ class DealSchema(Schema):
     deck = cards_field(validate=Length(equal=52, error="a deck has exactly {equal} cards"))
     hands = Map(cards_field())
     upcard = CardField()
-    moves = List(Object(MoveSchema), required=True,
+    moves = List(Object(MoveSchema),
                   validate=Length(max=MAX_MOVES, error=f"at most {MAX_MOVES} moves per deal"))
     claimed = Object(DealClaimSchema)
+    result = Object(ResultSchema)
 
     @validates_schema(pass_original=True, skip_on_field_errors=False)
     def _who_plays(self, data: dict, original_data: Any, **kwargs: Any) -> None:
@@ -110,7 +137,16 @@ class DealSchema(Schema):
 def _deal_errors(deal: dict, ctx: Context | None) -> dict[str, Any]:
     """The cross-field rules of one deal (types are the fields' business)."""
     errors: dict[str, Any] = {}
-    if "deck" not in deal:
+    by_result = "result" in deal
+    if by_result:
+        if "moves" in deal:
+            errors["result"] = ["a deal records its moves or its result, never both"]
+        for key in ("deck", "hands"):
+            if key in deal:
+                errors[key] = [f"a deal recorded by its result has no {key!r}"]
+    elif "moves" not in deal:
+        errors["moves"] = ["Missing data for required field."]
+    elif "deck" not in deal:
         for key in ("hands", "upcard"):
             if key not in deal:
                 errors[key] = ["Missing data for required field."]
@@ -140,6 +176,15 @@ def _deal_errors(deal: dict, ctx: Context | None) -> dict[str, Any]:
                 errors["dealer"] = [f"{show(dealer)} does not play this deal"]
     else:
         seated = None
+    result = deal.get("result")
+    if by_result and type(result) is dict:
+        result_errors = _result_errors(result, ctx, seated)
+        if result_errors:
+            errors["result"] = result_errors
+        if (ctx.oklahoma and result.get("end") in GIN_ENDS and result.get("end") != End.VOID
+                and "upcard" not in deal):
+            errors["upcard"] = ["Missing data for required field: under oklahoma a deal's "
+                                "result gives its first upcard, which sets the knock limit"]
     hands = deal.get("hands")
     if seated is not None and type(hands) is dict:
         hand_errors: dict[Any, Any] = {
@@ -153,6 +198,58 @@ def _deal_errors(deal: dict, ctx: Context | None) -> dict[str, Any]:
     return errors
 
 
+def _result_errors(result: dict, ctx: Context, seated: set[str] | None) -> dict[str, Any]:
+    """The cross-field rules of a deal's result: the ends of the game's family, who
+    ended it (nobody for a void or blocked deal), a hand value for each player it
+    needs, and names of the deal's players only."""
+    errors: dict[str, Any] = {}
+    end = result.get("end")
+    ends = GIN_ENDS if ctx.family == GIN_FAMILY else RUMMY_ENDS
+    if type(end) is not str or end not in tuple(End):
+        return errors  # the field says what is wrong
+    if end not in ends:
+        errors["end"] = [f"{show(end)} is not an end of a {ctx.family} deal; one of "
+                         + ", ".join(ends)]
+        return errors
+    empty = end == End.VOID
+    if end in ENDS_WITHOUT_PLAYER:
+        if "by" in result:
+            errors["by"] = [f"a {end} deal was ended by nobody"]
+    elif "by" not in result:
+        errors["by"] = ["Missing data for required field."]
+    for key in ("hand_values", "melds", "cards"):
+        if empty and key in result:
+            errors[key] = [f"a void deal has no {key!r}"]
+    if ctx.family != GIN_FAMILY and "melds" in result:
+        errors["melds"] = ["melds are recorded in gin only; a Rummy hand value counts "
+                           "every card left"]
+    if not empty and "hand_values" not in result:
+        errors["hand_values"] = ["Missing data for required field."]
+    if seated is None:
+        return errors
+    by = result.get("by")
+    if type(by) is str and ctx.players is not None and by in ctx.players \
+            and by not in seated and "by" not in errors:
+        errors["by"] = [f"{show(by)} does not play this deal"]
+    for key in ("hand_values", "melds", "cards"):
+        values = result.get(key)
+        if type(values) is not dict or key in errors:
+            continue
+        key_errors: dict[Any, Any] = {
+            name: [f"{show(name)} does not play this deal"] for name in values
+            if type(name) is str and ctx.players is not None and name in ctx.players
+            and name not in seated}
+        if key == "hand_values":
+            needed = seated - {by} if end in (End.OUT, End.RUMMY) else seated
+            missing = [name for name in sorted(needed) if name not in values]
+            if missing:
+                key_errors["_schema"] = ["no hand value for "
+                                         + ", ".join(show(n) for n in missing)]
+        if key_errors:
+            errors[key] = key_errors
+    return errors
+
+
 class TournamentSchema(Schema):
     """Where the game was played: tournament id, round, table."""
 
@@ -161,11 +258,22 @@ class TournamentSchema(Schema):
     table = Str(validate=Length(max=MAX_ID_LENGTH))
 
 
+class BonusClaimSchema(Schema):
+    """The end bonuses claimed for one player (or team): boxes, game, shutout."""
+
+    box = Int(validate=between(0, MAX_CLAIM))
+    game = Int(validate=between(0, MAX_CLAIM))
+    shutout = Int(validate=between(0, MAX_CLAIM))
+
+
 class GameClaimSchema(Schema):
-    """The game's claimed result: totals per player (or team) and the winner."""
+    """The game's claimed result: totals per player (or team), the winner, and from a
+    score sheet the boxes counted and the end bonuses."""
 
     totals = Map(Int(validate=between(-MAX_CLAIM, MAX_CLAIM)), keys=ClaimName())
     winner = ClaimName(allow_none=True)
+    boxes = Map(Int(validate=between(0, MAX_CLAIM)), keys=ClaimName())
+    bonuses = Map(Object(BonusClaimSchema), keys=ClaimName())
 
 
 class GameSchema(Schema):
@@ -264,7 +372,7 @@ def _build_from_loaded(data: dict) -> Game:
     deals = []
     for d in data["deals"]:
         moves = []
-        for m in d["moves"]:
+        for m in d.get("moves", ()):
             melds = m.get("melds")
             moves.append(Move(
                 player=seat[m["p"]], action=Action(m["a"]),
@@ -278,6 +386,7 @@ def _build_from_loaded(data: dict) -> Game:
         deals.append(Deal(
             dealer=seat[d["dealer"]],
             moves=tuple(moves),
+            result=_result_from_loaded(d["result"], seat) if "result" in d else None,
             players=tuple(seat[p] for p in d["players"]) if "players" in d else None,
             deck=tuple(d["deck"]) if "deck" in d else None,
             hands=({seat[p]: tuple(h) for p, h in d["hands"].items()}
@@ -289,6 +398,17 @@ def _build_from_loaded(data: dict) -> Game:
         rules=rules, players=players, deals=tuple(deals),
         teams=tuple(tuple(seat[p] for p in t) for t in teams) if teams is not None else None,
         claimed=data.get("claimed"), meta=data.get("meta", {}))
+
+
+def _result_from_loaded(r: dict, seat: dict[str, int]) -> Result:
+    def by_seat(key: str, convert: Any) -> Any:
+        return ({seat[name]: convert(value) for name, value in r[key].items()}
+                if key in r else None)
+
+    return Result(end=End(r["end"]), by=seat[r["by"]] if "by" in r else None,
+                  hand_values=by_seat("hand_values", int),
+                  melds=by_seat("melds", lambda melds: tuple(tuple(m) for m in melds)),
+                  cards=by_seat("cards", tuple))
 
 
 GAME_SCHEMA = GameSchema()
