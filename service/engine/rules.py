@@ -96,6 +96,7 @@ class Rules:
     big_gin_bonus: int | None = None
     box_bonus: int = 20
     shutout_bonus: int = 100
+    shutout_double: bool = False
     game_bonus: int = 0
     upcard_pass: bool = False
     stock_floor: int = 2
@@ -179,6 +180,8 @@ OPTIONS: dict[str, OptionSpec] = dict([
           maximum=MAX_OPTION_POINTS),
     _spec("shutout_bonus", "gin", "int", "Bonus when the loser scored nothing", "001",
           minimum=0, maximum=MAX_OPTION_POINTS),
+    _spec("shutout_double", "gin", "bool", "A shutout doubles the winner's whole score instead "
+          "of adding shutout_bonus", "common usage"),
     _spec("game_bonus", "gin", "int", "Bonus for winning the game", "common usage", minimum=0,
           maximum=MAX_OPTION_POINTS),
     _spec("upcard_pass", "gin", "bool", "The first upcard may be refused by both players",

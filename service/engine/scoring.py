@@ -205,8 +205,9 @@ class Scoreboard:
         """Totals with the end-of-game bonuses, the winning side and the margin.
 
         Gin: each box adds ``box_bonus`` to its side, the winner gets ``game_bonus``
-        and ``shutout_bonus`` once per opponent who scored no point; these count only
-        once the game is over.  An unfinished game has no winner.
+        and ``shutout_bonus`` once per opponent who scored no point (with
+        ``shutout_double``, the winner's whole score is doubled for each instead); these
+        count only once the game is over.  An unfinished game has no winner.
         """
         totals = list(self.totals)
         winner = self.leader() if finished else None
@@ -218,9 +219,15 @@ class Scoreboard:
                 totals[winner] += self.rules.game_bonus
                 self.shutouts = sum(1 for i, t in enumerate(self.totals)
                                     if i != winner and t == 0)
-                totals[winner] += self.shutouts * self.rules.shutout_bonus
+                if self.rules.shutout_double:
+                    # the whole score (deal points, boxes, game bonus) doubled, once for
+                    # each opponent shut out
+                    shutout = totals[winner] * (2 ** self.shutouts - 1)
+                else:
+                    shutout = self.shutouts * self.rules.shutout_bonus
+                totals[winner] += shutout
                 self.bonuses[winner]["game"] = self.rules.game_bonus
-                self.bonuses[winner]["shutout"] = self.shutouts * self.rules.shutout_bonus
+                self.bonuses[winner]["shutout"] = shutout
         margin = 0
         if winner is not None:
             others = [t for i, t in enumerate(totals) if i != winner]

@@ -45,7 +45,7 @@ def _random_value(name: str, choices: tuple, rng: random.Random, seated: int,
         choice = rng.choice(choices)
         return str(choice) if isinstance(choice, str) else choice
     if name in ("discard_taken_card", "layoff_requires_own_meld", "discard_to_go_out",
-                "oklahoma", "undercut_on_tie", "upcard_pass"):
+                "oklahoma", "undercut_on_tie", "upcard_pass", "shutout_double"):
         return rng.random() < 0.5
     if name == "ace_points":
         return rng.choice((0, 1, 11, 15, rng.randint(0, 20)))

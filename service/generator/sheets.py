@@ -96,7 +96,8 @@ def _gin_end(rules: Rules, report: Report, running: dict[str, int],
              team_of: dict[str, str]) -> Json:
     """Boxes and end bonuses of a finished gin game, worked from the rules (001): a box
     for each deal won, the game bonus to the winner, the shutout bonus once for each
-    opponent left at 0 deal points."""
+    opponent left at 0 deal points (``shutout_double``: the winner's score doubled for
+    each)."""
     sides = _with_teams(running, team_of)
     side_names = sorted(set(team_of.values()))
     boxes = dict.fromkeys(side_names, 0)
@@ -109,5 +110,9 @@ def _gin_end(rules: Rules, report: Report, running: dict[str, int],
     if winner is not None:
         bonuses[winner]["game"] = rules.game_bonus
         shut = sum(1 for side in side_names if side != winner and sides[side] == 0)
-        bonuses[winner]["shutout"] = shut * rules.shutout_bonus
+        if rules.shutout_double:  # the whole score doubled for each
+            score = sides[winner] + bonuses[winner]["box"] + rules.game_bonus
+            bonuses[winner]["shutout"] = score * (2 ** shut - 1)
+        else:
+            bonuses[winner]["shutout"] = shut * rules.shutout_bonus
     return {"boxes": boxes, "bonuses": bonuses}

@@ -410,3 +410,43 @@ def test_a_result_of_the_wrong_shape_is_refused(variant: str, deal: dict[str, An
     assert path in schema_errors(doc), schema_errors(doc)
     with pytest.raises(LogValidationError):
         parse_game(doc)
+
+
+# --------------------------------------------------------------------------- doubled shutouts
+
+def test_a_doubled_shutout_in_moves_and_on_a_sheet() -> None:
+    # the worked deal: ana's knock of 15 and a box of 20 make 35; ben scored nothing:
+    # the flat bonus makes 135, a doubled shutout 2 x 35 = 70
+    moves = copy.deepcopy(GIN_WORKED)
+    assert judged(moves).totals["points"] == {"ana": 135, "ben": 0}
+    moves["rules"]["shutout_double"] = True
+    report = judged(moves)
+    assert report.totals["points"] == {"ana": 70, "ben": 0} and report.shutouts == 1
+    # the same as a sheet line, with a game bonus of 100: 2 x (15 + 20 + 100) = 270
+    deal = {"dealer": "ben", "result": knock("ana", {"ana": 1, "ben": 16})}
+    rules = {"deals": 1, "shutout_double": True, "game_bonus": 100}
+    claimed = {"totals": {"ana": 270, "ben": 0},
+               "bonuses": {"ana": {"box": 20, "game": 100, "shutout": 135}}}
+    assert judged(game("gin", ["ana", "ben"], [deal], rules, claimed)).status == R.VALID
+    # the flat bonus written instead of the doubling
+    flat = slip(game("gin", ["ana", "ben"], [deal], rules, claimed),
+                ("claimed", "bonuses", "ana", "shutout"), 100)
+    assert codes(judged(flat)) == [(None, R.SCORE_MISMATCH)]
+    # no shutout, no doubling: ben scores in a second deal (a knock, 10 - 8 = 2);
+    # ana 15 + 20 + 100 = 135, ben 2 + 20 = 22
+    second = {"dealer": "ana", "result": knock("ben", {"ana": 10, "ben": 8})}
+    report = judged(game("gin", ["ana", "ben"], [deal, second], {**rules, "deals": 2}))
+    assert report.totals["points"] == {"ana": 135, "ben": 22} and report.shutouts == 0
+
+
+def test_a_doubled_shutout_of_both_opponents_at_three() -> None:
+    # ana beats ben (25), then cy, who sat out (25): 50 + two boxes 40 = 90, both
+    # opponents at 0: doubled twice, 360
+    deals = [{"dealer": "ben", "players": ["ana", "ben"],
+              "result": knock("ana", {"ana": 5, "ben": 30})},
+             {"dealer": "cy", "players": ["ana", "cy"],
+              "result": knock("ana", {"ana": 5, "cy": 30})}]
+    report = judged(game("gin", ["ana", "ben", "cy"], deals,
+                         {"deals": 2, "shutout_double": True}))
+    assert report.totals["points"] == {"ana": 360, "ben": 0, "cy": 0}
+    assert report.shutouts == 2
