@@ -16,7 +16,7 @@ from .gin import UPCARD, VOID, GinTable
 from .model import Deal, Game, Outcome
 from .report import DealResult, Report, Violation, Warning
 from .rummy import BLOCKED, RummyTable
-from .scoring import Scoreboard, rummy_blocked_points, rummy_out_points
+from .scoring import HollywoodBoard, rummy_blocked_points, rummy_out_points, scoreboard
 from .sheet import judge_result
 from .table import Table
 from .words import plural
@@ -38,7 +38,7 @@ class _GameReplay:
         else:
             self.sides = list(names)
             side_of = {s: s for s in range(len(names))}
-        self.board = Scoreboard(game.rules, self.sides, side_of)
+        self.board = scoreboard(game.rules, self.sides, side_of)
         self.player_points = dict.fromkeys(range(len(names)), 0)
         self.violations: list[Violation] = []
         self.warnings: list[Warning] = []
@@ -87,7 +87,9 @@ class _GameReplay:
         ends = []
         if rules.deals is not None:
             ends.append(f"after {plural(rules.deals, unit)}")
-        if rules.target is not None:
+        if rules.target is not None and isinstance(board, HollywoodBoard):
+            ends.append(f"when a total reaches {rules.target} in each of its three games")
+        elif rules.target is not None:
             ends.append(f"when a total reaches {rules.target}")
         return Warning(last, None, R.GAME_NOT_FINISHED,
                        f"the game ends {' or '.join(ends)}; the log has "
@@ -258,6 +260,14 @@ class _GameReplay:
                 self._mismatch(d, key if key in self.game.players else None,
                                f"{key}'s claimed total after the deal is {value}, "
                                f"recomputed {actual}")
+        board = self.board
+        if isinstance(board, HollywoodBoard):
+            for g, totals in enumerate(claimed.get("games") or ()):
+                for key, value in totals.items():
+                    actual = board.games[g].totals[self._side_of(key)]
+                    if value != actual:
+                        self._mismatch(d, key, f"{key}'s claimed total in game {g + 1} after "
+                                       f"the deal is {value}, recomputed {actual}")
 
     def _running_totals(self) -> dict[str, int]:
         """The deal points so far by player, and by team in partnership gin."""
@@ -281,6 +291,12 @@ class _GameReplay:
             totals["points"] = dict(zip(self.sides, side_totals, strict=True))
         totals["winner"] = self.sides[winner] if winner is not None else None
         totals["margin"] = margin
+        if isinstance(self.board, HollywoodBoard):
+            totals["games"] = [
+                {"points": dict(zip(self.sides, game_totals, strict=True)),
+                 "winner": self.sides[game_winner] if game_winner is not None else None,
+                 "margin": game_margin}
+                for game_totals, game_winner, game_margin in self.board.results]
         totals["claimed"] = self.game.claimed
         if self.game.claimed and finished and not self.any_illegal:
             self._compare_game(totals)
@@ -301,19 +317,38 @@ class _GameReplay:
         if "winner" in claimed and claimed["winner"] != totals["winner"]:
             self._mismatch(None, None, f"the game's claimed winner is "
                            f"{_shown(claimed['winner'])}, recomputed {_shown(totals['winner'])}")
+        self._compare_end(claimed, self.board, totals, "")
         board = self.board
+        if not isinstance(board, HollywoodBoard):
+            return
+        for g, one in enumerate(claimed.get("games") or ()):
+            game = totals["games"][g]
+            where = f" in game {g + 1}"
+            for key, value in (one.get("totals") or {}).items():
+                actual = game["points"].get(key, 0)
+                if value != actual:
+                    self._mismatch(None, key, f"{key}'s claimed total{where} is {value}, "
+                                   f"recomputed {actual}")
+            if "winner" in one and one["winner"] != game["winner"]:
+                self._mismatch(None, None, f"the claimed winner{where} is "
+                               f"{_shown(one['winner'])}, recomputed {_shown(game['winner'])}")
+            self._compare_end(one, board.games[g], totals, where)
+
+    def _compare_end(self, claimed: dict[str, Any], board: Any, totals: dict[str, Any],
+                     where: str) -> None:
+        """The claimed boxes and end bonuses of a game (``where``: which, in Hollywood)."""
         for key, value in (claimed.get("boxes") or {}).items():
             actual = board.boxes[self._side_of(key)]
             if value != actual:
                 self._mismatch(None, key if key in totals["points"] else None,
-                               f"{key}'s claimed boxes are {value}, recomputed {actual}")
+                               f"{key}'s claimed boxes{where} are {value}, recomputed {actual}")
         for key, kinds in (claimed.get("bonuses") or {}).items():
             earned = board.bonuses[self._side_of(key)]
             for kind, value in kinds.items():
                 actual = earned.get(kind, 0)
                 if value != actual:
                     self._mismatch(None, key if key in totals["points"] else None,
-                                   f"{key}'s claimed {kind} bonus is {value}, "
+                                   f"{key}'s claimed {kind} bonus{where} is {value}, "
                                    f"recomputed {actual}")
 
     def _side_of(self, key: str) -> int:

@@ -44,10 +44,52 @@ def sheet_of(log: Json, report: Report, deals: Iterable[int] | None = None) -> J
     out["deals"] = written
     claimed = {"totals": {**report.totals["points"], **report.totals.get("teams", {})},
                "winner": report.totals["winner"]}
-    if rules.family == GIN:
+    if rules.family == GIN and rules.hollywood:
+        claimed |= _hollywood(rules, report, log["players"], written)
+    elif rules.family == GIN:
         claimed |= _gin_end(rules, report, running, team_of)
     out["claimed"] = claimed
     return out
+
+
+def _hollywood(rules: Rules, report: Report, players: list[str], written: list[Json]) -> Json:
+    """Hollywood's three games worked from the deals' winners and points: a player's
+    first win in game 1, the second in games 1 and 2, the rest in all three, a game over
+    at ``target`` taking nothing more; each deal's running totals per game, and each
+    game's totals, winner, boxes and bonuses (the match's boxes and bonuses their sums)."""
+    games = [dict.fromkeys(players, 0) for _ in range(3)]
+    boxes = [dict.fromkeys(players, 0) for _ in range(3)]
+    wins = dict.fromkeys(players, 0)
+    for deal, result in zip(written, report.deals, strict=True):
+        winner = result.winner
+        if winner is not None:
+            wins[winner] += 1
+            for g in range(min(wins[winner], 3)):
+                if rules.target is None or max(games[g].values()) < rules.target:
+                    games[g][winner] += result.points[winner]
+                    boxes[g][winner] += 1
+        deal["claimed"]["games"] = [dict(totals) for totals in games]
+    claims = []
+    for totals, won in zip(games, boxes, strict=True):
+        final = {p: totals[p] + won[p] * rules.box_bonus for p in players}
+        bonuses = {p: {"box": won[p] * rules.box_bonus, "game": 0, "shutout": 0}
+                   for p in players}
+        best = max(totals.values())
+        leaders = [p for p in players if totals[p] == best]
+        winner = leaders[0] if len(leaders) == 1 else None
+        if winner is not None:
+            final[winner] += rules.game_bonus
+            bonuses[winner]["game"] = rules.game_bonus
+            shut = sum(1 for p in players if p != winner and totals[p] == 0)
+            extra = (final[winner] * (2 ** shut - 1) if rules.shutout_double
+                     else shut * rules.shutout_bonus)
+            final[winner] += extra
+            bonuses[winner]["shutout"] = extra
+        claims.append({"totals": final, "winner": winner, "boxes": won, "bonuses": bonuses})
+    return {"games": claims,
+            "boxes": {p: sum(c["boxes"][p] for c in claims) for p in players},
+            "bonuses": {p: {kind: sum(c["bonuses"][p][kind] for c in claims)
+                            for kind in ("box", "game", "shutout")} for p in players}}
 
 
 def _teams(log: Json) -> dict[str, str]:

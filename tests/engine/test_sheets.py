@@ -450,3 +450,139 @@ def test_a_doubled_shutout_of_both_opponents_at_three() -> None:
                          {"deals": 2, "shutout_double": True}))
     assert report.totals["points"] == {"ana": 360, "ben": 0, "cy": 0}
     assert report.shutouts == 2
+
+
+# --------------------------------------------------------------------------- Hollywood
+
+def won(by: str, points: int) -> dict[str, Any]:
+    """A sheet line where ``by`` knocks with 0 against ``points - 25``: gin, worth
+    ``points`` (25 + the defender's deadwood)."""
+    other = "ben" if by == "ana" else "ana"
+    return {"dealer": other, "result": knock(by, {by: 0, other: points - 25}, end="gin")}
+
+
+# Hollywood to 100 (box 20, shutout 100), ana and ben.  A player's first win scores in
+# game 1, the second in games 1 and 2, every later one in all three; a game over takes
+# nothing more.
+#
+#   deal  win (the player's n-th)   game 1        game 2        game 3
+#   0     ana 30 (1st)              30 / 0
+#   1     ana 40 (2nd)              70 / 0        40 / 0
+#   2     ben 30 (ben's 1st)        70 / 30       40 / 0
+#   3     ana 35 (3rd)             105 / 30 over  75 / 0        35 / 0
+#   4     ben 50 (2nd: game 1 is over, so game 2 only)    75 / 50       35 / 0
+#   5     ben 60 (3rd)                           75 / 110 over  35 / 60
+#   6     ana 45 (4th)                                          80 / 60
+#   7     ana 25 (5th)                                         105 / 60 over: the match ends
+#
+# game 1: ana 105 + 3 boxes (0, 1, 3) = 165, ben 30 + 1 box = 50: ana by 115
+# game 2: ana 75 + 2 boxes (1, 3) = 115, ben 110 + 2 boxes (4, 5) = 150: ben by 35
+# game 3: ana 105 + 3 boxes (3, 6, 7) = 165, ben 60 + 1 box (5) = 80: ana by 85
+# the match: ana 165 + 115 + 165 = 445, ben 50 + 150 + 80 = 280: ana by 165
+HOLLYWOOD_SHEET = game("gin", ["ana", "ben"], [
+    won("ana", 30), won("ana", 40), won("ben", 30), won("ana", 35),
+    won("ben", 50), won("ben", 60), won("ana", 45), won("ana", 25)],
+    {"hollywood": True},
+    claimed={"totals": {"ana": 445, "ben": 280}, "winner": "ana",
+             "games": [{"totals": {"ana": 165, "ben": 50}, "winner": "ana",
+                        "boxes": {"ana": 3, "ben": 1}},
+                       {"totals": {"ana": 115, "ben": 150}, "winner": "ben",
+                        "boxes": {"ana": 2, "ben": 2},
+                        "bonuses": {"ben": {"box": 40, "game": 0, "shutout": 0}}},
+                       {"totals": {"ana": 165, "ben": 80}, "winner": "ana"}]})
+HOLLYWOOD_SHEET["deals"][4]["claimed"] = {"points": {"ben": 50},
+                                          "games": [{"ana": 105, "ben": 30},
+                                                    {"ana": 75, "ben": 50},
+                                                    {"ana": 35, "ben": 0}]}
+
+
+def test_hollywood_spreads_a_pairs_deals_over_three_games() -> None:
+    report = judged(HOLLYWOOD_SHEET)
+    assert report.status == R.VALID, report.violations
+    assert report.to_dict()["totals"]["games"] == [
+        {"points": {"ana": 165, "ben": 50}, "winner": "ana", "margin": 115},
+        {"points": {"ana": 115, "ben": 150}, "winner": "ben", "margin": 35},
+        {"points": {"ana": 165, "ben": 80}, "winner": "ana", "margin": 85}]
+    assert report.totals["points"] == {"ana": 445, "ben": 280}
+    assert report.totals["margin"] == 165
+
+
+@pytest.mark.parametrize(("path", "value", "deal"), [
+    # ben's second win written in game 1 as well (game 1 was over)
+    (("deals", 4, "claimed", "games", 0, "ben"), 80, 4),
+    (("claimed", "games", 1, "totals", "ben"), 110, None),  # game 2 without ben's boxes
+    (("claimed", "games", 1, "winner"), "ana", None),
+    (("claimed", "games", 0, "boxes", "ana"), 4, None),
+    (("claimed", "games", 1, "bonuses", "ben", "box"), 60, None),
+    (("claimed", "totals", "ana"), 425, None),
+])
+def test_each_slip_on_a_hollywood_sheet_is_caught(path: tuple[Any, ...], value: Any,
+                                                  deal: int | None) -> None:
+    assert codes(judged(slip(HOLLYWOOD_SHEET, path, value))) == [(deal, R.SCORE_MISMATCH)]
+
+
+def test_hollywood_play_after_the_third_game_and_before_it() -> None:
+    extra = slip(HOLLYWOOD_SHEET, ("deals",), [*HOLLYWOOD_SHEET["deals"], won("ben", 30)])
+    assert codes(judged(extra)) == [(8, R.GAME_OVER)]
+    short = judged(slip(HOLLYWOOD_SHEET, ("deals",), HOLLYWOOD_SHEET["deals"][:7]))
+    assert short.status == R.INCOMPLETE
+    assert "in each of its three games" in short.warnings[0].message
+
+
+def test_hollywood_shutouts_per_game() -> None:
+    #   deal  win             game 1          game 2          game 3
+    #   0     ana 50 (1st)    50 / 0
+    #   1     ben 30 (1st)    50 / 30
+    #   2     ana 60 (2nd)   110 / 30 over    60 / 0
+    #   3     ana 50 (3rd)                   110 / 0 over     50 / 0
+    #   4     ana 55 (4th)                                   105 / 0 over
+    # game 1: ana 110 + 2 boxes = 150, ben 30 + 20 = 50
+    # game 2: ana 110 + 2 boxes + shutout 100 = 250; game 3: 105 + 40 + 100 = 245
+    # the match: ana 645, ben 50; a doubled shutout instead: 150 + 2 x 150 + 2 x 145 = 740
+    deals = [won("ana", 50), won("ben", 30), won("ana", 60), won("ana", 50), won("ana", 55)]
+    report = judged(game("gin", ["ana", "ben"], deals, {"hollywood": True}))
+    assert [g["points"] for g in report.totals["games"]] == [
+        {"ana": 150, "ben": 50}, {"ana": 250, "ben": 0}, {"ana": 245, "ben": 0}]
+    assert report.totals["points"] == {"ana": 645, "ben": 50} and report.shutouts == 2
+    doubled = judged(game("gin", ["ana", "ben"], deals,
+                          {"hollywood": True, "shutout_double": True}))
+    assert doubled.totals["points"] == {"ana": 740, "ben": 50}
+
+
+def test_hollywood_in_moves_and_mixed() -> None:
+    # the worked deal five times, Hollywood to 40: ana wins 15 each time.
+    #   deal   game 1   game 2   game 3
+    #   0      15
+    #   1      30       15
+    #   2      45 over  30       15
+    #   3               45 over  30
+    #   4                        45 over
+    # each game: 45 + 3 boxes 60 + shutout 100 = 205; the match 615
+    worked = GIN_WORKED["deals"][0]
+    doc = game("gin", ["ana", "ben"], [copy.deepcopy(worked) for _ in range(5)],
+               {"hollywood": True, "target": 40})
+    report = judged(doc)
+    assert report.status == R.VALID, report.violations
+    assert [g["points"]["ana"] for g in report.totals["games"]] == [205, 205, 205]
+    assert report.totals["points"] == {"ana": 615, "ben": 0}
+    assert report.verification == R.MOVES
+    # deal 2 as its sheet line: the same figures, the same match
+    doc["deals"][2] = {"dealer": "ben", "result": knock("ana", {"ana": 1, "ben": 16})}
+    mixed = judged(doc)
+    assert mixed.status == R.VALID and mixed.verification == R.MIXED
+    assert mixed.totals == report.totals
+    # a sixth deal: the match is over
+    doc["deals"].append(copy.deepcopy(worked))
+    assert codes(judged(doc)) == [(5, R.GAME_OVER)]
+
+
+def test_hollywood_is_for_two_players_and_games_for_hollywood() -> None:
+    three = game("gin", ["ana", "ben", "cy"], [
+        {"dealer": "ben", "players": ["ana", "ben"], "result": {"end": "void"}}],
+        {"hollywood": True})
+    assert "rules.hollywood" in schema_errors(three)
+    plain = game("gin", ["ana", "ben"], [won("ana", 30)], claimed={"games": []})
+    assert "claimed.games" in schema_errors(plain)
+    line = won("ana", 30) | {"claimed": {"games": [{"ana": 30}]}}
+    assert "deals.0.claimed.games" in schema_errors(game("gin", ["ana", "ben"], [line]))
+    assert not schema_errors(game("gin", ["ana", "ben"], [line], {"hollywood": True}))

@@ -38,9 +38,15 @@ def results(report: Report) -> list[tuple]:
 
 
 def a_game(variant: str, seed: int) -> tuple[dict[str, Any], Report]:
+    """A generated game; a third of the gin games are Hollywood matches."""
     rng = random.Random(seed)
     players = rng.choice(PLAYER_COUNTS[variant])
     rules = random_rules(variant, rng, players) if rng.random() < 0.7 else None
+    if variant == "gin" and rng.random() < 1 / 3:
+        players = 2
+        rules = {**random_rules(variant, rng, 2), "hollywood": True}
+        if rules.get("target", 100) is None or rules.get("target", 100) > 100:
+            rules["target"] = rng.randint(1, 100)  # three games to play: keep them short
     log = generate_game(variant, seed, players, rules, rng.random() < 0.5)
     report = check(log)
     assert report.status == R.VALID
@@ -55,6 +61,7 @@ def test_the_sheet_of_a_game_verifies_to_its_points_totals_and_winner(
     log, report = a_game(variant, seed)
     sheet = sheet_of(log, report)
     assert all("result" in deal and "moves" not in deal for deal in sheet["deals"])
+    event("hollywood" if sheet.get("rules", {}).get("hollywood") else "one game")
     judged = check(orjson.loads(orjson.dumps(sheet)))
     assert judged.status == R.VALID, [v.to_dict() for v in judged.violations][:3]
     assert results(judged) == results(report)
@@ -74,7 +81,7 @@ def test_the_sheet_of_a_game_verifies_to_its_points_totals_and_winner(
 def pool() -> tuple[tuple[dict[str, Any], Report], ...]:
     """Sheets of generated games, with the reports of the games they were made from."""
     out = []
-    for i in range(15):
+    for i in range(20):
         variant = list(PRESETS)[i % len(PRESETS)]
         log, report = a_game(variant, 500 + i)
         sheet = sheet_of(log, report)
@@ -92,7 +99,17 @@ def figures(sheet: dict[str, Any]) -> list[tuple[Any, ...]]:
         for part in ("points", "totals"):
             for name in deal["claimed"][part]:
                 out.append((("deals", d, "claimed", part), name))
+        for g, running in enumerate(deal["claimed"].get("games", ())):
+            for name in running:
+                out.append((("deals", d, "claimed", "games", g), name))
     claimed = sheet["claimed"]
+    for g, one in enumerate(claimed.get("games", ())):
+        for part in ("totals", "boxes"):
+            for name in one[part]:
+                out.append((("claimed", "games", g, part), name))
+        for name, kinds in one["bonuses"].items():
+            for kind in kinds:
+                out.append((("claimed", "games", g, "bonuses", name), kind))
     for name in claimed["totals"]:
         out.append((("claimed", "totals"), name))
     for name in claimed.get("boxes", {}):
@@ -112,7 +129,7 @@ def test_every_changed_figure_of_a_sheet_is_caught(data: st.DataObject) -> None:
     node: Any = sheet
     for part in path:
         node = node[part]
-    low = -node[key] if path[-1] in ("hand_values", "boxes") or path[1] == "bonuses" else -50
+    low = -node[key] if path[-1] in ("hand_values", "boxes") or "bonuses" in path else -50
     delta = data.draw(st.integers(max(low, -50), 50).filter(bool))
     node[key] += delta
     report = check(sheet)

@@ -60,7 +60,9 @@ from .shape import (
     FORMAT,
     GAME_CLAIM_KEYS,
     GAME_KEYS,
+    HOLLYWOOD_GAMES,
     MOVE_KEYS,
+    ONE_GAME_CLAIM_KEYS,
     RESULT_KEYS,
     TOURNAMENT_KEYS,
     team_names,
@@ -272,9 +274,17 @@ def _int_map(value: Any, names: Iterable[str] | dict[str, int], low: int = -MAX_
             raise _Reject
 
 
-def _game_claims(claimed: Any, names: Any) -> dict[str, Any]:
-    """The game's ``claimed``: totals, winner, boxes and end bonuses by player or team."""
-    claimed = _claims(claimed, GAME_CLAIM_KEYS, "totals", names)
+def _game_claims(claimed: Any, names: Any, hollywood: bool,
+                 keys: frozenset[str] = GAME_CLAIM_KEYS) -> dict[str, Any]:
+    """The game's ``claimed``: totals, winner, boxes and end bonuses by player or team,
+    and under ``hollywood`` the same for each of its games."""
+    claimed = _claims(claimed, keys, "totals", names)
+    if "games" in claimed:
+        games = claimed["games"]
+        if not hollywood or type(games) is not list or len(games) > HOLLYWOOD_GAMES:
+            raise _Reject
+        for one in games:
+            _game_claims(one, names, hollywood, ONE_GAME_CLAIM_KEYS)
     if "boxes" in claimed:
         _int_map(claimed["boxes"], names, 0)
     if "bonuses" in claimed:
@@ -397,6 +407,13 @@ def _fast_deal(d: Any, seat: dict[str, int], rules: Rules, n_players: int,
                 raise _Reject
         if "totals" in claimed:
             _int_map(claimed["totals"], claim_names)
+        if "games" in claimed:
+            games = claimed["games"]
+            if not rules.hollywood or type(games) is not list \
+                    or len(games) > HOLLYWOOD_GAMES:
+                raise _Reject
+            for running in games:
+                _int_map(running, seat)
     return Deal(dealer=seat[dealer], moves=_moves(moves, seat),
                 players=deal_players, deck=deck, hands=hands, upcard=upcard, claimed=claimed,
                 result=result)
@@ -502,7 +519,7 @@ def _fast_game(obj: Any) -> Game:
     deals = tuple([_fast_deal(d, seat, rules, n, claim_names) for d in raw_deals])
     claimed = None
     if "claimed" in obj:
-        claimed = _game_claims(obj["claimed"], claim_names)
+        claimed = _game_claims(obj["claimed"], claim_names, rules.hollywood)
     meta = obj.get("meta", {})
     if type(meta) is not dict:
         raise _Reject

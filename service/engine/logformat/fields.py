@@ -30,6 +30,7 @@ class Context:
     family: str | None  # None: unknown variant
     claim_names: frozenset[str] | None  # players, and in partnership gin the team names
     oklahoma: bool = False  # gin with ``oklahoma``: a deal's result needs its upcard
+    hollywood: bool = False  # gin with ``hollywood``: claims may name each of three games
 
 
 CONTEXT: ContextVar[Context | None] = ContextVar("rummy_log_context", default=None)
@@ -50,7 +51,9 @@ def context_of(raw: Mapping[str, Any]) -> Context:
     rules = raw.get("rules")
     oklahoma = (family == GIN_FAMILY and type(rules) is dict
                 and rules.get("oklahoma") is True)
-    return Context(names, n_players, family, claim_names, oklahoma)
+    hollywood = (family == GIN_FAMILY and type(rules) is dict
+                 and rules.get("hollywood") is True)
+    return Context(names, n_players, family, claim_names, oklahoma, hollywood)
 
 
 class Str(fields.Field):

@@ -53,7 +53,7 @@ from .fields import (
     one_of,
     rfc3339,
 )
-from .shape import ACTION_FIELDS, END_REASONS, FORMAT, MOVE_FIELDS, SOURCES
+from .shape import ACTION_FIELDS, END_REASONS, FORMAT, HOLLYWOOD_GAMES, MOVE_FIELDS, SOURCES
 
 
 class MoveSchema(Schema):
@@ -98,6 +98,8 @@ class DealClaimSchema(Schema):
     winner = Player(allow_none=True)
     outcome = Str(allow_none=True, validate=one_of(OUTCOMES, "an outcome"))
     totals = Map(Int(validate=between(-MAX_CLAIM, MAX_CLAIM)), keys=ClaimName())
+    games = List(Map(Int(validate=between(-MAX_CLAIM, MAX_CLAIM)), keys=Player()),
+                 validate=Length(max=HOLLYWOOD_GAMES))
 
 
 class ResultSchema(Schema):
@@ -185,6 +187,9 @@ def _deal_errors(deal: dict, ctx: Context | None) -> dict[str, Any]:
                 and "upcard" not in deal):
             errors["upcard"] = ["Missing data for required field: under oklahoma a deal's "
                                 "result gives its first upcard, which sets the knock limit"]
+    claimed = deal.get("claimed")
+    if type(claimed) is dict and "games" in claimed and not ctx.hollywood:
+        errors["claimed"] = {"games": [_NOT_HOLLYWOOD]}
     hands = deal.get("hands")
     if seated is not None and type(hands) is dict:
         hand_errors: dict[Any, Any] = {
@@ -196,6 +201,9 @@ def _deal_errors(deal: dict, ctx: Context | None) -> dict[str, Any]:
         if hand_errors:
             errors["hands"] = hand_errors
     return errors
+
+
+_NOT_HOLLYWOOD = "games are claimed only under hollywood, which plays three at once"
 
 
 def _result_errors(result: dict, ctx: Context, seated: set[str] | None) -> dict[str, Any]:
@@ -266,14 +274,20 @@ class BonusClaimSchema(Schema):
     shutout = Int(validate=between(0, MAX_CLAIM))
 
 
-class GameClaimSchema(Schema):
-    """The game's claimed result: totals per player (or team), the winner, and from a
-    score sheet the boxes counted and the end bonuses."""
+class OneGameClaimSchema(Schema):
+    """The claimed result of one game: totals per player (or team), the winner, and from
+    a score sheet the boxes counted and the end bonuses."""
 
     totals = Map(Int(validate=between(-MAX_CLAIM, MAX_CLAIM)), keys=ClaimName())
     winner = ClaimName(allow_none=True)
     boxes = Map(Int(validate=between(0, MAX_CLAIM)), keys=ClaimName())
     bonuses = Map(Object(BonusClaimSchema), keys=ClaimName())
+
+
+class GameClaimSchema(OneGameClaimSchema):
+    """The game's claimed result; under ``hollywood`` also each of its three games'."""
+
+    games = List(Object(OneGameClaimSchema), validate=Length(max=HOLLYWOOD_GAMES))
 
 
 class GameSchema(Schema):
@@ -354,6 +368,9 @@ def _game_errors(raw: dict, ctx: Context) -> dict[str, Any]:
                         or len(set(flat)) != 4 or set(flat) != ctx.players):
                     errors["teams"] = ["teams must be two teams of two that seat each of the "
                                        "four players once"]
+    claimed = raw.get("claimed")
+    if type(claimed) is dict and "games" in claimed and not ctx.hollywood:
+        errors["claimed"] = {"games": [_NOT_HOLLYWOOD]}
     rules = raw.get("rules", {})
     if preset is not None and type(rules) is dict:
         n = len(players) if type(players) is list and count_ok else preset.min_players

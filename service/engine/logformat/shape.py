@@ -31,8 +31,10 @@ DEAL_KEYS = frozenset(("dealer", "players", "deck", "hands", "upcard", "moves", 
                        "result"))
 RESULT_KEYS = frozenset(("end", "by", "hand_values", "melds", "cards"))
 TOURNAMENT_KEYS = frozenset(("id", "round", "table"))
-GAME_CLAIM_KEYS = frozenset(("totals", "winner", "boxes", "bonuses"))
-DEAL_CLAIM_KEYS = frozenset(("points", "winner", "outcome", "totals"))
+ONE_GAME_CLAIM_KEYS = frozenset(("totals", "winner", "boxes", "bonuses"))
+GAME_CLAIM_KEYS = ONE_GAME_CLAIM_KEYS | {"games"}
+DEAL_CLAIM_KEYS = frozenset(("points", "winner", "outcome", "totals", "games"))
+HOLLYWOOD_GAMES = 3  # claims of each game of a Hollywood match: at most three
 BONUS_KINDS = ("box", "game", "shutout")  # a claimed end bonus, per player or team
 
 # The fields each action takes besides `p` and `a`: (required, optional).
