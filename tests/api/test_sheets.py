@@ -59,4 +59,16 @@ def test_a_hollywood_sheet_gives_its_three_games(client):
     body = post_log(client, HOLLYWOOD_SHEET).get_json()
     assert body["status"] == "valid"
     assert [g["winner"] for g in body["report"]["totals"]["games"]] == ["ana", "ben", "ana"]
-    assert client.get(f"/games/{body['id']}").status_code == 200  # the game's page
+    page = client.get(f"/games/{body['id']}")  # the game's page
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert "Hollywood: the three games" in html
+    assert "Verification: arithmetic and rules checked; play not recorded." in html
+    assert "Every move is legal" not in html
+
+
+def test_the_page_of_a_mixed_game_says_what_was_checked(client):
+    gid = post_log(client, mixed()).get_json()["id"]
+    html = client.get(f"/games/{gid}").get_data(as_text=True)
+    assert "Every recorded move is legal; 1 deal recorded by the result alone" in html
+    assert "score sheet: play not recorded" in html
