@@ -211,6 +211,7 @@ class _GameReplay:
             winner=names[judged.winner] if judged.winner is not None else None,
             points={names[s]: judged.points[s] for s in seats}, hand_values=values,
             claimed=deal.claimed, players=tuple(names[s] for s in seats),
+            first=names[_first(seats, deal.dealer)],
             knocker=names[by] if by is not None and self.rules.is_gin else None,
             finished=True, by_result=True)
         self.results.append(result)
@@ -362,6 +363,11 @@ def _finished(table: Table) -> bool:
     if isinstance(table, GinTable):
         return table.ended or table.knocker is not None
     return table.ended
+
+
+def _first(seats: tuple[int, ...], dealer: int) -> int:
+    """Who plays first: the player of the deal on the dealer's left."""
+    return seats[(seats.index(dealer) + 1) % len(seats)] if dealer in seats else seats[0]
 
 
 def _shown(value: Any) -> str:

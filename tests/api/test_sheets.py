@@ -72,3 +72,14 @@ def test_the_page_of_a_mixed_game_says_what_was_checked(client):
     html = client.get(f"/games/{gid}").get_data(as_text=True)
     assert "Every recorded move is legal; 1 deal recorded by the result alone" in html
     assert "score sheet: play not recorded" in html
+
+
+def test_variant_statistics_count_sheet_deals_but_not_their_turns(client):
+    # the worked deal has 3 draws; the sheet deal has no turns recorded
+    post_log(client, mixed())
+    body = client.get(f"{API}/stats/variants").get_json()
+    gin = next(v for v in body["variants"] if v["variant"] == "gin")
+    assert (gin["games"], gin["deals"], gin["scored_deals"]) == (1, 2, 2)
+    assert gin["avg_turns"] == 3
+    # deal 0: ben dealt, ana first and won; deal 1: ana dealt, ben first and won
+    assert gin["first_player_win_share"] == 1
