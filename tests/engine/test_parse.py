@@ -1003,6 +1003,18 @@ TINY_LOGS: dict[str, dict[str, Any]] = {
                                          "hand_values": {"ana": 9, "ben": 0}}}],
         "claimed": {"totals": {"ana": 15}, "boxes": {"ana": 1, "ben": 1},
                     "bonuses": {"ana": {"box": 20, "game": 0}, "ben": {"shutout": 0}}}},
+    "gin-hollywood": {
+        "format": FORMAT, "variant": "gin", "players": ["ana", "ben"],
+        "rules": {"hollywood": True, "oklahoma": True, "shutout_double": True},
+        "deals": [
+            {"dealer": "ben", "upcard": "9S",
+             "result": {"end": "gin", "by": "ana", "hand_values": {"ana": 0, "ben": 19}},
+             "claimed": {"points": {"ana": 88}, "games": [{"ana": 88}, {"ben": 0}]}},
+            {"dealer": "ana", "hands": {"ana": ["AS"], "ben": ["2S"]}, "upcard": "3S",
+             "moves": []}],
+        "claimed": {"totals": {"ana": 88}, "winner": "ana",
+                    "games": [{"totals": {"ana": 88}, "boxes": {"ana": 1},
+                               "bonuses": {"ana": {"shutout": 0}}}, {"winner": "ana"}]}},
     "rummy-sheet": {
         "format": FORMAT, "variant": "rummy", "players": ["ana", "ben", "cy"],
         "deals": [
@@ -1082,7 +1094,8 @@ def single_mutations(doc: dict[str, Any]) -> list[tuple[str, Mutation]]:
                     if field not in node:
                         at(path, lambda n, k, f=field, v=value: n[k].__setitem__(f, v),
                            f"add {field}")
-            if path[-1] in ("hands", "points", "totals", "hand_values", "boxes"):
+            if path[-1] in ("hands", "points", "totals", "hand_values", "boxes") or \
+                    path[-2:-1] == ("games",):
                 for name in names:
                     if name not in node:
                         value = [] if path[-1] == "hands" else 1
