@@ -36,7 +36,7 @@ from collections.abc import Iterator
 import orjson
 
 from .engine import LogValidationError, load_json, parse_game, verify
-from .engine.report import MISMATCH, VALID
+from .engine.report import MISMATCH, VALID, VERIFICATION_WORDS
 from .engine.rules import PRESETS, resolve_rules
 from .engine.words import integer_range, plural
 
@@ -151,6 +151,11 @@ def summary(report: dict) -> str:
         lines[0] += f"  ({deals}; {scores}; {winner})"
     else:  # an illegal or unfinished game counts for nothing: its leader is no winner
         lines[0] += f"  ({deals}; no result; recomputed points, not a result: {scores})"
+    if "verification" in report:  # some deals recorded by their result (a score sheet)
+        lines.append(f"  verification: {VERIFICATION_WORDS[report['verification']]}")
+    for game, one in enumerate(totals.get("games") or (), start=1):  # Hollywood
+        points = ", ".join(f"{p} {v}" for p, v in one["points"].items())
+        lines.append(f"  game {game}: {points}")
     for v in report["violations"]:
         lines.append(f"  {_at(v['deal'], v['move'])}: {v['code']}: {v['message']}")
     for w in report["warnings"]:

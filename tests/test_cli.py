@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine.logs import deal, game
+from tests.engine.test_sheets import HOLLYWOOD_SHEET
 
 ROOT = Path(__file__).resolve().parent.parent
 ANA = "2C 3C 4C 5D 5H 5S 9H 9D 9S KS"
@@ -279,3 +280,14 @@ def test_verify_an_empty_folder_says_it_holds_no_log(tmp_path):
     assert result.returncode == 2 and result.stdout == b""
     assert f"{tmp_path}: no .json, .ndjson or .jsonl file in this folder" in \
         result.stderr.decode()
+
+
+def test_the_text_of_a_sheet_says_what_was_checked_and_gives_hollywood_games(tmp_path):
+    path = tmp_path / "sheet.json"
+    path.write_text(json.dumps(HOLLYWOOD_SHEET))
+    result = run("verify", "--text", str(path))
+    assert result.returncode == 0, result.stderr
+    text = result.stdout.decode()
+    assert "  verification: arithmetic and rules checked; play not recorded\n" in text
+    assert "  game 1: ana 165, ben 50\n  game 2: ana 115, ben 150\n" in text
+    assert lines(run("verify", str(path)).stdout)[0]["verification"] == "results"

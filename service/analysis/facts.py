@@ -144,6 +144,8 @@ class Analysis:
     # Per deal analysed, each player's next player (gin: the deal's opponent): the
     # opponent of the tally a deal's figures count in.
     next_players: dict[int, dict[str, str]] = field(default_factory=dict)
+    # deals recorded by their result (a score sheet): no play recorded, nothing analysed
+    by_result: list[int] = field(default_factory=list)
 
     def summary(self) -> dict[str, dict[str, Any]]:
         """Per player: decisions, errors by kind (count and per 100 decisions), average
@@ -154,8 +156,11 @@ class Analysis:
         return {player: summarise(tally) for player, tally in players.items()}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"facts": [f.to_dict() for f in self.facts], "summary": self.summary(),
-                "stopped": self.stopped}
+        out = {"facts": [f.to_dict() for f in self.facts], "summary": self.summary(),
+               "stopped": self.stopped}
+        if self.by_result:
+            out["by_result"] = self.by_result
+        return out
 
 
 def ratio(part: int, whole: int, places: int) -> float | None:
@@ -190,14 +195,18 @@ def analyse(game: Game, report: Report | None = None) -> Analysis:
     tallies: dict[tuple[str, str], Tally] = {}
     stopped: list[dict[str, Any]] = []
     next_players: dict[int, dict[str, str]] = {}
+    by_result = []
     for d in range(len(game.deals)):
+        if game.deals[d].result is not None:
+            by_result.append(d)  # its play is not recorded: nothing to analyse
+            continue
         result = report.deals[d] if d < len(report.deals) else None
         deal = _DealAnalysis(game, d, result, facts, tallies, stopped)
         deal.run()
         if deal.next_of:
             next_players[d] = {deal.names[s]: deal.names[n] for s, n in deal.next_of.items()}
     facts.sort(key=lambda f: (f.deal, f.move, KINDS.index(f.kind)))
-    return Analysis(facts, tallies, stopped, next_players)
+    return Analysis(facts, tallies, stopped, next_players, by_result)
 
 
 # --- one deal ----------------------------------------------------------------------------

@@ -197,7 +197,7 @@ def analyse_luck(game: Game, report: Report | None = None, view: str = DRAWER) -
     for d in range(len(game.deals)):
         result = report.deals[d] if d < len(report.deals) else None
         scored = result is not None and result.outcome is not None
-        if d in refused:
+        if d in refused or game.deals[d].result is not None:  # or no play recorded
             deals.append(DealLuck(d, (), (), {}, None, None, -1))
             continue
         start, draws, stopped = _deal_luck(game, d, view)

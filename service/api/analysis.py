@@ -79,6 +79,9 @@ class GameAnalysisSchema(Schema):
     luck = fields.Dict(metadata={
         "description": "The luck of every stock draw and dealt hand, per deal and per "
                        "player, and the luck-adjusted points (docs/ANALYSIS.md, Luck)"})
+    by_result = fields.List(fields.Integer(), metadata={
+        "description": "The deals recorded by their result (a score sheet): their play is "
+                       "not recorded, so they have no facts and no luck"})
 
 
 class PlayerFiguresSchema(FiguresSchema):
@@ -233,7 +236,8 @@ def game_analysis(game_id: str) -> dict[str, Any]:
     for fact in facts:
         fact["replay"] = _replay(game_id, fact["deal"], fact["position"])
     return {"id": game_id, "stored": stored, "facts": facts, "summary": summary,
-            "luck": luck.to_dict()}
+            "luck": luck.to_dict(),
+            "by_result": [d for d, deal in enumerate(game.deals) if deal.result is not None]}
 
 
 @blp.route("/players/<name:player>/analysis", methods=["GET"], parameters=_path("player"))

@@ -47,6 +47,21 @@ VOID = Outcome.VOID
 UPCARD, PLAY, AFTER_KNOCK = GinPhase.UPCARD, GinPhase.PLAY, GinPhase.AFTER_KNOCK
 
 
+def knock_limit(rules: Rules, upcard: int | None) -> int:
+    """Oklahoma: the first upcard's value sets the limit, an ace means gin only."""
+    if not rules.oklahoma or upcard is None:
+        return rules.knock_limit
+    rank = rank_of(upcard)
+    if rank == ACE:
+        return 0
+    return min(10, rank + 1)
+
+
+def doubled(rules: Rules, upcard: int | None) -> bool:
+    """Oklahoma: a spade as the first upcard doubles the deal."""
+    return rules.oklahoma and upcard is not None and suit_of(upcard) == SPADES
+
+
 class GinTable(Table):
     def __init__(self, rules: Rules, player_names: tuple[str, ...], deal: Deal,
                  seats: tuple[int, ...]):
@@ -80,17 +95,11 @@ class GinTable(Table):
 
     @property
     def knock_limit(self) -> int:
-        """Oklahoma: the first upcard's value sets the limit, an ace means gin only."""
-        if not self.rules.oklahoma or self.upcard is None:
-            return self.rules.knock_limit
-        rank = rank_of(self.upcard)
-        if rank == ACE:
-            return 0
-        return min(10, rank + 1)
+        return knock_limit(self.rules, self.upcard)
 
     @property
     def doubled(self) -> bool:
-        return self.rules.oklahoma and self.upcard is not None and suit_of(self.upcard) == SPADES
+        return doubled(self.rules, self.upcard)
 
     @property
     def defender(self) -> int:

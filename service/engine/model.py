@@ -50,6 +50,24 @@ class Outcome(StrEnum):
     VOID = "void"  # gin: nobody knocked before the stock floor
 
 
+class End(StrEnum):
+    """How a deal recorded by its result (a score sheet's line) ended: what the sheet
+    says happened, from which the engine works out the outcome."""
+
+    KNOCK = "knock"  # gin: a knock (the figures tell a knock from an undercut or a tie)
+    GIN = "gin"
+    BIG_GIN = "big_gin"  # gin without a discard (``big_gin_bonus``)
+    VOID = "void"  # gin: nobody knocked before the stock floor
+    OUT = "out"  # Rummy family
+    RUMMY = "rummy"
+    BLOCKED = "blocked"
+
+
+GIN_ENDS = (End.KNOCK, End.GIN, End.BIG_GIN, End.VOID)
+RUMMY_ENDS = (End.OUT, End.RUMMY, End.BLOCKED)
+ENDS_WITHOUT_PLAYER = (End.VOID, End.BLOCKED)
+
+
 DRAW, PASS, MELD, LAYOFF, DISCARD = (Action.DRAW, Action.PASS, Action.MELD, Action.LAYOFF,
                                      Action.DISCARD)
 KNOCK, GIN, SHOW, RESHUFFLE, END = (Action.KNOCK, Action.GIN, Action.SHOW, Action.RESHUFFLE,
@@ -93,6 +111,20 @@ def move_of(player: int, action: Action, source: Pile | None = None, card: Card 
 
 
 @dataclass(frozen=True, slots=True)
+class Result:
+    """A deal recorded by its result instead of its moves: who ended it and how, the
+    points left in each hand (gin: the deadwood, the defender's after layoffs), and the
+    cards where the sheet has them (``melds``: gin, the melds each player laid down;
+    ``cards``: the cards each hand value counts)."""
+
+    end: End
+    by: int | None = None  # who knocked, went gin or went out; None: void or blocked
+    hand_values: dict[int, int] | None = None
+    melds: dict[int, tuple[tuple[Card, ...], ...]] | None = None
+    cards: dict[int, tuple[Card, ...]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Deal:
     dealer: int
     moves: tuple[Move, ...]
@@ -101,6 +133,7 @@ class Deal:
     hands: dict[int, tuple[Card, ...]] | None = None
     upcard: Card | None = None
     claimed: dict[str, Any] | None = None
+    result: Result | None = None  # a deal recorded by its result has no moves
 
 
 @dataclass(frozen=True, slots=True)

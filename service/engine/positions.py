@@ -36,7 +36,7 @@ from .model import (
 from .replay import verify
 from .report import MISMATCH, VALID
 from .rummy import RummyTable
-from .state import NoSuchPosition, held
+from .state import NoSuchPosition, by_result, held
 from .table import Table
 from .words import plural
 
@@ -147,6 +147,8 @@ def deal_positions(game: Game, deal_index: int) -> dict[str, Any]:
     if not 0 <= deal_index < len(game.deals):
         raise NoSuchPosition(f"the game has {plural(len(game.deals), 'deal')}")
     deal = game.deals[deal_index]
+    if deal.result is not None:
+        raise NoSuchPosition(by_result(deal_index))
     players = game.players
     seats = tuple(sorted(deal.players)) if deal.players else tuple(range(len(players)))
     table: Table = (GinTable if game.rules.is_gin else RummyTable)(game.rules, players, deal,

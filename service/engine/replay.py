@@ -16,7 +16,8 @@ from .gin import UPCARD, VOID, GinTable
 from .model import Deal, Game, Outcome
 from .report import DealResult, Report, Violation, Warning
 from .rummy import BLOCKED, RummyTable
-from .scoring import Scoreboard, rummy_blocked_points, rummy_out_points
+from .scoring import HollywoodBoard, rummy_blocked_points, rummy_out_points, scoreboard
+from .sheet import judge_result
 from .table import Table
 from .words import plural
 
@@ -37,7 +38,7 @@ class _GameReplay:
         else:
             self.sides = list(names)
             side_of = {s: s for s in range(len(names))}
-        self.board = Scoreboard(game.rules, self.sides, side_of)
+        self.board = scoreboard(game.rules, self.sides, side_of)
         self.player_points = dict.fromkeys(range(len(names)), 0)
         self.violations: list[Violation] = []
         self.warnings: list[Warning] = []
@@ -86,7 +87,9 @@ class _GameReplay:
         ends = []
         if rules.deals is not None:
             ends.append(f"after {plural(rules.deals, unit)}")
-        if rules.target is not None:
+        if rules.target is not None and isinstance(board, HollywoodBoard):
+            ends.append(f"when a total reaches {rules.target} in each of its three games")
+        elif rules.target is not None:
             ends.append(f"when a total reaches {rules.target}")
         return Warning(last, None, R.GAME_NOT_FINISHED,
                        f"the game ends {' or '.join(ends)}; the log has "
@@ -140,6 +143,9 @@ class _GameReplay:
         if seating:
             self._deal_problem(d, deal, R.WRONG_SEATING, seating, seats)
             return True
+        if deal.result is not None:
+            self._play_result(d, deal, seats)
+            return True
         table_class = GinTable if self.rules.is_gin else RummyTable
         table: Table = table_class(self.rules, names, deal, seats)
         problem = table.deal_cards(deal)
@@ -170,10 +176,7 @@ class _GameReplay:
             return False
         values = {s: table.hand_value(s) for s in seats}
         outcome, winner, points = _score(table, values)
-        self.last_winner = winner
-        for seat, value in points.items():
-            self.player_points[seat] += value
-        self.board.add_deal(points, winner)
+        self._add_deal(points, winner)
         result = DealResult(
             outcome=outcome, winner=names[winner] if winner is not None else None,
             points={names[s]: points[s] for s in seats},
@@ -185,6 +188,37 @@ class _GameReplay:
         self._compare_deal(d, result)
         return True
 
+    def _add_deal(self, points: dict[int, int], winner: int | None) -> None:
+        self.last_winner = winner
+        for seat, value in points.items():
+            self.player_points[seat] += value
+        self.board.add_deal(points, winner)
+
+    def _play_result(self, d: int, deal: Deal, seats: tuple[int, ...]) -> None:
+        """A deal recorded by its result: the rules a sheet shows, then scored and
+        compared as a deal played out to the same figures (see ``sheet``)."""
+        names = self.game.players
+        judged = judge_result(self.rules, deal, seats, names)
+        values = {names[s]: judged.values[s] for s in seats}
+        if judged.problem:
+            self._deal_problem(d, deal, *judged.problem, seats)
+            self.results[-1].hand_values = values
+            return
+        self._add_deal(judged.points, judged.winner)
+        by = deal.result.by if deal.result is not None else None
+        result = DealResult(
+            outcome=judged.outcome,
+            winner=names[judged.winner] if judged.winner is not None else None,
+            points={names[s]: judged.points[s] for s in seats}, hand_values=values,
+            claimed=deal.claimed, players=tuple(names[s] for s in seats),
+            first=names[_first(seats, deal.dealer)],
+            knocker=names[by] if by is not None and self.rules.is_gin else None,
+            finished=True, by_result=True)
+        self.results.append(result)
+        for seat, message in judged.mismatches:
+            self._mismatch(d, names[seat], message)
+        self._compare_deal(d, result)
+
     def _unscored(self, deal: Deal, seats: tuple[int, ...], table: Table | None) -> DealResult:
         names = self.game.players
         values = table.hand_values() if table is not None else {names[s]: 0 for s in seats}
@@ -192,7 +226,8 @@ class _GameReplay:
                           hand_values=values, claimed=deal.claimed,
                           players=tuple(names[s] for s in seats),
                           first=names[table.order[0]] if table is not None else None,
-                          turns=table.draws if table is not None else 0)
+                          turns=table.draws if table is not None else 0,
+                          by_result=deal.result is not None)
 
     def _deal_problem(self, d: int, deal: Deal, code: str, message: str,
                       seats: tuple[int, ...] | None = None, table: Table | None = None) -> None:
@@ -219,6 +254,29 @@ class _GameReplay:
         if "outcome" in claimed and claimed["outcome"] != result.outcome:
             self._mismatch(d, None, f"the deal's claimed outcome is "
                            f"{_shown(claimed['outcome'])}, recomputed {_shown(result.outcome)}")
+        running = self._running_totals()
+        for key, value in (claimed.get("totals") or {}).items():
+            actual = running.get(key, 0)
+            if value != actual:
+                self._mismatch(d, key if key in self.game.players else None,
+                               f"{key}'s claimed total after the deal is {value}, "
+                               f"recomputed {actual}")
+        board = self.board
+        if isinstance(board, HollywoodBoard):
+            for g, totals in enumerate(claimed.get("games") or ()):
+                for key, value in totals.items():
+                    actual = board.games[g].totals[self._side_of(key)]
+                    if value != actual:
+                        self._mismatch(d, key, f"{key}'s claimed total in game {g + 1} after "
+                                       f"the deal is {value}, recomputed {actual}")
+
+    def _running_totals(self) -> dict[str, int]:
+        """The deal points so far by player, and by team in partnership gin."""
+        names = self.game.players
+        out = {names[s]: v for s, v in self.player_points.items()}
+        if self.game.teams:
+            out.update(zip(self.sides, self.board.totals, strict=True))
+        return out
 
     def _mismatch(self, d: int | None, player: str | None, message: str) -> None:
         self.violations.append(Violation(d, None, player, R.SCORE_MISMATCH, message))
@@ -236,6 +294,12 @@ class _GameReplay:
             winner, margin = None, 0
         totals["winner"] = self.sides[winner] if winner is not None else None
         totals["margin"] = margin
+        if isinstance(self.board, HollywoodBoard):
+            totals["games"] = [
+                {"points": dict(zip(self.sides, game_totals, strict=True)),
+                 "winner": self.sides[game_winner] if game_winner is not None else None,
+                 "margin": game_margin}
+                for game_totals, game_winner, game_margin in self.board.results]
         totals["claimed"] = self.game.claimed
         if self.game.claimed and finished and not self.any_illegal:
             self._compare_game(totals)
@@ -256,12 +320,56 @@ class _GameReplay:
         if "winner" in claimed and claimed["winner"] != totals["winner"]:
             self._mismatch(None, None, f"the game's claimed winner is "
                            f"{_shown(claimed['winner'])}, recomputed {_shown(totals['winner'])}")
+        self._compare_end(claimed, self.board, totals, "")
+        board = self.board
+        if not isinstance(board, HollywoodBoard):
+            return
+        for g, one in enumerate(claimed.get("games") or ()):
+            game = totals["games"][g]
+            where = f" in game {g + 1}"
+            for key, value in (one.get("totals") or {}).items():
+                actual = game["points"].get(key, 0)
+                if value != actual:
+                    self._mismatch(None, key, f"{key}'s claimed total{where} is {value}, "
+                                   f"recomputed {actual}")
+            if "winner" in one and one["winner"] != game["winner"]:
+                self._mismatch(None, None, f"the claimed winner{where} is "
+                               f"{_shown(one['winner'])}, recomputed {_shown(game['winner'])}")
+            self._compare_end(one, board.games[g], totals, where)
+
+    def _compare_end(self, claimed: dict[str, Any], board: Any, totals: dict[str, Any],
+                     where: str) -> None:
+        """The claimed boxes and end bonuses of a game (``where``: which, in Hollywood)."""
+        for key, value in (claimed.get("boxes") or {}).items():
+            actual = board.boxes[self._side_of(key)]
+            if value != actual:
+                self._mismatch(None, key if key in totals["points"] else None,
+                               f"{key}'s claimed boxes{where} are {value}, recomputed {actual}")
+        for key, kinds in (claimed.get("bonuses") or {}).items():
+            earned = board.bonuses[self._side_of(key)]
+            for kind, value in kinds.items():
+                actual = earned.get(kind, 0)
+                if value != actual:
+                    self._mismatch(None, key if key in totals["points"] else None,
+                                   f"{key}'s claimed {kind} bonus{where} is {value}, "
+                                   f"recomputed {actual}")
+
+    def _side_of(self, key: str) -> int:
+        """The side a claimed name stands for: a team by its name, a player's own side."""
+        if key in self.sides:
+            return self.sides.index(key)
+        return self.board.side_of[self.game.players.index(key)]
 
 
 def _finished(table: Table) -> bool:
     if isinstance(table, GinTable):
         return table.ended or table.knocker is not None
     return table.ended
+
+
+def _first(seats: tuple[int, ...], dealer: int) -> int:
+    """Who plays first: the player of the deal on the dealer's left."""
+    return seats[(seats.index(dealer) + 1) % len(seats)] if dealer in seats else seats[0]
 
 
 def _shown(value: Any) -> str:

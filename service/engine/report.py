@@ -48,6 +48,8 @@ GIN_WITH_DEADWOOD = "GIN_WITH_DEADWOOD"
 RESHUFFLE_NOT_ALLOWED = "RESHUFFLE_NOT_ALLOWED"
 RESHUFFLE_MISMATCH = "RESHUFFLE_MISMATCH"
 END_NOT_ALLOWED = "END_NOT_ALLOWED"
+# A deal recorded by its result: figures no play can reach.
+IMPOSSIBLE_RESULT = "IMPOSSIBLE_RESULT"
 
 VIOLATION_CODES: tuple[str, ...] = (
     DUPLICATE_CARD, WRONG_HAND_SIZE, DEAL_MISMATCH, WRONG_SEATING, GAME_OVER,
@@ -57,7 +59,7 @@ VIOLATION_CODES: tuple[str, ...] = (
     UPCARD_NOT_REFUSED, STOCK_FLOOR, INVALID_MELD, TOO_MANY_MELDS, NO_SUCH_MELD,
     LAYOFF_DOES_NOT_FIT, LAYOFF_BEFORE_OWN_MELD, LAYOFF_ON_GIN, MELDS_NOT_DECLARED,
     MUST_DISCARD_TO_GO_OUT, DISCARD_OF_TAKEN_CARD, KNOCK_OVER_LIMIT, GIN_WITH_DEADWOOD,
-    RESHUFFLE_NOT_ALLOWED, RESHUFFLE_MISMATCH, END_NOT_ALLOWED,
+    RESHUFFLE_NOT_ALLOWED, RESHUFFLE_MISMATCH, END_NOT_ALLOWED, IMPOSSIBLE_RESULT,
 )
 
 # Warnings: legal, but worth an auditor's eye; and why an unfinished game is not finished.
@@ -68,6 +70,17 @@ WARNING_CODES: tuple[str, ...] = (SUBOPTIMAL_DECLARATION, LAST_DEAL_NOT_FINISHED
                                   GAME_NOT_FINISHED)
 
 OUTCOMES = tuple(Outcome)
+
+# How much of a game the engine could check: every move (the deals recorded move by
+# move), or, for deals recorded by their result (a score sheet), the arithmetic and
+# the rules a sheet shows, the play itself not being recorded.
+MOVES, RESULTS, MIXED = "moves", "results", "mixed"
+VERIFICATION_WORDS = {
+    MOVES: "every move verified",
+    RESULTS: "arithmetic and rules checked; play not recorded",
+    MIXED: "deals recorded move by move: every move verified; deals recorded by their "
+           "result: arithmetic and rules checked, play not recorded",
+}
 
 
 @dataclass(slots=True)
@@ -116,10 +129,14 @@ class DealResult:
     turns: int = 0
     finished: bool = False
     illegal: bool = False
+    by_result: bool = False  # recorded by its result (a score sheet), not its moves
 
     def to_dict(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "winner": self.winner, "points": self.points,
-                "hand_values": self.hand_values, "claimed": self.claimed}
+        out = {"outcome": self.outcome, "winner": self.winner, "points": self.points,
+               "hand_values": self.hand_values, "claimed": self.claimed}
+        if self.by_result:
+            out["recorded"] = "result"
+        return out
 
 
 @dataclass(slots=True)
@@ -142,12 +159,25 @@ class Report:
     def valid(self) -> bool:
         return self.status == VALID
 
+    @property
+    def verification(self) -> str:
+        """``moves`` (every deal recorded move by move), ``results`` (every deal by its
+        result) or ``mixed``."""
+        by_result = sum(1 for d in self.deals if d.by_result)
+        if not by_result:
+            return MOVES
+        return RESULTS if by_result == len(self.deals) else MIXED
+
     def to_dict(self) -> dict[str, Any]:
-        return {"status": self.status,
-                "violations": [v.to_dict() for v in self.violations],
-                "deals": [d.to_dict() for d in self.deals],
-                "totals": self.totals,
-                "warnings": [w.to_dict() for w in self.warnings]}
+        out = {"status": self.status,
+               "violations": [v.to_dict() for v in self.violations],
+               "deals": [d.to_dict() for d in self.deals],
+               "totals": self.totals,
+               "warnings": [w.to_dict() for w in self.warnings]}
+        level = self.verification
+        if level != MOVES:
+            out["verification"] = level
+        return out
 
 
 def status_of(violations: list[Violation], finished: bool) -> str:

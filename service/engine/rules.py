@@ -96,9 +96,11 @@ class Rules:
     big_gin_bonus: int | None = None
     box_bonus: int = 20
     shutout_bonus: int = 100
+    shutout_double: bool = False
     game_bonus: int = 0
     upcard_pass: bool = False
     stock_floor: int = 2
+    hollywood: bool = False
 
     @property
     def is_gin(self) -> bool:
@@ -179,12 +181,17 @@ OPTIONS: dict[str, OptionSpec] = dict([
           maximum=MAX_OPTION_POINTS),
     _spec("shutout_bonus", "gin", "int", "Bonus when the loser scored nothing", "001",
           minimum=0, maximum=MAX_OPTION_POINTS),
+    _spec("shutout_double", "gin", "bool", "A shutout doubles the winner's whole score instead "
+          "of adding shutout_bonus", "common usage"),
     _spec("game_bonus", "gin", "int", "Bonus for winning the game", "common usage", minimum=0,
           maximum=MAX_OPTION_POINTS),
     _spec("upcard_pass", "gin", "bool", "The first upcard may be refused by both players",
           "common usage"),
     _spec("stock_floor", "gin", "int", "Cards the stock is never drawn below", "common usage",
           minimum=0, maximum=52),
+    _spec("hollywood", "gin", "bool", "Hollywood: three games scored at once, a player's first "
+          "win in game 1, the second in games 1 and 2, the rest in all three (two players)",
+          "beyond the seeds (002 names Hollywood Gin)"),
 ])
 
 
@@ -328,6 +335,9 @@ def resolve_rules(variant: str, overrides: dict[str, Any] | None,
         values["ace_points"] = 1 if values.get("ace", AceMode.LOW) == AceMode.LOW else 15
     if "hand_size" not in values:
         values["hand_size"] = default_hand_size(preset.family, n_players)
+    if values.get("hollywood") and n_players != 2:
+        return None, {"hollywood": "Hollywood gin is played by two players, not "
+                                   f"{n_players}"}
     seated = 2 if preset.family == GIN else n_players
     if seated * values["hand_size"] + 1 > 52:
         return None, {"hand_size": f"hand_size {values['hand_size']} leaves no stock "

@@ -7,7 +7,7 @@ family) or its counted deadwood (gin).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .model import Outcome
@@ -167,9 +167,13 @@ class Scoreboard:
     units: int = 0  # deals, or rounds in partnership gin
     shutouts: int = 0  # gin, once the game is over: the winner's opponents left at 0
 
+    # gin, once the game is over: each side's end bonuses by kind (box, game, shutout)
+    bonuses: list[dict[str, int]] = field(init=False)
+
     def __post_init__(self) -> None:
         self.totals = [0] * len(self.sides)
         self.boxes = [0] * len(self.sides)
+        self.bonuses = [{} for _ in self.sides]
 
     @property
     def lower_wins(self) -> bool:
@@ -201,19 +205,29 @@ class Scoreboard:
         """Totals with the end-of-game bonuses, the winning side and the margin.
 
         Gin: each box adds ``box_bonus`` to its side, the winner gets ``game_bonus``
-        and ``shutout_bonus`` once per opponent who scored no point; these count only
-        once the game is over.  An unfinished game has no winner.
+        and ``shutout_bonus`` once per opponent who scored no point (with
+        ``shutout_double``, the winner's whole score is doubled for each instead); these
+        count only once the game is over.  An unfinished game has no winner.
         """
         totals = list(self.totals)
         winner = self.leader() if finished else None
         if self.rules.is_gin and finished:
             for i, boxes in enumerate(self.boxes):
+                self.bonuses[i]["box"] = boxes * self.rules.box_bonus
                 totals[i] += boxes * self.rules.box_bonus
             if winner is not None:
                 totals[winner] += self.rules.game_bonus
                 self.shutouts = sum(1 for i, t in enumerate(self.totals)
                                     if i != winner and t == 0)
-                totals[winner] += self.shutouts * self.rules.shutout_bonus
+                if self.rules.shutout_double:
+                    # the whole score (deal points, boxes, game bonus) doubled, once for
+                    # each opponent shut out
+                    shutout = totals[winner] * (2 ** self.shutouts - 1)
+                else:
+                    shutout = self.shutouts * self.rules.shutout_bonus
+                totals[winner] += shutout
+                self.bonuses[winner]["game"] = self.rules.game_bonus
+                self.bonuses[winner]["shutout"] = shutout
         margin = 0
         if winner is not None:
             others = [t for i, t in enumerate(totals) if i != winner]
@@ -222,3 +236,69 @@ class Scoreboard:
             else:
                 margin = totals[winner] - max(others)
         return totals, winner, margin
+
+
+HOLLYWOOD_GAMES = 3
+
+
+@dataclass
+class HollywoodBoard(Scoreboard):
+    """Hollywood gin: one pair plays three games at once.  A player's first win scores
+    in game 1, the second in games 1 and 2, every later one in all three; a game that is
+    over takes no more points.  Each game ends at ``target`` with its own boxes (a box
+    for each deal scored in it), game bonus and shutout; the match is over when all
+    three are (or after ``deals`` deals).  The match's totals are the sums of the three
+    games' final totals, and its winner the higher sum."""
+
+    games: list[Scoreboard] = field(init=False)
+    wins: list[int] = field(init=False)  # deals won by each side in the match
+    results: list[tuple[list[int], int | None, int]] = field(init=False)  # each game's final
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        one = replace(self.rules, deals=None, hollywood=False)
+        self.games = [Scoreboard(one, self.sides, self.side_of) for _ in range(HOLLYWOOD_GAMES)]
+        self.wins = [0] * len(self.sides)
+        self.results = []
+
+    def add_deal(self, points: dict[int, int], winner: int | None) -> None:
+        super().add_deal(points, winner)
+        if winner is None:
+            return
+        side = self.side_of[winner]
+        self.wins[side] += 1
+        for board in self.games[:min(self.wins[side], HOLLYWOOD_GAMES)]:
+            if not board.over():
+                board.add_deal(points, winner)
+
+    def over(self) -> bool:
+        rules = self.rules
+        if rules.deals is not None and self.units >= rules.deals:
+            return True
+        return rules.target is not None and all(board.over() for board in self.games)
+
+    def final(self, finished: bool) -> tuple[list[int], int | None, int]:
+        self.results = [board.final(finished) for board in self.games]
+        totals = [sum(result[0][i] for result in self.results)
+                  for i in range(len(self.sides))]
+        self.boxes = [sum(board.boxes[i] for board in self.games)
+                      for i in range(len(self.sides))]
+        self.bonuses = [{kind: sum(board.bonuses[i].get(kind, 0) for board in self.games)
+                         for kind in ("box", "game", "shutout")}
+                        for i in range(len(self.sides))]
+        self.shutouts = sum(board.shutouts for board in self.games)
+        winner = None
+        if finished:
+            best = max(totals)
+            leaders = [i for i, t in enumerate(totals) if t == best]
+            winner = leaders[0] if len(leaders) == 1 else None
+        margin = 0
+        if winner is not None:
+            margin = totals[winner] - max(t for i, t in enumerate(totals) if i != winner)
+        return totals, winner, margin
+
+
+def scoreboard(rules: Rules, sides: list[str], side_of: dict[int, int]) -> Scoreboard:
+    """The game's scoreboard: Hollywood's three games, or one."""
+    board_class = HollywoodBoard if rules.is_gin and rules.hollywood else Scoreboard
+    return board_class(rules, sides, side_of)

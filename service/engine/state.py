@@ -21,6 +21,12 @@ class NoSuchPosition(LookupError):
     pass
 
 
+def by_result(deal_index: int) -> str:
+    """Why a deal recorded by its result has no positions."""
+    return (f"deal {deal_index} is recorded by its result (a score sheet): its play is not "
+            "recorded, so it has no positions")
+
+
 def _cards(mask: int) -> list[str]:
     return [card_name(c) for c in range(52) if mask >> c & 1]
 
@@ -57,6 +63,8 @@ def table_after(game: Game, deal_index: int,
     if not 0 <= deal_index < len(game.deals):
         raise NoSuchPosition(f"the game has {plural(len(game.deals), 'deal')}")
     deal = game.deals[deal_index]
+    if deal.result is not None:
+        raise NoSuchPosition(by_result(deal_index))
     if not -1 <= move_index < len(deal.moves):
         raise NoSuchPosition(f"deal {deal_index} has {plural(len(deal.moves), 'move')}")
     names = game.players

@@ -13,7 +13,7 @@ from ..engine.limits import MAX_PLAYER_LENGTH, TIME_RANGE, instant
 from ..engine.logformat import FORMAT, parse_game
 from ..engine.replay import verify
 from ..engine.rules import PRESETS, Rules, resolve_rules
-from ..engine.scoring import Scoreboard
+from ..engine.scoring import scoreboard
 from ..engine.words import plural
 from .deal import MOVE_CAP, DealTooLong
 from .gin_bot import GinDeal
@@ -193,7 +193,7 @@ class GameWriter:
             sides = list(self.names)
             side_of = {s: s for s in range(players)}
         self.sides = sides
-        self.board = Scoreboard(rules, sides, side_of)
+        self.board = scoreboard(rules, sides, side_of)
         self.player_points = dict.fromkeys(range(players), 0)
         self.deals: list[Json] = []
         self.outcomes: list[str] = []

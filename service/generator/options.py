@@ -32,6 +32,8 @@ def random_rules(variant: str, rng: random.Random, players: int | None = None) -
             out["max_stock_reuses"] = rng.randint(0, 2)
             out["deals"] = rng.randint(1, 3)  # their tiny scores might never reach a target
     else:
+        if (players or preset.max_players) != 2:
+            out.pop("hollywood", None)  # a game of two players only
         stock = 52 - 2 * out.get("hand_size", 10) - 1
         if out.get("stock_floor", 2) > stock - 3:
             out["stock_floor"] = rng.randint(0, max(0, min(8, stock - 3)))
@@ -45,7 +47,7 @@ def _random_value(name: str, choices: tuple, rng: random.Random, seated: int,
         choice = rng.choice(choices)
         return str(choice) if isinstance(choice, str) else choice
     if name in ("discard_taken_card", "layoff_requires_own_meld", "discard_to_go_out",
-                "oklahoma", "undercut_on_tie", "upcard_pass"):
+                "oklahoma", "undercut_on_tie", "upcard_pass", "shutout_double", "hollywood"):
         return rng.random() < 0.5
     if name == "ace_points":
         return rng.choice((0, 1, 11, 15, rng.randint(0, 20)))

@@ -364,8 +364,10 @@ def variant_stats(store: Reader, top_codes: int = 5) -> list[dict[str, Any]]:
     the most frequent violation codes."""
     games, deals, outcomes, codes = (result.rows for result in store.read_many([
         (f"SELECT variant, count(*) FROM games WHERE {live('id')} GROUP BY variant", []),
+        # a deal without moves is one recorded by its result: its turns are not known
         ("SELECT variant, count(*), count(*) FILTER (WHERE scored), "
-         "coalesce(sum(turns) FILTER (WHERE scored), 0), "
+         "coalesce(sum(turns) FILTER (WHERE scored AND n_moves > 0), 0), "
+         "count(*) FILTER (WHERE scored AND n_moves > 0), "
          "count(*) FILTER (WHERE scored AND winner IS NOT NULL AND winner = first_player) "
          f"FROM deals WHERE {live()} GROUP BY variant", []),
         (f"SELECT variant, outcome, count(*) FROM deals WHERE scored AND {live()} "
@@ -387,8 +389,8 @@ def variant_stats(store: Reader, top_codes: int = 5) -> list[dict[str, Any]]:
 
     for variant, n in games:
         entry(variant)["games"] = n
-    for variant, n, scored, turns, first_wins in deals:
-        entry(variant).update(deals=n, scored_deals=scored, avg_turns=_mean(int(turns), scored),
+    for variant, n, scored, turns, played, first_wins in deals:
+        entry(variant).update(deals=n, scored_deals=scored, avg_turns=_mean(int(turns), played),
                               first_player_win_share=_rate(first_wins, scored))
     for variant, outcome, n in outcomes:
         figures = entry(variant)

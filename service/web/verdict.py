@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.report import MOVES, RESULTS, VERIFICATION_WORDS
 from ..engine.rules import resolve_rules
 from ..engine.scoring import gin_deal_bonuses
 from ..engine.words import where
@@ -33,7 +34,24 @@ def _count(n: int, noun: str) -> str:
 
 
 def verdict(game: dict[str, Any]) -> dict[str, Any]:
-    """The headline and the sentence under it."""
+    """The headline, the sentence under it, and how much of the game was checked (a game
+    with deals recorded by their result, from a score sheet, had its play unrecorded)."""
+    said = _verdict(game)
+    level = game["report"].get("verification", MOVES)
+    said["verification"] = VERIFICATION_WORDS[level] if level != MOVES else None
+    if level != MOVES:
+        by_result = sum(1 for d in game["report"]["deals"] if d.get("recorded") == "result")
+        moves = ("No move is recorded" if level == RESULTS else
+                 "Every recorded move is legal")
+        said["detail"] = said["detail"].replace(
+            "Every move is legal", f"{moves}; {_count(by_result, 'deal')} recorded by "
+            "the result alone (arithmetic and rules checked)").replace(
+            "Every logged move is legal", f"{moves}; {_count(by_result, 'deal')} "
+            "recorded by the result alone (arithmetic and rules checked)")
+    return said
+
+
+def _verdict(game: dict[str, Any]) -> dict[str, Any]:
     report = game["report"]
     status = report["status"]
     totals = report["totals"]
@@ -87,6 +105,7 @@ def deal_rows(game: dict[str, Any]) -> list[dict[str, Any]]:
         violation = stopped.get(d)
         rows.append({
             "number": d + 1,
+            "by_result": deal.get("recorded") == "result",
             "fragment": replay_fragment(d, violation["move"]) if violation
             else f"deal={d + 1}&move=0",
             "violation": violation,
@@ -114,7 +133,25 @@ def total_rows(game: dict[str, Any]) -> dict[str, Any]:
                                             name in claimed_totals)}
                      for name, value in sides.items()],
             "winner": _cell(totals["winner"] if result else None, claimed.get("winner"),
-                            "winner" in claimed)}
+                            "winner" in claimed),
+            "games": _hollywood_rows(totals, claimed, result)}
+
+
+def _hollywood_rows(totals: dict[str, Any], claimed: dict[str, Any],
+                    result: bool) -> list[dict[str, Any]]:
+    """Hollywood: each of the three games' totals and winner, beside their claims."""
+    rows = []
+    claimed_games = claimed.get("games") or []
+    for g, one in enumerate(totals.get("games") or ()):
+        said = claimed_games[g] if g < len(claimed_games) else {}
+        said_totals = said.get("totals") or {}
+        rows.append({"number": g + 1,
+                     "rows": [{"name": name, **_cell(value, said_totals.get(name),
+                                                     name in said_totals)}
+                              for name, value in one["points"].items()],
+                     "winner": _cell(one["winner"] if result else None, said.get("winner"),
+                                     "winner" in said)})
+    return rows
 
 
 def player_charts(variant: str, figures: dict[str, Any],

@@ -67,7 +67,7 @@ VIOLATION_CODES = [  # the closed list at the end of RULES.md
     "TOO_MANY_MELDS", "NO_SUCH_MELD", "LAYOFF_DOES_NOT_FIT", "LAYOFF_BEFORE_OWN_MELD",
     "LAYOFF_ON_GIN", "MELDS_NOT_DECLARED", "MUST_DISCARD_TO_GO_OUT", "DISCARD_OF_TAKEN_CARD",
     "KNOCK_OVER_LIMIT", "GIN_WITH_DEADWOOD", "RESHUFFLE_NOT_ALLOWED", "RESHUFFLE_MISMATCH",
-    "END_NOT_ALLOWED",
+    "END_NOT_ALLOWED", "IMPOSSIBLE_RESULT",
 ]
 
 
@@ -992,11 +992,48 @@ TINY_LOGS: dict[str, dict[str, Any]] = {
                              {"p": "ana", "a": "meld", "cards": ["AS", "2S", "3S"]},
                              {"p": "ana", "a": "reshuffle", "stock": ["9S"]},
                              {"p": "ana", "a": "end", "reason": "stock_exhausted"}]}]},
+    "gin-sheet": {
+        "format": FORMAT, "variant": "gin", "players": ["ana", "ben"],
+        "rules": {"big_gin_bonus": 31},
+        "deals": [
+            {"dealer": "ben", "result": {"end": "knock", "by": "ana",
+                                         "hand_values": {"ana": 4, "ben": 19},
+                                         "melds": {"ana": [["3C", "4C", "5C"]]},
+                                         "cards": {"ana": ["AS", "3D"]}},
+             "claimed": {"points": {"ana": 15}, "outcome": "knock",
+                         "totals": {"ana": 15, "ben": 0}}},
+            {"dealer": "ana", "upcard": "7D", "result": {"end": "void"}},
+            {"dealer": "ben", "result": {"end": "big_gin", "by": "ben",
+                                         "hand_values": {"ana": 9, "ben": 0}}}],
+        "claimed": {"totals": {"ana": 15}, "boxes": {"ana": 1, "ben": 1},
+                    "bonuses": {"ana": {"box": 20, "game": 0}, "ben": {"shutout": 0}}}},
+    "gin-hollywood": {
+        "format": FORMAT, "variant": "gin", "players": ["ana", "ben"],
+        "rules": {"hollywood": True, "oklahoma": True, "shutout_double": True},
+        "deals": [
+            {"dealer": "ben", "upcard": "9S",
+             "result": {"end": "gin", "by": "ana", "hand_values": {"ana": 0, "ben": 19}},
+             "claimed": {"points": {"ana": 88}, "games": [{"ana": 88}, {"ben": 0}]}},
+            {"dealer": "ana", "hands": {"ana": ["AS"], "ben": ["2S"]}, "upcard": "3S",
+             "moves": []}],
+        "claimed": {"totals": {"ana": 88}, "winner": "ana",
+                    "games": [{"totals": {"ana": 88}, "boxes": {"ana": 1},
+                               "bonuses": {"ana": {"shutout": 0}}}, {"winner": "ana"}]}},
+    "rummy-sheet": {
+        "format": FORMAT, "variant": "rummy", "players": ["ana", "ben", "cy"],
+        "deals": [
+            {"dealer": "cy", "result": {"end": "out", "by": "ana",
+                                        "hand_values": {"ben": 12, "cy": 5},
+                                        "cards": {"cy": ["5H"]}},
+             "claimed": {"points": {"ana": 17}, "totals": {"ana": 17}}},
+            {"dealer": "ana", "players": ["ana", "ben", "cy"],
+             "result": {"end": "blocked", "hand_values": {"ana": 6, "ben": 15, "cy": 7}}}]},
     "gin3": {
         "format": FORMAT, "variant": "gin", "players": ["ana", "ben", "cy"],
         "deals": [{"dealer": "ben", "players": ["ben", "cy"], "hands": {"ben": [], "cy": []},
                    "upcard": "AS", "moves": [{"p": "cy", "a": "draw", "from": "discard"}]}]},
 }
+RESULT_VALUES = {"end": "void", "by": "ana", "hand_values": {}, "melds": {}, "cards": {}}
 MOVE_VALUES = {"from": "stock", "card": "AS", "cards": ["AS"], "meld": 0, "melds": [],
                "stock": [], "reason": "stock_exhausted"}
 
@@ -1033,6 +1070,7 @@ def single_mutations(doc: dict[str, Any]) -> list[tuple[str, Mutation]]:
         at(path, lambda n, k: n.__delitem__(k), "drop")
         if isinstance(node, str):
             pool: list[Any] = names + ["", "1X", "7d", "pass", "knock", "stock", "discard",
+                                       "void", "blocked", "big_gin", "out", "gin",
                                        "stock_exhausted", "x" * 65, "x" * 129,
                                        "2024-02-30T10:00:00Z",
                                        None, 1]
@@ -1047,12 +1085,21 @@ def single_mutations(doc: dict[str, Any]) -> list[tuple[str, Mutation]]:
         else:
             pool = [None, [], {}, "AS"]
             at(path, lambda n, k: n[k].__setitem__("x", 1), "unknown key")
+            if path[-1] == "result":
+                for field, value in RESULT_VALUES.items():
+                    if field not in node:
+                        at(path, lambda n, k, f=field, v=value: n[k].__setitem__(f, v),
+                           f"add {field}")
+            if path[-2:-1] == ("deals",) and "result" in node:
+                at(path, lambda n, k: n[k].__setitem__("moves", []), "add moves")
+                at(path, lambda n, k: n[k].__setitem__("hands", {}), "add hands")
             if path[-2:-1] == ("moves",):
                 for field, value in MOVE_VALUES.items():
                     if field not in node:
                         at(path, lambda n, k, f=field, v=value: n[k].__setitem__(f, v),
                            f"add {field}")
-            if path[-1] in ("hands", "points", "totals"):
+            if path[-1] in ("hands", "points", "totals", "hand_values", "boxes") or \
+                    path[-2:-1] == ("games",):
                 for name in names:
                     if name not in node:
                         value = [] if path[-1] == "hands" else 1
@@ -1062,7 +1109,7 @@ def single_mutations(doc: dict[str, Any]) -> list[tuple[str, Mutation]]:
             at(path, lambda n, k, v=value: n.__setitem__(k, copy.deepcopy(v)), repr(value))
     for action in map(str, ACTION_FIELDS):  # every move turned into every action (as JSON)
         for d, deal in enumerate(doc["deals"]):
-            for m in range(min(len(deal["moves"]), 7)):
+            for m in range(min(len(deal.get("moves", ())), 7)):
                 at(("deals", d, "moves", m, "a"), lambda n, k, a=action: n.__setitem__(k, a),
                    action)
     for variant in PRESETS:

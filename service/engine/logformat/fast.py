@@ -32,29 +32,38 @@ from ..model import (
     DISCARD_PILE,
     DRAW,
     END,
+    ENDS_WITHOUT_PLAYER,
     GIN,
+    GIN_ENDS,
     KNOCK,
     LAYOFF,
     MELD,
     OUTCOMES,
     RESHUFFLE,
+    RUMMY_ENDS,
     SHOW,
     STOCK,
     Deal,
+    End,
     Game,
     Move,
+    Result,
 )
 from ..rules import GIN as GIN_FAMILY
 from ..rules import PRESETS, Rules, resolve_rules
 from .shape import (
     ACTION_OF,
+    BONUS_KINDS,
     DEAL_CLAIM_KEYS,
     DEAL_KEYS,
     END_REASONS,
     FORMAT,
     GAME_CLAIM_KEYS,
     GAME_KEYS,
+    HOLLYWOOD_GAMES,
     MOVE_KEYS,
+    ONE_GAME_CLAIM_KEYS,
+    RESULT_KEYS,
     TOURNAMENT_KEYS,
     team_names,
 )
@@ -256,16 +265,99 @@ def _text(value: Any, low: int, high: int) -> None:
         raise _Reject
 
 
-def _int_map(value: Any, names: Iterable[str] | dict[str, int]) -> None:
+def _int_map(value: Any, names: Iterable[str] | dict[str, int], low: int = -MAX_CLAIM) -> None:
     if type(value) is not dict:
         raise _Reject
     for key, item in value.items():
         if type(key) is not str or key not in names or type(item) is not int \
-                or not -MAX_CLAIM <= item <= MAX_CLAIM:
+                or not low <= item <= MAX_CLAIM:
             raise _Reject
 
 
-def _fast_deal(d: Any, seat: dict[str, int], family: str, n_players: int) -> Deal:
+def _game_claims(claimed: Any, names: Any, hollywood: bool,
+                 keys: frozenset[str] = GAME_CLAIM_KEYS) -> dict[str, Any]:
+    """The game's ``claimed``: totals, winner, boxes and end bonuses by player or team,
+    and under ``hollywood`` the same for each of its games."""
+    claimed = _claims(claimed, keys, "totals", names)
+    if "games" in claimed:
+        games = claimed["games"]
+        if not hollywood or type(games) is not list or len(games) > HOLLYWOOD_GAMES:
+            raise _Reject
+        for one in games:
+            _game_claims(one, names, hollywood, ONE_GAME_CLAIM_KEYS)
+    if "boxes" in claimed:
+        _int_map(claimed["boxes"], names, 0)
+    if "bonuses" in claimed:
+        bonuses = claimed["bonuses"]
+        if type(bonuses) is not dict:
+            raise _Reject
+        for key, kinds in bonuses.items():
+            if type(key) is not str or key not in names or type(kinds) is not dict:
+                raise _Reject
+            for kind, value in kinds.items():
+                if kind not in BONUS_KINDS or type(value) is not int \
+                        or not 0 <= value <= MAX_CLAIM:
+                    raise _Reject
+    return claimed
+
+
+def _fast_result(r: Any, seat: dict[str, int], seated: Any, family: str) -> Result:
+    """A deal's ``result``: exactly what ``ResultSchema`` and its cross-field rules take."""
+    if type(r) is not dict or not r.keys() <= RESULT_KEYS:
+        raise _Reject
+    end = r.get("end")
+    ends = GIN_ENDS if family == GIN_FAMILY else RUMMY_ENDS
+    if type(end) is not str or end not in ends:
+        raise _Reject
+    end = End(end)
+    by = None
+    if end in ENDS_WITHOUT_PLAYER:
+        if "by" in r:
+            raise _Reject
+    else:
+        name = r.get("by")
+        if type(name) is not str or name not in seated:
+            raise _Reject
+        by = seat[name]
+    if end == End.VOID:
+        if r.keys() != {"end"}:
+            raise _Reject
+        return Result(end=end)
+    if family != GIN_FAMILY and "melds" in r:
+        raise _Reject
+    raw_values = r.get("hand_values")
+    if type(raw_values) is not dict:
+        raise _Reject
+    _int_map(raw_values, seated, 0)
+    needed = seated - {r["by"]} if end in (End.OUT, End.RUMMY) else seated
+    if not raw_values.keys() >= needed:
+        raise _Reject
+    hand_values = {seat[name]: value for name, value in raw_values.items()}
+    melds = cards = None
+    if "melds" in r:
+        raw = r["melds"]
+        if type(raw) is not dict:
+            raise _Reject
+        melds = {}
+        for name, value in raw.items():
+            if type(name) is not str or name not in seated:
+                raise _Reject
+            melds[seat[name]] = _melds(value)
+    if "cards" in r:
+        raw = r["cards"]
+        if type(raw) is not dict:
+            raise _Reject
+        cards = {}
+        for name, value in raw.items():
+            if type(name) is not str or name not in seated:
+                raise _Reject
+            cards[seat[name]] = _card_list(value)
+    return Result(end=end, by=by, hand_values=hand_values, melds=melds, cards=cards)
+
+
+def _fast_deal(d: Any, seat: dict[str, int], rules: Rules, n_players: int,
+               claim_names: Any) -> Deal:
+    family = rules.family
     if type(d) is not dict or not d.keys() <= DEAL_KEYS:
         raise _Reject
     dealer = d.get("dealer")
@@ -292,6 +384,44 @@ def _fast_deal(d: Any, seat: dict[str, int], family: str, n_players: int) -> Dea
     elif family == GIN_FAMILY and n_players >= 3:
         raise _Reject
     deck = None
+    hands = None
+    upcard = None
+    result = None
+    if "result" in d:
+        if "moves" in d or "deck" in d or "hands" in d:
+            raise _Reject
+        result = _fast_result(d["result"], seat, seated, family)
+        if "upcard" in d:
+            upcard = _card(d["upcard"])
+        elif rules.oklahoma and result.end != End.VOID:
+            raise _Reject
+        moves: Any = []
+    else:
+        deck, hands, upcard, moves = _dealt(d, seat, seated)
+    claimed = None
+    if "claimed" in d:
+        claimed = _claims(d["claimed"], DEAL_CLAIM_KEYS, "points", seat)
+        if "outcome" in claimed:
+            outcome = claimed["outcome"]
+            if outcome is not None and (type(outcome) is not str or outcome not in OUTCOMES):
+                raise _Reject
+        if "totals" in claimed:
+            _int_map(claimed["totals"], claim_names)
+        if "games" in claimed:
+            games = claimed["games"]
+            if not rules.hollywood or type(games) is not list \
+                    or len(games) > HOLLYWOOD_GAMES:
+                raise _Reject
+            for running in games:
+                _int_map(running, seat)
+    return Deal(dealer=seat[dealer], moves=_moves(moves, seat),
+                players=deal_players, deck=deck, hands=hands, upcard=upcard, claimed=claimed,
+                result=result)
+
+
+def _dealt(d: dict, seat: dict[str, int], seated: Any) -> tuple[Any, Any, Any, list]:
+    """A deal recorded by its moves: the deck or the hands and upcard, and the moves."""
+    deck = None
     if "deck" in d:
         deck = _card_list(d["deck"])
         if len(deck) != 52:
@@ -312,15 +442,7 @@ def _fast_deal(d: Any, seat: dict[str, int], family: str, n_players: int) -> Dea
     moves = d.get("moves")
     if type(moves) is not list or len(moves) > MAX_MOVES:
         raise _Reject
-    claimed = None
-    if "claimed" in d:
-        claimed = _claims(d["claimed"], DEAL_CLAIM_KEYS, "points", seat)
-        if "outcome" in claimed:
-            outcome = claimed["outcome"]
-            if outcome is not None and (type(outcome) is not str or outcome not in OUTCOMES):
-                raise _Reject
-    return Deal(dealer=seat[dealer], moves=_moves(moves, seat),
-                players=deal_players, deck=deck, hands=hands, upcard=upcard, claimed=claimed)
+    return deck, hands, upcard, moves
 
 
 def fast_parse_game(obj: Any) -> Game | None:
@@ -394,10 +516,10 @@ def _fast_game(obj: Any) -> Game:
     raw_deals = obj.get("deals")
     if type(raw_deals) is not list or not 1 <= len(raw_deals) <= MAX_DEALS:
         raise _Reject
-    deals = tuple([_fast_deal(d, seat, family, n) for d in raw_deals])
+    deals = tuple([_fast_deal(d, seat, rules, n, claim_names) for d in raw_deals])
     claimed = None
     if "claimed" in obj:
-        claimed = _claims(obj["claimed"], GAME_CLAIM_KEYS, "totals", claim_names)
+        claimed = _game_claims(obj["claimed"], claim_names, rules.hollywood)
     meta = obj.get("meta", {})
     if type(meta) is not dict:
         raise _Reject

@@ -29,6 +29,8 @@ class Context:
     n_players: int
     family: str | None  # None: unknown variant
     claim_names: frozenset[str] | None  # players, and in partnership gin the team names
+    oklahoma: bool = False  # gin with ``oklahoma``: a deal's result needs its upcard
+    hollywood: bool = False  # gin with ``hollywood``: claims may name each of three games
 
 
 CONTEXT: ContextVar[Context | None] = ContextVar("rummy_log_context", default=None)
@@ -46,7 +48,12 @@ def context_of(raw: Mapping[str, Any]) -> Context:
     claim_names = names
     if names is not None and family == GIN_FAMILY and n_players == 4:
         claim_names = names | frozenset(team_names(raw.get("teams")))
-    return Context(names, n_players, family, claim_names)
+    rules = raw.get("rules")
+    oklahoma = (family == GIN_FAMILY and type(rules) is dict
+                and rules.get("oklahoma") is True)
+    hollywood = (family == GIN_FAMILY and type(rules) is dict
+                 and rules.get("hollywood") is True)
+    return Context(names, n_players, family, claim_names, oklahoma, hollywood)
 
 
 class Str(fields.Field):

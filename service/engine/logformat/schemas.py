@@ -19,7 +19,20 @@ from ..limits import (
     MAX_PLAYER_LENGTH,
     MAX_ROUND,
 )
-from ..model import ACTIONS, OUTCOMES, Action, Deal, Game, Move, Pile
+from ..model import (
+    ACTIONS,
+    ENDS_WITHOUT_PLAYER,
+    GIN_ENDS,
+    OUTCOMES,
+    RUMMY_ENDS,
+    Action,
+    Deal,
+    End,
+    Game,
+    Move,
+    Pile,
+    Result,
+)
 from ..rules import GIN as GIN_FAMILY
 from ..rules import PRESETS, RUMMY, resolve_rules
 from .errors import flatten, show
@@ -41,7 +54,7 @@ from .fields import (
     rfc3339,
 )
 from .names import name_errors
-from .shape import ACTION_FIELDS, END_REASONS, FORMAT, MOVE_FIELDS, SOURCES
+from .shape import ACTION_FIELDS, END_REASONS, FORMAT, HOLLYWOOD_GAMES, MOVE_FIELDS, SOURCES
 
 
 class MoveSchema(Schema):
@@ -79,11 +92,26 @@ class MoveSchema(Schema):
 
 
 class DealClaimSchema(Schema):
-    """A deal's claimed result: points per player, winner, outcome."""
+    """A deal's claimed result: points per player, winner, outcome, and the running
+    totals after it (per player, or per team in partnership gin)."""
 
     points = Map(Int(validate=between(-MAX_CLAIM, MAX_CLAIM)), keys=Player())
     winner = Player(allow_none=True)
     outcome = Str(allow_none=True, validate=one_of(OUTCOMES, "an outcome"))
+    totals = Map(Int(validate=between(-MAX_CLAIM, MAX_CLAIM)), keys=ClaimName())
+    games = List(Map(Int(validate=between(-MAX_CLAIM, MAX_CLAIM)), keys=Player()),
+                 validate=Length(max=HOLLYWOOD_GAMES))
+
+
+class ResultSchema(Schema):
+    """A deal recorded by its result: how it ended, who ended it, the hand values, and
+    the melds and counted cards where the sheet has them."""
+
+    end = Str(required=True, validate=one_of(tuple(End), "an end of a deal"))
+    by = Player()
+    hand_values = Map(Int(validate=between(0, MAX_CLAIM)), keys=Player())
+    melds = Map(List(cards_field()), keys=Player())
+    cards = Map(cards_field(), keys=Player())
 
 
 class DealSchema(Schema):
@@ -94,9 +122,10 @@ class DealSchema(Schema):
     deck = cards_field(validate=Length(equal=52, error="a deck has exactly {equal} cards"))
     hands = Map(cards_field())
     upcard = CardField()
-    moves = List(Object(MoveSchema), required=True,
+    moves = List(Object(MoveSchema),
                   validate=Length(max=MAX_MOVES, error=f"at most {MAX_MOVES} moves per deal"))
     claimed = Object(DealClaimSchema)
+    result = Object(ResultSchema)
 
     @validates_schema(pass_original=True, skip_on_field_errors=False)
     def _who_plays(self, data: dict, original_data: Any, **kwargs: Any) -> None:
@@ -111,7 +140,16 @@ class DealSchema(Schema):
 def _deal_errors(deal: dict, ctx: Context | None) -> dict[str, Any]:
     """The cross-field rules of one deal (types are the fields' business)."""
     errors: dict[str, Any] = {}
-    if "deck" not in deal:
+    by_result = "result" in deal
+    if by_result:
+        if "moves" in deal:
+            errors["result"] = ["a deal records its moves or its result, never both"]
+        for key in ("deck", "hands"):
+            if key in deal:
+                errors[key] = [f"a deal recorded by its result has no {key!r}"]
+    elif "moves" not in deal:
+        errors["moves"] = ["Missing data for required field."]
+    elif "deck" not in deal:
         for key in ("hands", "upcard"):
             if key not in deal:
                 errors[key] = ["Missing data for required field."]
@@ -141,6 +179,18 @@ def _deal_errors(deal: dict, ctx: Context | None) -> dict[str, Any]:
                 errors["dealer"] = [f"{show(dealer)} does not play this deal"]
     else:
         seated = None
+    result = deal.get("result")
+    if by_result and type(result) is dict:
+        result_errors = _result_errors(result, ctx, seated)
+        if result_errors:
+            errors["result"] = result_errors
+        if (ctx.oklahoma and result.get("end") in GIN_ENDS and result.get("end") != End.VOID
+                and "upcard" not in deal):
+            errors["upcard"] = ["Missing data for required field: under oklahoma a deal's "
+                                "result gives its first upcard, which sets the knock limit"]
+    claimed = deal.get("claimed")
+    if type(claimed) is dict and "games" in claimed and not ctx.hollywood:
+        errors["claimed"] = {"games": [_NOT_HOLLYWOOD]}
     hands = deal.get("hands")
     if seated is not None and type(hands) is dict:
         hand_errors: dict[Any, Any] = {
@@ -154,6 +204,61 @@ def _deal_errors(deal: dict, ctx: Context | None) -> dict[str, Any]:
     return errors
 
 
+_NOT_HOLLYWOOD = "games are claimed only under hollywood, which plays three at once"
+
+
+def _result_errors(result: dict, ctx: Context, seated: set[str] | None) -> dict[str, Any]:
+    """The cross-field rules of a deal's result: the ends of the game's family, who
+    ended it (nobody for a void or blocked deal), a hand value for each player it
+    needs, and names of the deal's players only."""
+    errors: dict[str, Any] = {}
+    end = result.get("end")
+    ends = GIN_ENDS if ctx.family == GIN_FAMILY else RUMMY_ENDS
+    if type(end) is not str or end not in tuple(End):
+        return errors  # the field says what is wrong
+    if end not in ends:
+        errors["end"] = [f"{show(end)} is not an end of a {ctx.family} deal; one of "
+                         + ", ".join(ends)]
+        return errors
+    empty = end == End.VOID
+    if end in ENDS_WITHOUT_PLAYER:
+        if "by" in result:
+            errors["by"] = [f"a {end} deal was ended by nobody"]
+    elif "by" not in result:
+        errors["by"] = ["Missing data for required field."]
+    for key in ("hand_values", "melds", "cards"):
+        if empty and key in result:
+            errors[key] = [f"a void deal has no {key!r}"]
+    if ctx.family != GIN_FAMILY and "melds" in result:
+        errors["melds"] = ["melds are recorded in gin only; a Rummy hand value counts "
+                           "every card left"]
+    if not empty and "hand_values" not in result:
+        errors["hand_values"] = ["Missing data for required field."]
+    if seated is None:
+        return errors
+    by = result.get("by")
+    if type(by) is str and ctx.players is not None and by in ctx.players \
+            and by not in seated and "by" not in errors:
+        errors["by"] = [f"{show(by)} does not play this deal"]
+    for key in ("hand_values", "melds", "cards"):
+        values = result.get(key)
+        if type(values) is not dict or key in errors:
+            continue
+        key_errors: dict[Any, Any] = {
+            name: [f"{show(name)} does not play this deal"] for name in values
+            if type(name) is str and ctx.players is not None and name in ctx.players
+            and name not in seated}
+        if key == "hand_values":
+            needed = seated - {by} if end in (End.OUT, End.RUMMY) else seated
+            missing = [name for name in sorted(needed) if name not in values]
+            if missing:
+                key_errors["_schema"] = ["no hand value for "
+                                         + ", ".join(show(n) for n in missing)]
+        if key_errors:
+            errors[key] = key_errors
+    return errors
+
+
 class TournamentSchema(Schema):
     """Where the game was played: tournament id, round, table."""
 
@@ -162,11 +267,28 @@ class TournamentSchema(Schema):
     table = Str(validate=Length(max=MAX_ID_LENGTH))
 
 
-class GameClaimSchema(Schema):
-    """The game's claimed result: totals per player (or team) and the winner."""
+class BonusClaimSchema(Schema):
+    """The end bonuses claimed for one player (or team): boxes, game, shutout."""
+
+    box = Int(validate=between(0, MAX_CLAIM))
+    game = Int(validate=between(0, MAX_CLAIM))
+    shutout = Int(validate=between(0, MAX_CLAIM))
+
+
+class OneGameClaimSchema(Schema):
+    """The claimed result of one game: totals per player (or team), the winner, and from
+    a score sheet the boxes counted and the end bonuses."""
 
     totals = Map(Int(validate=between(-MAX_CLAIM, MAX_CLAIM)), keys=ClaimName())
     winner = ClaimName(allow_none=True)
+    boxes = Map(Int(validate=between(0, MAX_CLAIM)), keys=ClaimName())
+    bonuses = Map(Object(BonusClaimSchema), keys=ClaimName())
+
+
+class GameClaimSchema(OneGameClaimSchema):
+    """The game's claimed result; under ``hollywood`` also each of its three games'."""
+
+    games = List(Object(OneGameClaimSchema), validate=Length(max=HOLLYWOOD_GAMES))
 
 
 class GameSchema(Schema):
@@ -247,6 +369,9 @@ def _game_errors(raw: dict, ctx: Context) -> dict[str, Any]:
                         or len(set(flat)) != 4 or set(flat) != ctx.players):
                     errors["teams"] = ["teams must be two teams of two that seat each of the "
                                        "four players once"]
+    claimed = raw.get("claimed")
+    if type(claimed) is dict and "games" in claimed and not ctx.hollywood:
+        errors["claimed"] = {"games": [_NOT_HOLLYWOOD]}
     rules = raw.get("rules", {})
     if preset is not None and type(rules) is dict:
         n = len(players) if type(players) is list and count_ok else preset.min_players
@@ -265,7 +390,7 @@ def _build_from_loaded(data: dict) -> Game:
     deals = []
     for d in data["deals"]:
         moves = []
-        for m in d["moves"]:
+        for m in d.get("moves", ()):
             melds = m.get("melds")
             moves.append(Move(
                 player=seat[m["p"]], action=Action(m["a"]),
@@ -279,6 +404,7 @@ def _build_from_loaded(data: dict) -> Game:
         deals.append(Deal(
             dealer=seat[d["dealer"]],
             moves=tuple(moves),
+            result=_result_from_loaded(d["result"], seat) if "result" in d else None,
             players=tuple(seat[p] for p in d["players"]) if "players" in d else None,
             deck=tuple(d["deck"]) if "deck" in d else None,
             hands=({seat[p]: tuple(h) for p, h in d["hands"].items()}
@@ -290,6 +416,17 @@ def _build_from_loaded(data: dict) -> Game:
         rules=rules, players=players, deals=tuple(deals),
         teams=tuple(tuple(seat[p] for p in t) for t in teams) if teams is not None else None,
         claimed=data.get("claimed"), meta=data.get("meta", {}))
+
+
+def _result_from_loaded(r: dict, seat: dict[str, int]) -> Result:
+    def by_seat(key: str, convert: Any) -> Any:
+        return ({seat[name]: convert(value) for name, value in r[key].items()}
+                if key in r else None)
+
+    return Result(end=End(r["end"]), by=seat[r["by"]] if "by" in r else None,
+                  hand_values=by_seat("hand_values", int),
+                  melds=by_seat("melds", lambda melds: tuple(tuple(m) for m in melds)),
+                  cards=by_seat("cards", tuple))
 
 
 GAME_SCHEMA = GameSchema()

@@ -27,10 +27,15 @@ SOURCES = (STOCK, DISCARD_PILE)
 
 GAME_KEYS = frozenset(("format", "id", "variant", "rules", "players", "teams", "tournament",
                        "played_at", "deals", "claimed", "meta"))
-DEAL_KEYS = frozenset(("dealer", "players", "deck", "hands", "upcard", "moves", "claimed"))
+DEAL_KEYS = frozenset(("dealer", "players", "deck", "hands", "upcard", "moves", "claimed",
+                       "result"))
+RESULT_KEYS = frozenset(("end", "by", "hand_values", "melds", "cards"))
 TOURNAMENT_KEYS = frozenset(("id", "round", "table"))
-GAME_CLAIM_KEYS = frozenset(("totals", "winner"))
-DEAL_CLAIM_KEYS = frozenset(("points", "winner", "outcome"))
+ONE_GAME_CLAIM_KEYS = frozenset(("totals", "winner", "boxes", "bonuses"))
+GAME_CLAIM_KEYS = ONE_GAME_CLAIM_KEYS | {"games"}
+DEAL_CLAIM_KEYS = frozenset(("points", "winner", "outcome", "totals", "games"))
+HOLLYWOOD_GAMES = 3  # claims of each game of a Hollywood match: at most three
+BONUS_KINDS = ("box", "game", "shutout")  # a claimed end bonus, per player or team
 
 # The fields each action takes besides `p` and `a`: (required, optional).
 ACTION_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {

@@ -1,0 +1,85 @@
+"""Games recorded on score sheets (deals by their result) through the API: uploaded,
+judged and stored like any game; what needs the play (positions, a deal's state, the
+analysis of decisions) says the deal has none, instead of failing."""
+
+from __future__ import annotations
+
+import copy
+
+from tests.engine.test_sheets import GIN_SHEET, GIN_WORKED, HOLLYWOOD_SHEET, knock
+
+from .helpers import API, assert_problem, counts, post_log
+
+
+def mixed() -> dict:
+    """The worked gin deal, then a sheet line: ben goes gin against 10 (35)."""
+    log = copy.deepcopy(GIN_WORKED)
+    log["rules"] = {"deals": 2}
+    log["deals"].append({"dealer": "ana",
+                         "result": knock("ben", {"ana": 10, "ben": 0}, end="gin")})
+    return log
+
+
+def test_a_sheet_uploads_is_stored_and_read_back(client, app):
+    posted = post_log(client, GIN_SHEET)
+    assert posted.status_code == 201
+    body = posted.get_json()
+    assert body["status"] == "valid"
+    assert body["report"]["verification"] == "results"
+    assert body["report"]["totals"]["points"] == {"ana": 45, "ben": 170}
+    game = client.get(f"{API}/games/{body['id']}").get_json()
+    assert game["status"] == "valid" and game["winner"] == "ben"
+    assert game["report"]["verification"] == "results"
+    assert all(d["recorded"] == "result" for d in game["report"]["deals"])
+    assert counts(app)["games"] == 1
+    listed = client.get(f"{API}/games").get_json()
+    assert [g["id"] for g in listed["games"]] == [body["id"]]
+
+
+def test_a_sheet_deal_has_no_positions_and_no_state(client):
+    gid = post_log(client, mixed()).get_json()["id"]
+    assert client.get(f"{API}/games/{gid}/deals/0/positions").status_code == 200
+    for path in ("deals/1/positions", "deals/1/moves/-1/state"):
+        problem = assert_problem(client.get(f"{API}/games/{gid}/{path}"), 404,
+                                 "no-such-position")
+        assert "recorded by its result" in problem["detail"]
+
+
+def test_the_analysis_skips_sheet_deals_and_says_so(client):
+    gid = post_log(client, mixed()).get_json()["id"]
+    response = client.get(f"{API}/games/{gid}/analysis")
+    assert response.status_code == 200, response.get_data(as_text=True)
+    body = response.get_json()
+    assert body["by_result"] == [1]
+    assert all(fact["deal"] == 0 for fact in body["facts"])
+    assert body["luck"]["deals"][1]["start"] == [] and body["luck"]["deals"][1]["draws"] == []
+
+
+def test_a_hollywood_sheet_gives_its_three_games(client):
+    body = post_log(client, HOLLYWOOD_SHEET).get_json()
+    assert body["status"] == "valid"
+    assert [g["winner"] for g in body["report"]["totals"]["games"]] == ["ana", "ben", "ana"]
+    page = client.get(f"/games/{body['id']}")  # the game's page
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert "Hollywood: the three games" in html
+    assert "Verification: arithmetic and rules checked; play not recorded." in html
+    assert "Every move is legal" not in html
+
+
+def test_the_page_of_a_mixed_game_says_what_was_checked(client):
+    gid = post_log(client, mixed()).get_json()["id"]
+    html = client.get(f"/games/{gid}").get_data(as_text=True)
+    assert "Every recorded move is legal; 1 deal recorded by the result alone" in html
+    assert "score sheet: play not recorded" in html
+
+
+def test_variant_statistics_count_sheet_deals_but_not_their_turns(client):
+    # the worked deal has 3 draws; the sheet deal has no turns recorded
+    post_log(client, mixed())
+    body = client.get(f"{API}/stats/variants").get_json()
+    gin = next(v for v in body["variants"] if v["variant"] == "gin")
+    assert (gin["games"], gin["deals"], gin["scored_deals"]) == (1, 2, 2)
+    assert gin["avg_turns"] == 3
+    # deal 0: ben dealt, ana first and won; deal 1: ana dealt, ben first and won
+    assert gin["first_player_win_share"] == 1
