@@ -44,7 +44,7 @@ _DOT_SEGMENT = re.compile(r"(?:\.|%2e){1,2}", re.IGNORECASE)
 
 
 def _host_of(url: str) -> str | None:
-    """``host[:port]`` of an absolute http(s) URL, lower case and without the default
+    """``host[:port]`` of an absolute http or https URL, lower case and without the default
     port of its scheme; None for anything else (``null``, a path, another scheme)."""
     try:
         parts = urlsplit(url)
