@@ -12,7 +12,9 @@ the head-to-head difference per deal (first player's deal points less the second
 * the deals needed to tell the players apart at 95% (two-sided), ``(1.96 sd / mean)^2``
   with each figure's own mean and sd ("-" where the mean is within two standard errors
   of 0);
-* in self-play, the adjusted mean and its standard error: it should be 0;
+* the adjusted mean's standard error (in self-play the adjusted mean should be 0), and
+  the mean luck difference per deal with its standard error (``luck``, ``se``): the
+  luck's expectation is 0 in every pairing, the adjusted mean the raw one's;
 * per player, the variance of their luck-adjusted points per deal against that of their
   points per deal (``player x``), the figure players are ranked by.
 
@@ -82,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"two-player gin{' (oklahoma)' if rules else ''}, {args.deals} deals a pairing, "
           f"seed {args.seed}; difference = first player's points - second's, per deal")
     print(f"{'pairing':<18}{'raw mean':>9}{'sd':>7}{'adj mean':>9}{'sd':>7}{'ratio':>7}"
-          f"{'n raw':>7}{'n adj':>7}{'adj se':>7}{'player x':>9}{'s':>6}")
+          f"{'n raw':>7}{'n adj':>7}{'adj se':>7}{'luck':>7}{'se':>6}{'player x':>9}{'s':>6}")
     for first, second in pairs:
         start = time.process_time()
         rows = deals_of(first, second, args.deals, args.seed, rules)
@@ -94,10 +96,13 @@ def main(argv: list[str] | None = None) -> None:
             player.append(statistics.variance([r[adj] for r in rows])
                           / statistics.variance([r[points] for r in rows]))
         sd_raw, sd_adj = statistics.stdev(raw), statistics.stdev(adjusted)
+        luck = [r - a for r, a in zip(raw, adjusted, strict=True)]
+        luck_se = statistics.stdev(luck) / math.sqrt(len(luck))
         print(f"{first + ':' + second:<18}{statistics.fmean(raw):>9.2f}{sd_raw:>7.1f}"
               f"{statistics.fmean(adjusted):>9.2f}{sd_adj:>7.1f}"
               f"{(sd_adj / sd_raw) ** 2:>7.2f}{needed(raw):>7}{needed(adjusted):>7}"
               f"{sd_adj / math.sqrt(len(adjusted)):>7.2f}"
+              f"{statistics.fmean(luck):>7.2f}{luck_se:>6.2f}"
               f"{max(player):>9.2f}{seconds:>6.0f}")
 
 

@@ -38,10 +38,13 @@ GAMES = 500  # per pairing
 PAIRINGS = (("greedy", "careful"), ("careful", "careful"), ("greedy", "greedy"),
             ("careful", "greedy"), ("random", "careful"), ("greedy", "random"))
 K = 20.0  # rows a parent's mean weighs as
+RIDGE = 200.0  # the weight of a squared slope (points per deadwood point) in a cell's fit
 
 
-def rows(pairing: int, game_no: int) -> tuple[list[tuple[int, float, float]],
-                                              list[tuple[int, float, float]]]:
+Event = tuple[int, int, int, float, float]  # cell, after, opponent, mover's and other's points
+
+
+def rows(pairing: int, game_no: int) -> tuple[list[Event], list[tuple[int, float, float]]]:
     """The event rows and dealt rows of one game."""
     first, second = PAIRINGS[pairing]
     rules = {"oklahoma": True} if game_no % 2 else None
@@ -49,25 +52,26 @@ def rows(pairing: int, game_no: int) -> tuple[list[tuple[int, float, float]],
                         skills={"ana": first, "ben": second})
     game = parse_game(log)
     report = verify(game)
-    events: list[tuple[int, float, float]] = []
+    events: list[Event] = []
     dealt: list[tuple[int, float, float]] = []
     for d, result in enumerate(report.deals):
         if result.outcome is None:
             continue
         points = [result.points.get(name, 0) for name in game.players]
-        found: list[tuple[int, int, int, bool]] = []
+        found: list[tuple[int, int, int, int, int, bool]] = []
 
         def record(move, mover, other, after, opponent, left, limit, doubled,
                    found=found):
-            found.append((V.cell(after, opponent, left, limit), mover, other, doubled))
+            found.append((V.cell(after, opponent, left, limit), after, opponent, mover, other,
+                          doubled))
 
         luck = gin_deal_luck(game, d, None, record)
         if luck.stopped is not None:
             continue
-        doubled = found[0][3] if found else False
+        doubled = found[0][5] if found else False
         scale = 0.5 if doubled else 1.0
-        for at, mover, other, _ in found:
-            events.append((at, points[mover] * scale, points[other] * scale))
+        for at, after, opponent, mover, other, _ in found:
+            events.append((at, after, opponent, points[mover] * scale, points[other] * scale))
         a, b = luck.first, luck.second
         net = (points[a] - points[b]) * scale
         dealt.append((luck.dealt[a] - luck.dealt[b], luck.drawn[a] - luck.drawn[b], net))
@@ -92,17 +96,36 @@ def least_squares(rows: list[tuple[float, float, float]]) -> tuple[float, float]
     return (sxn * syy - syn * sxy) / det, (syn * sxx - sxn * sxy) / det
 
 
-def fit(events: list[tuple[int, float, float]],
-        dealt: list[tuple[float, float, float]]) -> dict:
+def fit(events: list[Event], dealt: list[tuple[float, float, float]]) -> dict:
     per_left = V.LEFT_CLASSES
     per_after = V.OPPONENT_CLASSES * per_left
+    counts = [0] * V.CELLS
+    centres = [[0.0, 0.0] for _ in range(V.CELLS)]
+    for at, after, opponent, _, _ in events:
+        counts[at] += 1
+        centres[at][0] += opponent
+        centres[at][1] += after
+    for at in range(V.CELLS):
+        n = max(1, counts[at])
+        centres[at] = [round(centres[at][0] / n, 4), round(centres[at][1] / n, 4)]
     columns = []
-    for column in (1, 2):
+    for column in (3, 4):
         cells = [0.0] * V.CELLS
-        counts = [0] * V.CELLS
+        moments = [[0.0] * 5 for _ in range(V.CELLS)]  # Sxx, Sxy, Syy, Sxt, Syt
         for row in events:
-            cells[row[0]] += row[column]
-            counts[row[0]] += 1
+            at = row[0]
+            cells[at] += row[column]
+        for row in events:
+            at = row[0]
+            x = row[2] - centres[at][0]
+            y = row[1] - centres[at][1]
+            t = row[column]
+            m = moments[at]
+            m[0] += x * x
+            m[1] += x * y
+            m[2] += y * y
+            m[3] += x * t
+            m[4] += y * t
         everything = sum(cells) / max(1, sum(counts))
         values = []
         for a in range(V.AFTER_CLASSES):
@@ -114,21 +137,35 @@ def fit(events: list[tuple[int, float, float]],
                 part = range(base, base + per_left)
                 pair_mean = shrunk(sum(cells[i] for i in part),
                                    sum(counts[i] for i in part), after_mean)
-                values += [round(shrunk(cells[i], counts[i], pair_mean), 4) for i in part]
+                for i in part:
+                    slopes = ridge(moments[i])
+                    values.append([round(shrunk(cells[i], counts[i], pair_mean), 4),
+                                   round(slopes[0], 4), round(slopes[1], 4)])
         columns.append(values)
     terms = [round(c, 6) for c in least_squares(dealt)]
     return {"analysis_version": ANALYSIS_VERSION, "seed": SEED, "games_per_pairing": GAMES,
-            "pairings": [list(p) for p in PAIRINGS], "shrinkage": K,
+            "pairings": [list(p) for p in PAIRINGS], "shrinkage": K, "ridge": RIDGE,
             "after_edges": list(V.AFTER_EDGES), "opponent_edges": list(V.OPPONENT_EDGES),
             "left_edges": list(V.LEFT_EDGES),
-            "events": len(events), "deals": len(dealt),
+            "events": len(events), "deals": len(dealt), "centres": centres,
             "mover": columns[0], "other": columns[1], "dealt": terms}
+
+
+def ridge(m: list[float]) -> tuple[float, float]:
+    """The two slopes (opponent's deadwood, mover's value after) of one cell by least
+    squares on the centred rows, each squared slope weighing ``RIDGE``."""
+    sxx, sxy, syy, sxt, syt = m
+    sxx += RIDGE
+    syy += RIDGE
+    det = sxx * syy - sxy * sxy
+    return (sxt * syy - syt * sxy) / det, (syt * sxx - sxt * sxy) / det
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--games", type=int, default=GAMES, help="games per pairing")
+    parser.add_argument("--rows", help="also write the rows (a pickle) to this file")
     args = parser.parse_args()
     jobs = [(p, i) for p in range(len(PAIRINGS)) for i in range(args.games)]
     if args.jobs > 1:
@@ -139,6 +176,9 @@ def main() -> None:
         found = [rows(p, i) for p, i in jobs]
     events = [row for e, _ in found for row in e]
     dealt = [row for _, d in found for row in d]
+    if args.rows:
+        import pickle
+        Path(args.rows).write_bytes(pickle.dumps((events, dealt)))
     table = fit(events, dealt)
     if args.games != GAMES:
         table["games_per_pairing"] = args.games

@@ -79,16 +79,25 @@ class GinValues:
     term; the analysis version it was fitted for."""
 
     version: int
-    mover: tuple[float, ...]
-    other: tuple[float, ...]
+    mover: tuple[tuple[float, float, float], ...]  # per cell: level, the two slopes
+    other: tuple[tuple[float, float, float], ...]
+    centres: tuple[tuple[float, float], ...]  # per cell: mean opponent's deadwood, after
     per_deadwood: float
     per_drawn: float
 
     def position(self, after: int, opponent: int, left: int, limit: int
                  ) -> tuple[float, float]:
-        """The expected deal points of the player to act and of the other."""
+        """The expected deal points of the player to act and of the other: each the
+        cell's level plus its slopes times the position's distance from the cell's
+        centre, never below 0."""
         at = cell(after, opponent, left, limit)
-        return self.mover[at], self.other[at]
+        x0, y0 = self.centres[at]
+        x, y = opponent - x0, after - y0
+        c, sx, sy = self.mover[at]
+        v = c + sx * x + sy * y
+        c, sx, sy = self.other[at]
+        w = c + sx * x + sy * y
+        return (v if v > 0 else 0.0), (w if w > 0 else 0.0)
 
     def dealt(self, deadwood: int, drawn: float) -> float:
         """A dealt hand's term (see the module)."""
@@ -96,12 +105,14 @@ class GinValues:
 
 
 def from_json(data: dict) -> GinValues:
-    mover = tuple(float(v) for v in data["mover"])
-    other = tuple(float(v) for v in data["other"])
-    if len(mover) != CELLS or len(other) != CELLS:
+    mover = tuple((float(c), float(x), float(y)) for c, x, y in data["mover"])
+    other = tuple((float(c), float(x), float(y)) for c, x, y in data["other"])
+    centres = tuple((float(x), float(y)) for x, y in data["centres"])
+    if not len(mover) == len(other) == len(centres) == CELLS:
         raise ValueError("the gin value table does not fit the evaluator's cells")
     per_deadwood, per_drawn = (float(v) for v in data["dealt"])
-    return GinValues(int(data["analysis_version"]), mover, other, per_deadwood, per_drawn)
+    return GinValues(int(data["analysis_version"]), mover, other, centres, per_deadwood,
+                     per_drawn)
 
 
 @cache
