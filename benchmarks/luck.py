@@ -2,7 +2,8 @@
 
 Generates seeded games of each preset (parsed and verified beforehand, outside the
 timing), then times ``analyse_luck`` on every game: the replay of the deals and the
-figures of every stock draw and dealt hand.  It also times the draw figures alone on
+figures of every stock draw and dealt hand (gin: in deal points, ``gin_luck``, whose
+draws are not timed apart).  It also times the draw figures alone on
 the draws of those games two ways: ``draw_figures`` (the tables, the far cards counted
 by points) and a plain count with the engine (``melds.discard_deadwoods`` for every
 card that could be drawn), the way one would first write it.  CPU time of this process
@@ -102,6 +103,10 @@ def main(argv: list[str] | None = None) -> None:
                 luck_module.analyse_luck(game, report)
             whole = min(whole, time.process_time() - start)
         draws = recorded_draws(games)
+        label = f"{variant} {players}p"
+        if not draws:  # gin: deal points over the stock's cards (gin_luck), no card-point figures
+            print(f"{label:<16}{deals:>7}{'':>7}{deals / whole:>10.0f}")
+            continue
         fast = plain = INF
         for _ in range(args.repeat):
             start = time.process_time()
@@ -113,7 +118,6 @@ def main(argv: list[str] | None = None) -> None:
         for call in sample:
             assert plain_figures(*call) == draw_figures(*call)
         plain = (time.process_time() - start) / len(sample) * len(draws)
-        label = f"{variant} {players}p"
         print(f"{label:<16}{deals:>7}{len(draws):>7}{deals / whole:>10.0f}"
               f"{len(draws) / whole:>10.0f}{len(draws) / fast:>11.0f}"
               f"{len(draws) / plain:>9.0f}{plain / fast:>6.1f}")

@@ -420,10 +420,19 @@ class _DealAnalysis:
     def winning_knock(self, table: GinTable, p: int, card: int) -> tuple[Move, int]:
         """The knock discarding ``card`` and what it would score: a knock the defender's
         hand was certain to undercut (worth nothing or less) is no missed knock, since
-        playing on was right, by the certainty ``knock_into_undercut`` uses."""
-        alt = Move(p, KNOCK, card=card, melds=_declared(table.best(table.hands[p]
-                                                                    & ~(1 << card))[1]))
-        return alt, self.ending_worth(table, alt)
+        playing on was right, by the certainty ``knock_into_undercut`` uses.  Of the
+        declarations leaving the least deadwood, the one that scores most (the
+        defender's hand finding the fewest layoffs on it); among equals the engine's."""
+        kept = table.hands[p] & ~(1 << card)
+        engine = table.best(kept)[1]
+        best = None
+        for melds in (engine, *least_declarations(kept, self.ace, self.points)):
+            alt = Move(p, KNOCK, card=card, melds=_declared(melds))
+            worth = self.ending_worth(table, alt)
+            if best is None or worth > best[1]:
+                best = (alt, worth)
+        assert best is not None
+        return best
 
     def ending_worth(self, table: GinTable, ending: Move) -> int:
         """What a knock or gin played now would score for the knocker, net of what the
@@ -593,6 +602,26 @@ class _DealAnalysis:
 
 
 # --- searches ----------------------------------------------------------------------------
+
+def least_declarations(hand: int, ace: str, points) -> list[tuple[int, ...]]:
+    """Every set of disjoint melds of ``hand`` that leaves its least deadwood (a run
+    or group may be declared several ways: 4H-7H and three sevens, or 4H-6H and four)."""
+    candidates = candidate_melds(hand, ace)
+    least = least_deadwood(hand, ace, points)
+    out: list[tuple[int, ...]] = []
+
+    def extend(start: int, covered: int, chosen: tuple[int, ...]) -> None:
+        if mask_points(hand & ~covered, points) == least:
+            out.append(chosen)
+            return  # a meld more would take a card of no deadwood: not less
+        for i in range(start, len(candidates)):
+            meld = candidates[i]
+            if not meld & covered:
+                extend(i + 1, covered | meld, (*chosen, meld))
+
+    extend(0, 0, ())
+    return out
+
 
 def best_defence(table: GinTable) -> tuple[int, list[Move]]:
     """The least deadwood the defender can reach from this table after a knock by laying

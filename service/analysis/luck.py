@@ -1,8 +1,17 @@
 """Exact luck: of every stock draw, of every dealt hand, and the luck-adjusted result.
 
-All figures are in card points (the points the rules give the cards, the ace's as
-``ace_points`` says), and positive luck is good luck.  ``docs/ANALYSIS.md`` (Luck) has
-the definitions; in short:
+Positive luck is good luck, and ``docs/ANALYSIS.md`` (Luck) has the definitions.
+
+**Gin** (``gin_luck``): in deal points, a control variate of the chance events.  Each
+dealt pair of hands, upcard and stock draw gets, for each of the two players, the
+evaluator's expected deal points after it less their exact mean over every way it
+could have fallen (the stock's real cards, as the auditor knows them); the luck of a
+deal is half the difference of the two hands' terms, whose mean is exactly zero since
+the hands could as well have been swapped.  The luck-adjusted points (deal points less
+luck) have the deal points' expectation and, measured, far less variance.
+
+**Rummy family**: in card points (the points the rules give the cards, the ace's as
+``ace_points`` says); in short:
 
 * a hand's **value** is its least deadwood (Rummy family: a card that fits a meld on
   the table counts for nothing), and a draw's **value after** is the value of the best
@@ -42,6 +51,8 @@ from ..engine.rules import StockPolicy
 from ..engine.rummy import RummyTable
 from ..engine.table import Table
 from .deal_start import mean_dealt_value
+from .gin_luck import gin_deal_luck
+from .gin_value import gin_values
 from .values import draw_figures, hand_value, suit_tables
 
 _NOT_ANALYSED = (R.GAME_OVER, R.WRONG_SEATING)  # the deal is not played at all
@@ -50,7 +61,13 @@ _NOT_ANALYSED = (R.GAME_OVER, R.WRONG_SEATING)  # the deal is not played at all
 @dataclass(frozen=True, slots=True)
 class DrawLuck:
     """One stock draw: ``before`` and ``after`` are the drawer's values, ``unseen`` the
-    number of cards it could have been from the drawer's point of view."""
+    number of cards it could have been (gin: the stock's cards, as the auditor knows
+    them; Rummy family: the cards unseen by the drawer).
+
+    Gin (``points_luck`` set): the luck is in deal points, the evaluator's ``value`` of
+    the drawer's position after the draw less its ``mean`` over the stock's cards, and
+    the other player (``opponent``) gets a luck of their own (``gin_luck``); Rummy
+    family: the luck is in card points, the improvement less the expected one."""
 
     deal: int
     move: int
@@ -59,7 +76,12 @@ class DrawLuck:
     unseen: int
     before: int
     after: int
-    expected: float  # the mean improvement over the unseen cards
+    expected: float  # the mean improvement over the cards it could have been
+    points_luck: float | None = None
+    value: float | None = None
+    mean: float | None = None
+    opponent: str | None = None
+    opponent_luck: float | None = None
 
     @property
     def improvement(self) -> int:
@@ -67,28 +89,43 @@ class DrawLuck:
 
     @property
     def luck(self) -> float:
+        if self.points_luck is not None:
+            return self.points_luck
         return self.improvement - self.expected
 
     def to_dict(self) -> dict[str, Any]:
-        return {"deal": self.deal, "move": self.move, "player": self.player,
-                "card": card_name(self.card), "unseen": self.unseen, "before": self.before,
-                "after": self.after, "improvement": self.improvement,
-                "expected": round(self.expected, 4), "luck": round(self.luck, 4)}
+        out = {"deal": self.deal, "move": self.move, "player": self.player,
+               "card": card_name(self.card), "unseen": self.unseen, "before": self.before,
+               "after": self.after, "improvement": self.improvement,
+               "expected": round(self.expected, 4), "luck": round(self.luck, 4)}
+        if self.points_luck is not None:
+            out.update(value=round(self.value or 0.0, 4), mean=round(self.mean or 0.0, 4),
+                       opponent=self.opponent, opponent_luck=round(self.opponent_luck or 0.0, 4))
+        return out
 
 
 @dataclass(frozen=True, slots=True)
 class StartLuck:
-    """A dealt hand: its value against the mean value of a dealt hand."""
+    """A dealt hand: its value against the mean value of a dealt hand (Rummy family, card
+    points); gin: its deadwood, and its luck in deal points, that of the deal (``dealt``,
+    ``gin_luck``) and that of the upcard (``upcard``)."""
 
     player: str
     value: int
     mean: float
+    dealt: float | None = None
+    upcard: float | None = None
 
     @property
     def luck(self) -> float:
+        if self.dealt is not None:
+            return self.dealt + (self.upcard or 0.0)
         return self.mean - self.value
 
     def to_dict(self) -> dict[str, Any]:
+        if self.dealt is not None:
+            return {"player": self.player, "value": self.value, "dealt": round(self.dealt, 4),
+                    "upcard": round(self.upcard or 0.0, 4), "luck": round(self.luck, 4)}
         return {"player": self.player, "value": self.value, "mean": round(self.mean, 4),
                 "luck": round(self.luck, 4)}
 
@@ -177,7 +214,9 @@ def analyse_luck(game: Game, report: Report | None = None, view: str = DRAWER) -
     """The luck of every deal of a parsed game (``report``: its verification, made here
     when not given).
 
-    ``view`` says which cards a stock draw is weighed against: ``drawer``, the cards
+    Gin deals are in deal points (``gin_luck``), each draw weighed against the stock's
+    cards whatever ``view`` says.  In the Rummy family ``view`` says which cards a
+    stock draw is weighed against: ``drawer``, the cards
     unseen by the drawer (the luck of the docs); ``stock``, the cards that were in the
     stock then, as the auditor knows them (the shuffle's own luck, whose expectation is
     exactly zero at every draw; the drawer's is not quite, since the other players keep
@@ -200,10 +239,15 @@ def analyse_luck(game: Game, report: Report | None = None, view: str = DRAWER) -
         if d in refused or game.deals[d].result is not None:  # or no play recorded
             deals.append(DealLuck(d, (), (), {}, None, None, -1))
             continue
-        start, draws, stopped = _deal_luck(game, d, view)
+        if game.rules.is_gin:
+            start, draws, stopped = _gin_deal(game, d)
+        else:
+            start, draws, stopped = _deal_luck(game, d, view)
         deal_luck = {s.player: s.luck for s in start}
         for draw in draws:
             deal_luck[draw.player] += draw.luck
+            if draw.opponent is not None:
+                deal_luck[draw.opponent] += draw.opponent_luck or 0.0
         deal_points = dict(result.points) if scored else None
         deal_adjusted = None
         if deal_points is not None:
@@ -216,6 +260,31 @@ def analyse_luck(game: Game, report: Report | None = None, view: str = DRAWER) -
         deals.append(DealLuck(d, start, tuple(draws), deal_luck, deal_points, deal_adjusted,
                               stopped))
     return GameLuck(tuple(deals), scored_deals, luck, points, adjusted)
+
+
+def _gin_deal(game: Game, d: int) -> tuple[tuple[StartLuck, ...], list[DrawLuck], int | None]:
+    """A gin deal's luck in deal points (``gin_luck``): the deal and the upcard in each
+    player's start luck, every stock draw's for the drawer and the other player."""
+    found = gin_deal_luck(game, d, gin_values())
+    if found.stopped == -1:
+        return (), [], -1
+    names = game.players
+    first, second = found.first, found.second
+    upcard = {first: 0.0, second: 0.0}
+    draws = []
+    for event in found.chances:
+        if event.move < 0:
+            upcard[event.mover] += event.mover_luck
+            upcard[event.other] += event.other_luck
+            continue
+        draws.append(DrawLuck(d, event.move, names[event.mover], event.card, event.cards,
+                              event.before, event.after, event.before - event.expected_after,
+                              event.mover_luck, event.value, event.mean, names[event.other],
+                              event.other_luck))
+    start = (StartLuck(names[first], found.dealt[first], 0.0, found.deal_luck, upcard[first]),
+             StartLuck(names[second], found.dealt[second], 0.0, -found.deal_luck,
+                       upcard[second]))
+    return start, draws, found.stopped
 
 
 def _deal_luck(game: Game, d: int, view: str) -> tuple[tuple[StartLuck, ...], list[DrawLuck], int | None]:

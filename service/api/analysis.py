@@ -94,7 +94,8 @@ class PlayerFiguresSchema(FiguresSchema):
         "description": "Scored deals whose luck is stored: what the two figures below "
                        "are over"})
     luck_per_deal = fields.Float(allow_none=True, metadata={
-        "description": "Luck points per scored deal, in card points (docs/ANALYSIS.md, "
+        "description": "Luck points per scored deal: gin, deal points (the evaluator's "
+                       "chance correction); Rummy family, card points (docs/ANALYSIS.md, "
                        "Luck); null over no deal"})
     luck_adjusted_per_deal = fields.Float(allow_none=True, metadata={
         "description": "Deal points less luck points (penalty scoring: plus), per "

@@ -16,7 +16,7 @@ from ..engine.rules import PRESETS, Rules, resolve_rules
 from ..engine.scoring import scoreboard
 from ..engine.words import plural
 from .deal import MOVE_CAP, DealTooLong
-from .gin_bot import GinDeal
+from .gin_bot import SKILLS, GinDeal
 from .rummy_bot import RummyDeal
 
 PLAYER_NAMES = ("ana", "ben", "cleo", "dan", "eva", "finn")
@@ -30,7 +30,8 @@ Seed = int | tuple[int, ...]
 def generate_game(variant: str, seed: Seed, players: int | None = None,
                   rules: dict | None = None, with_deck: bool = False,
                   names: Sequence[str] | None = None, tournament: dict | None = None,
-                  played_at: str | None = None, collude: tuple[str, str] | None = None) -> Json:
+                  played_at: str | None = None, collude: tuple[str, str] | None = None,
+                  skills: dict[str, str] | None = None) -> Json:
     """One complete, legal game as a JSON-ready dict, the same for the same arguments.
 
     ``seed`` is an int or a tuple of ints.  ``players`` defaults to a seeded choice within
@@ -56,6 +57,10 @@ def generate_game(variant: str, seed: Seed, players: int | None = None,
     the rules); without
     it, or when either is not seated, every player is honest and the game is the same
     as without the argument.
+
+    ``skills`` gives gin players a skill by player id (``gin_bot.SKILLS``: ``random``,
+    ``greedy``, ``careful``); a player not named plays ``greedy``, and without it the
+    game is the same as before skills existed.
     """
     _check_context(tournament, played_at)
     if collude is not None and (len(collude) != 2 or collude[0] == collude[1]):
@@ -67,6 +72,14 @@ def generate_game(variant: str, seed: Seed, players: int | None = None,
     writer = GameWriter(variant, rng, players, rules, with_deck, seated)
     if collude is not None and collude[0] in writer.names and collude[1] in writer.names:
         writer.collusion = (writer.names.index(collude[0]), writer.names.index(collude[1]))
+    if skills:
+        if not writer.rules.is_gin:
+            raise ValueError("skills are for gin players")
+        unknown = set(skills.values()) - set(SKILLS)
+        if unknown:
+            raise ValueError(f"a skill is one of {', '.join(SKILLS)}, not {sorted(unknown)}")
+        writer.skills = {writer.names.index(n): k for n, k in skills.items()
+                         if n in writer.names}
     log = writer.run()
     return _with_context(log, tournament, played_at)
 
@@ -75,11 +88,12 @@ def generate_games(variant: str, games: int, seed: int = 0, players: int | None 
                    rules: dict | None = None, with_deck: bool = False,
                    names: Sequence[str] | None = None, tournament: dict | None = None,
                    played_at: str | None = None,
-                   collude: tuple[str, str] | None = None) -> Iterator[Json]:
+                   collude: tuple[str, str] | None = None,
+                   skills: dict[str, str] | None = None) -> Iterator[Json]:
     """``games`` games; game ``i`` is ``generate_game(variant, (seed, i), ...)``."""
     for i in range(games):
         yield generate_game(variant, (seed, i), players, rules, with_deck, names, tournament,
-                            played_at, collude)
+                            played_at, collude, skills)
 
 
 def corpus(variant: str, games: int, seed: int) -> list[bytes]:
@@ -198,6 +212,7 @@ class GameWriter:
         self.deals: list[Json] = []
         self.outcomes: list[str] = []
         self.collusion: tuple[int, int] | None = None  # (feeder, partner) seats
+        self.skills: dict[int, str] = {}  # gin: seat -> skill (gin_bot.SKILLS)
         self.memo: dict[int, tuple[int, tuple[int, ...]]] = {}  # hand -> best arrangement
         self.dw_memo: dict[int, int] = {}  # hand holding a rank 3+ times -> deadwood
 

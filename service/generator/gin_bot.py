@@ -1,9 +1,22 @@
 """The gin bot: take the discard when it lowers the deadwood, knock at the limit, lay
-off and show as defender."""
+off and show as defender.
+
+Players may be given a **skill** (``SKILLS``), for measurements between players of
+known strength (``benchmarks/luck_variance.py``); without one a player plays ``greedy``,
+the bot above, and the game is the same as before skills existed:
+
+* ``random``: draws from the pile or the stock at random, discards a random legal card,
+  and knocks (or goes gin) whenever the best discard allows it;
+* ``greedy``: the bot above: the discard that leaves the least deadwood;
+* ``careful``: takes the discard as ``greedy`` does and knocks as soon as it may, but
+  discards the card whose hand kept has the least deadwood expected after its next stock
+  draw (every card it has not seen counted: its outs), with a penalty for a card near
+  one the opponent took from the pile (likely to feed them).
+"""
 
 from __future__ import annotations
 
-from ..engine.cards import card_name, cards_of
+from ..engine.cards import FULL_DECK, card_name, cards_of
 from ..engine.gin import GinTable
 from ..engine.melds import (
     discard_deadwoods,
@@ -21,7 +34,11 @@ from ..engine.model import (
     Move,
     move_of,
 )
-from .deal import DealWriter, chosen, declared, listed, union
+from .deal import NEAR, DealWriter, chosen, declared, listed, union
+
+RANDOM, GREEDY, CAREFUL = "random", "greedy", "careful"
+SKILLS = (RANDOM, GREEDY, CAREFUL)
+FEED_PENALTY = 4.0  # careful: expected deadwood points a discard near a card the opponent took costs
 
 
 def discarded(moves: list[Move]) -> int:
@@ -43,6 +60,9 @@ class GinDeal(DealWriter):
 
     def play(self) -> None:
         self.last_discard: tuple[int, int, tuple[int, int]] | None = None
+        skills = self.game.skills
+        self.skill = {s: skills.get(s, GREEDY) for s in self.seats}
+        self.took = dict.fromkeys(self.seats, 0)  # cards each took from the pile
         # Some players keep playing for gin instead of knocking at once.
         self.hunter = {s: self.rng.random() < 0.25 for s in self.seats}
         table = self.table
@@ -98,8 +118,12 @@ class GinDeal(DealWriter):
             return
         moves = table.legal_moves()
         take = listed(moves, DRAW, source=DISCARD_PILE)
-        if take is not None and self.takes(seat, take.card, must_knock=table.at_floor):
-            self.draw_discard(seat)
+        if take is not None and self.skill[seat] == RANDOM and not table.at_floor:
+            wants = self.rng.random() < 0.5
+        else:
+            wants = take is not None and self.takes(seat, take.card, must_knock=table.at_floor)
+        if wants:
+            self.took[seat] |= 1 << self.draw_discard(seat)
         elif listed(moves, PASS) is not None:
             # The upcard refused, or nothing worth a knock at the floor: a void deal.
             self.do(move_of(seat, PASS), self.entry(seat, PASS))
@@ -122,14 +146,22 @@ class GinDeal(DealWriter):
         if listed(moves, GIN, card=None) is not None:  # big gin
             self.end_turn(seat, GIN, None, hand)
             return
+        skill = self.skill[seat]
         dw, card = self.best_discard(hand, discarded(moves))
+        if skill != GREEDY and dw > table.knock_limit:
+            card = self.random_discard(moves) if skill == RANDOM else \
+                self.careful_discard(seat, discarded(moves))
+            chosen(moves, move_of(seat, DISCARD, card=card))
+            self.do(move_of(seat, DISCARD, card=card),
+                    self.entry(seat, DISCARD, card=card_name(card)))
+            return
         rest = hand & ~(1 << card)
         if dw == 0:
             # The listed gin, written as a knock without deadwood at times.
             chosen(moves, Move(seat, GIN, card=card, melds=declared(self.best(rest)[1])))
             self.end_turn(seat, KNOCK if self.rng.random() < 0.15 else GIN, card, rest)
         elif dw <= table.knock_limit and (
-                table.at_floor or not self.hunter[seat]
+                table.at_floor or not self.hunter[seat] or skill != GREEDY
                 or table.stock_count <= rules.stock_floor + 4):
             chosen(moves, Move(seat, KNOCK, card=card, melds=declared(self.best(rest)[1])))
             self.end_turn(seat, KNOCK, card, rest)
@@ -137,6 +169,37 @@ class GinDeal(DealWriter):
             chosen(moves, move_of(seat, DISCARD, card=card))
             self.do(move_of(seat, DISCARD, card=card),
                     self.entry(seat, DISCARD, card=card_name(card)))
+
+    def random_discard(self, moves: list[Move]) -> int:
+        """A legal discard drawn at random."""
+        return self.rng.choice(sorted(cards_of(discarded(
+            [m for m in moves if m.action == DISCARD]))))
+
+    def careful_discard(self, seat: int, offered: int) -> int:
+        """The discard (of ``offered``) whose kept hand has the least deadwood expected
+        after the next stock draw, over every card the player has not seen, plus
+        ``FEED_PENALTY`` for a card of the rank of, or within two ranks in the suit of,
+        a card the opponent took from the pile and still holds (ties: the higher card)."""
+        from ..analysis.values import draw_figures, suit_tables
+
+        table = self.table
+        hand = table.hands[seat]
+        tables = suit_tables(str(self.ace), self.points)
+        pile = union([1 << c for c in table.pile])
+        opponent = next(s for s in self.seats if s != seat)
+        wanted = self.took[opponent] & table.hands[opponent]
+        unseen = FULL_DECK & ~hand & ~pile & ~wanted
+        count = max(1, unseen.bit_count())
+        best, best_score = -1, 0.0
+        for card in cards_of(offered):
+            kept = hand & ~(1 << card)
+            _, total, _ = draw_figures(kept, unseen, -1, 0, tables)
+            score = total / count
+            if wanted & NEAR[card]:
+                score += FEED_PENALTY
+            if best < 0 or score < best_score or (score == best_score and card > best):
+                best, best_score = card, score
+        return best
 
     def fed_card(self, seat: int, moves: list[Move]) -> int:
         """The feeder's discard, of the listed ones: the card that lowers the partner's

@@ -69,6 +69,22 @@ def test_gin_that_looks_possible_but_is_not_is_no_missed_gin():
     assert fact.cost == 52
 
 
+def test_a_missed_knock_is_costed_with_the_declaration_that_scores_most():
+    # ana holds 4C 4D 4S, 6C 6D 6H 6S, 3D 5D and AC and draws KH: discarding it leaves
+    # 3 + 5 + 1 = 9, a knock.  She discards KH and plays on.  Two declarations leave
+    # those 9 points: the sets of fours and sixes (ben would lay 4H off on the fours),
+    # or 3D 4D 5D and the sixes (4C 4S and AC left: 9 too; ben holds no 2D, so nothing
+    # to lay off).  ben's 79 points: the first scores 79 - 4 - 9 = 66, the second 79 -
+    # 9 = 70, which is the knock's worth.
+    ben = "4H 8S 9C JD QH 2S 7C 9D TS KC"
+    a = gin(["ana ds KH", "ana x KH"], ana="4C 4D 4S 6C 6D 6H 6S 3D 5D AC", ben=ben)
+    fact = only(a, "missed_knock")
+    assert (fact.alternative["a"], fact.alternative["card"]) == ("knock", "KH")
+    assert sorted(map(sorted, fact.alternative["melds"])) == sorted(
+        map(sorted, [["3D", "4D", "5D"], ["6C", "6D", "6H", "6S"]]))
+    assert fact.cost == 70
+
+
 def test_a_knock_beyond_the_limit_is_no_missed_knock():
     # The same position with a knock limit of 9: the best deadwood, 10, is above it, and
     # the discard 7H leaves the best deadwood: no fact at all.

@@ -188,6 +188,8 @@ def test_the_game_page_lists_the_apis_analysis_each_fact_linked_to_its_choice(
     for player, luck in analysis["luck"]["luck"].items():
         row = re.search(rf'<tr data-player="{player}">(.*?)</tr>', html, flags=re.S)
         assert f"{luck:+.1f} over" in row.group(1)
+    unit = "deal points" if sample.startswith("gin") else "card points"
+    assert f"Luck is in {unit}" in html
 
 
 def test_an_unfinished_game_has_no_winner(client, ids):

@@ -1,0 +1,218 @@
+"""Gin luck in deal points: a control variate of the chance events (AIVAT's correction).
+
+Each chance event of a gin deal gets a luck, for each of the two players, of
+
+    luck = v(the event as it fell) - the mean of v over every way it could have fallen,
+
+``v`` being the evaluator's expected deal points of that player just after the event
+(``gin_value``), and "every way" the cards the auditor knows could have come: the
+cards really in the stock (a deck's order is not used; a log with hands and named draws
+gives the same set, every card no one has seen yet).  Every card is equally likely to
+be the next, so the mean of the luck over them is exactly zero, whatever ``v`` is; the
+adjusted points (deal points - luck) therefore have the deal points' expectation.
+
+The chance events:
+
+* **the deal**: the two hands.  The mean over every deal cannot be enumerated, so the
+  deal's luck is chosen to have an exact zero mean another way: ``(t(A) - t(B)) / 2``
+  for the first player and its negative for the other, ``t`` being the evaluator's term
+  of a dealt hand (``GinValues.dealt``), a function of the hand alone.  Both hands are random sets of the same size,
+  so swapping them is as likely as not: the luck of a deal and of its swap cancel.
+* **the upcard**: one of the cards neither hand holds (enumerated); ``v`` as if the
+  first player drew it (its best value after keeping it or not), against the dealer's
+  deadwood, with the knock limit and doubling the card sets under Oklahoma.
+* **each stock draw**: one of the stock's cards (enumerated); ``v`` of the drawer after
+  it against the other's deadwood.
+
+A deal's start luck is the deal's and the upcard's.  Draws from the pile are no luck.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..engine.cards import ACE, FULL_DECK, SPADES, cards_of, rank_of, suit_of
+from ..engine.gin import GinTable
+from ..engine.melds import discard_deadwoods
+from ..engine.model import DRAW, STOCK, Game
+from .gin_value import GinValues
+from .values import SuitTables, deadwood_of, draw_figures, suit_tables, values_after
+
+
+@dataclass(frozen=True, slots=True)
+class Chance:
+    """One chance event's figures: the player to act after it and the other, the
+    drawn card (the upcard), the cards it could have been, the mover's deadwood before
+    and after it (best discard), and each player's luck in deal points."""
+
+    move: int  # -1: the upcard
+    mover: int
+    other: int
+    card: int
+    cards: int
+    before: int
+    after: int
+    expected_after: float  # the mean value after over the cards it could have been
+    value: float  # the mover's expected points after it
+    mean: float  # their mean over the cards
+    mover_luck: float
+    other_luck: float
+
+
+@dataclass(frozen=True, slots=True)
+class GinDealLuck:
+    first: int  # the player after the dealer
+    second: int
+    dealt: dict[int, int]  # the dealt deadwood per seat
+    drawn: dict[int, float]  # per seat: the dealt hand's mean value after one draw
+    deal_luck: float  # the first player's luck of the deal (the second's: its negative)
+    chances: list[Chance]
+    stopped: int | None  # the move of the first illegal move; -1: the deal refused
+
+
+_SAME = [[limit] * 52 for limit in range(53)]  # a knock limit for every card
+_SINGLE, _DOUBLED = [False] * 52, [True] * 52
+Record = Callable[[int, int, int, int, int, int, int, bool], None]
+
+
+def limit_of(table: GinTable, upcard: int) -> int:
+    """The knock limit once ``upcard`` is the first upcard (``GinTable.knock_limit``)."""
+    if not table.rules.oklahoma:
+        return table.rules.knock_limit
+    rank = rank_of(upcard)
+    return 0 if rank == ACE else min(10, rank + 1)
+
+
+def gin_deal_luck(game: Game, d: int, values: GinValues | None,
+                  record: Record | None = None) -> GinDealLuck:
+    """The chance events of gin deal ``d``.  With ``values`` None, no luck is computed:
+    ``record(move, mover, other, after, opponent, left, limit, doubled)`` is called at
+    each event instead (for fitting the evaluator)."""
+    deal = game.deals[d]
+    rules = game.rules
+    seats = tuple(sorted(deal.players)) if deal.players else tuple(range(len(game.players)))
+    table = GinTable(rules, game.players, deal, seats)
+    if table.deal_cards(deal):
+        return GinDealLuck(-1, -1, {}, {}, 0.0, [], -1)
+    tables = suit_tables(str(rules.ace), table.points)
+    first, second = table.order
+    dealt = {s: deadwood_of(table.hands[s], tables) for s in (first, second)}
+    drawn = {s: mean_after_draw(table.hands[s], tables) for s in (first, second)}
+    deal_luck = 0.0 if values is None else dealt_luck(
+        values, (dealt[first], drawn[first]), (dealt[second], drawn[second]))
+    floor = rules.stock_floor
+    chances: list[Chance] = []
+    upcard = table.upcard
+    candidates = table.stock_set | 1 << upcard
+    event = _event(values, record, tables, table, -1, first, second, table.hands[first],
+                   upcard, candidates, dealt[second], table.stock_count - floor,
+                   table.hands[second])
+    if event is not None:
+        chances.append(event)
+    opponent_dw: dict[int, int] = {}  # hand -> deadwood
+    for m, move in enumerate(deal.moves):
+        if move.action == DRAW and move.source == STOCK and move.player == table.to_move \
+                and not table.drew and not table.at_floor:
+            seat = move.player
+            other = second if seat == first else first
+            hand = table.hands[seat]
+            stock = table.stock_set
+            left = table.stock_count - 1 - floor
+            opponent = table.hands[other]
+            dw = opponent_dw.get(opponent)
+            if dw is None:
+                dw = opponent_dw[opponent] = deadwood_of(opponent, tables)
+            if table.play(move):
+                return GinDealLuck(first, second, dealt, drawn, deal_luck, chances, m)
+            card = (table.hands[seat] & ~hand).bit_length() - 1
+            event = _event(values, record, tables, table, m, seat, other, hand, card,
+                           stock | 1 << card, dw, left, opponent)
+            if event is not None:
+                chances.append(event)
+            continue
+        if table.play(move):
+            return GinDealLuck(first, second, dealt, drawn, deal_luck, chances, m)
+    return GinDealLuck(first, second, dealt, drawn, deal_luck, chances, None)
+
+
+def dealt_luck(values: GinValues, first: tuple[int, float], second: tuple[int, float]
+               ) -> float:
+    """The first player's luck of the deal, from each hand's deadwood and mean value
+    after one draw: half the difference of the two hands' terms (the second's: its
+    negative)."""
+    return (values.dealt(*first) - values.dealt(*second)) / 2
+
+
+def _feeds(held: int, opponent_hand: int, limit: int, table: GinTable) -> dict[int, bool]:
+    """For each card of ``held``: whether the other player, at the stock's floor, could
+    take it from the pile and knock at once (discarding another card, unless the rules
+    let the taken card go back)."""
+    rules = table.rules
+    back = rules.discard_taken_card
+    out = {}
+    for c in cards_of(held):
+        out[c] = any(dw <= limit for y, dw in discard_deadwoods(
+            opponent_hand | 1 << c, rules.ace, table.points) if back or y != c)
+    return out
+
+
+def mean_after_draw(hand: int, tables: SuitTables) -> float:
+    """The mean value after one draw of a hand over every card it does not hold: a
+    function of the hand alone, so that the deal's luck has an exact zero mean."""
+    others = FULL_DECK & ~hand
+    return draw_figures(hand, others, -1, 0, tables)[1] / others.bit_count()
+
+
+def _event(values: GinValues | None, record: Record | None, tables: SuitTables,
+           table: GinTable, move: int, mover: int, other: int, hand: int, card: int,
+           cards: int, opponent: int, left: int, opponent_hand: int) -> Chance | None:
+    """The figures of one chance event: ``card`` fell of the mask ``cards``."""
+    oklahoma = table.rules.oklahoma
+    if move < 0 and oklahoma:  # the upcard sets the limit and the doubling
+        limits = [limit_of(table, c) for c in range(52)]
+        doubled = [suit_of(c) == SPADES for c in range(52)]
+    else:
+        limits = _SAME[table.knock_limit]
+        doubled = _DOUBLED if table.doubled else _SINGLE
+    if values is None:
+        assert record is not None
+        after = values_after(hand, 1 << card, 0, tables)[0]
+        record(move, mover, other, after, opponent, left, limits[card], doubled[card])
+        return None
+    afters = values_after(hand, cards, 0, tables)
+    count = len(afters)
+    mover_sum = other_sum = 0.0
+    after_sum = 0
+    mine = None
+    rest = cards
+    position = values.position
+    gin_bonus = table.rules.gin_bonus
+    feeds: dict[int, bool] | None = None  # at the floor: whether a discard lets the other knock
+    if left <= 0:
+        feeds = _feeds(hand | cards, opponent_hand, limits[card], table)
+        hand_safe = any(not feeds[c] for c in cards_of(hand))
+    for after in afters:
+        c = (rest & -rest).bit_length() - 1
+        rest &= rest - 1
+        if after == 0:  # gin: the bonus and the other's deadwood, no layoff
+            v, w = float(gin_bonus + opponent), 0.0
+        elif feeds is not None and (after > limits[c] or opponent <= after) \
+                and (hand_safe or not feeds[c]):
+            # The last draw: no knock worth making, and a discard the other cannot
+            # knock with (at the floor they may take it only to knock): a void deal.
+            v, w = 0.0, 0.0
+        else:
+            v, w = position(after, opponent, left, limits[c])
+        if doubled[c]:
+            v, w = 2 * v, 2 * w
+        mover_sum += v
+        other_sum += w
+        after_sum += after
+        if c == card:
+            mine = (after, v, w)
+    assert mine is not None
+    after, v, w = mine
+    before = deadwood_of(hand, tables)
+    return Chance(move, mover, other, card, count, before, after, after_sum / count, v,
+                  mover_sum / count, v - mover_sum / count, w - other_sum / count)

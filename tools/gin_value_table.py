@@ -1,0 +1,191 @@
+"""Write ``service/analysis/gin_values.json``: the gin evaluator's fitted table.
+
+Run from the repository's root (``python tools/gin_value_table.py``); the table is
+committed with the package and carries the analysis version it was fitted for (change
+the table: bump ``service.store.analysis.VERSION`` and ``ANALYSIS_VERSION`` here).
+
+The data: two-player gin games of the generator's bots (``GAMES`` games for each pairing
+of ``PAIRINGS``, half of them under Oklahoma), game ``i`` of a pairing seeded
+``(SEED, pairing, i)``.  Each chance event of each deal (``gin_luck.gin_deal_luck``: the
+upcard and every stock draw) is a row: the evaluator's cell of the position after it,
+and the deal points the player to act and the other finally scored (halved when the
+deal was doubled).  Each deal is a row of the dealt term: the difference between the two hands (first less second) in deadwood and in
+mean value after one draw, and the first player's net deal points (own less the
+other's, halved when doubled).
+
+The fit: a cell's value is the mean of its rows shrunk toward its parent's,
+``(sum + K * parent) / (n + K)``, the parent of a cell being the mean over its after and
+opponent classes (every stock count), that one's parent the after class alone, and that
+one's the mean of every row; the dealt term's two coefficients by least squares.  Sums run in a fixed order and values are rounded to 4
+decimals, so the same run writes the same file, bit for bit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from service.analysis import gin_value as V
+from service.analysis.gin_luck import gin_deal_luck
+from service.engine import parse_game, verify
+from service.generator import generate_game
+
+OUT = Path(__file__).resolve().parent.parent / "service" / "analysis" / V.TABLE_FILE
+ANALYSIS_VERSION = 4
+SEED = 2026
+GAMES = 500  # per pairing
+PAIRINGS = (("greedy", "careful"), ("careful", "careful"), ("greedy", "greedy"),
+            ("careful", "greedy"), ("random", "careful"), ("greedy", "random"))
+K = 20.0  # rows a parent's mean weighs as
+RIDGE = 200.0  # the weight of a squared slope (points per deadwood point) in a cell's fit
+
+
+Event = tuple[int, int, int, float, float]  # cell, after, opponent, mover's and other's points
+
+
+def rows(pairing: int, game_no: int) -> tuple[list[Event], list[tuple[int, float, float]]]:
+    """The event rows and dealt rows of one game."""
+    first, second = PAIRINGS[pairing]
+    rules = {"oklahoma": True} if game_no % 2 else None
+    log = generate_game("gin", (SEED, pairing, game_no), players=2, rules=rules,
+                        skills={"ana": first, "ben": second})
+    game = parse_game(log)
+    report = verify(game)
+    events: list[Event] = []
+    dealt: list[tuple[int, float, float]] = []
+    for d, result in enumerate(report.deals):
+        if result.outcome is None:
+            continue
+        points = [result.points.get(name, 0) for name in game.players]
+        found: list[tuple[int, int, int, int, int, bool]] = []
+
+        def record(move, mover, other, after, opponent, left, limit, doubled,
+                   found=found):
+            found.append((V.cell(after, opponent, left, limit), after, opponent, mover, other,
+                          doubled))
+
+        luck = gin_deal_luck(game, d, None, record)
+        if luck.stopped is not None:
+            continue
+        doubled = found[0][5] if found else False
+        scale = 0.5 if doubled else 1.0
+        for at, after, opponent, mover, other, _ in found:
+            events.append((at, after, opponent, points[mover] * scale, points[other] * scale))
+        a, b = luck.first, luck.second
+        net = (points[a] - points[b]) * scale
+        dealt.append((luck.dealt[a] - luck.dealt[b], luck.drawn[a] - luck.drawn[b], net))
+    return events, dealt
+
+
+def shrunk(total: float, n: int, parent: float) -> float:
+    return (total + K * parent) / (n + K)
+
+
+def least_squares(rows: list[tuple[float, float, float]]) -> tuple[float, float]:
+    """The coefficients ``(a, b)`` of ``net = a * x + b * y`` (no constant: the rows
+    are differences between the two hands of a deal) by least squares."""
+    sxx = sxy = syy = sxn = syn = 0.0
+    for x, y, net in rows:
+        sxx += x * x
+        sxy += x * y
+        syy += y * y
+        sxn += x * net
+        syn += y * net
+    det = sxx * syy - sxy * sxy
+    return (sxn * syy - syn * sxy) / det, (syn * sxx - sxn * sxy) / det
+
+
+def fit(events: list[Event], dealt: list[tuple[float, float, float]]) -> dict:
+    per_left = V.LEFT_CLASSES
+    per_after = V.OPPONENT_CLASSES * per_left
+    counts = [0] * V.CELLS
+    centres = [[0.0, 0.0] for _ in range(V.CELLS)]
+    for at, after, opponent, _, _ in events:
+        counts[at] += 1
+        centres[at][0] += opponent
+        centres[at][1] += after
+    for at in range(V.CELLS):
+        n = max(1, counts[at])
+        centres[at] = [round(centres[at][0] / n, 4), round(centres[at][1] / n, 4)]
+    columns = []
+    for column in (3, 4):
+        cells = [0.0] * V.CELLS
+        moments = [[0.0] * 5 for _ in range(V.CELLS)]  # Sxx, Sxy, Syy, Sxt, Syt
+        for row in events:
+            at = row[0]
+            cells[at] += row[column]
+        for row in events:
+            at = row[0]
+            x = row[2] - centres[at][0]
+            y = row[1] - centres[at][1]
+            t = row[column]
+            m = moments[at]
+            m[0] += x * x
+            m[1] += x * y
+            m[2] += y * y
+            m[3] += x * t
+            m[4] += y * t
+        everything = sum(cells) / max(1, sum(counts))
+        values = []
+        for a in range(V.AFTER_CLASSES):
+            span = range(a * per_after, (a + 1) * per_after)
+            after_mean = shrunk(sum(cells[i] for i in span), sum(counts[i] for i in span),
+                                everything)
+            for o in range(V.OPPONENT_CLASSES):
+                base = a * per_after + o * per_left
+                part = range(base, base + per_left)
+                pair_mean = shrunk(sum(cells[i] for i in part),
+                                   sum(counts[i] for i in part), after_mean)
+                for i in part:
+                    slopes = ridge(moments[i])
+                    values.append([round(shrunk(cells[i], counts[i], pair_mean), 4),
+                                   round(slopes[0], 4), round(slopes[1], 4)])
+        columns.append(values)
+    terms = [round(c, 6) for c in least_squares(dealt)]
+    return {"analysis_version": ANALYSIS_VERSION, "seed": SEED, "games_per_pairing": GAMES,
+            "pairings": [list(p) for p in PAIRINGS], "shrinkage": K, "ridge": RIDGE,
+            "after_edges": list(V.AFTER_EDGES), "opponent_edges": list(V.OPPONENT_EDGES),
+            "left_edges": list(V.LEFT_EDGES),
+            "events": len(events), "deals": len(dealt), "centres": centres,
+            "mover": columns[0], "other": columns[1], "dealt": terms}
+
+
+def ridge(m: list[float]) -> tuple[float, float]:
+    """The two slopes (opponent's deadwood, mover's value after) of one cell by least
+    squares on the centred rows, each squared slope weighing ``RIDGE``."""
+    sxx, sxy, syy, sxt, syt = m
+    sxx += RIDGE
+    syy += RIDGE
+    det = sxx * syy - sxy * sxy
+    return (sxt * syy - syt * sxy) / det, (syt * sxx - sxt * sxy) / det
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--games", type=int, default=GAMES, help="games per pairing")
+    parser.add_argument("--rows", help="also write the rows (a pickle) to this file")
+    args = parser.parse_args()
+    jobs = [(p, i) for p in range(len(PAIRINGS)) for i in range(args.games)]
+    if args.jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(args.jobs) as pool:
+            found = list(pool.map(rows, *zip(*jobs, strict=True), chunksize=8))
+    else:
+        found = [rows(p, i) for p, i in jobs]
+    events = [row for e, _ in found for row in e]
+    dealt = [row for _, d in found for row in d]
+    if args.rows:
+        import pickle
+        Path(args.rows).write_bytes(pickle.dumps((events, dealt)))
+    table = fit(events, dealt)
+    if args.games != GAMES:
+        table["games_per_pairing"] = args.games
+    text = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in table.items())
+    OUT.write_text("{\n" + text + "\n}\n", encoding="utf-8")
+    print(f"{OUT.name}: {len(events)} events, {len(dealt)} deals")
+
+
+if __name__ == "__main__":
+    main()
