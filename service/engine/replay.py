@@ -290,6 +290,7 @@ class _GameReplay:
             totals["teams"] = dict(zip(self.sides, side_totals, strict=True))
         else:
             totals["points"] = dict(zip(self.sides, side_totals, strict=True))
+        leader = self.sides[winner] if winner is not None else None
         if self.any_illegal:  # an illegal game has no result: nobody won it, by nothing
             winner, margin = None, 0
         totals["winner"] = self.sides[winner] if winner is not None else None
@@ -307,7 +308,8 @@ class _GameReplay:
         board = self.board
         sides = {names[s]: self.sides[board.side_of[s]] for s in range(len(names))}
         return Report(status, self.violations, self.results, totals, self.warnings,
-                      sides=sides, lower_wins=board.lower_wins, shutouts=board.shutouts)
+                      sides=sides, lower_wins=board.lower_wins, shutouts=board.shutouts,
+                      leader=leader)
 
     def _compare_game(self, totals: dict[str, Any]) -> None:
         claimed = self.game.claimed or {}

@@ -144,7 +144,8 @@ class Report:
     """The verdict; beside what the report's JSON holds, what the rules say about the
     result, for those who store or rank it: each player's side (themselves, or their
     partnership's label ``a+b``), whether the lower total ranks first (``penalty``
-    scoring), and how many opponents the winner shut out (gin, at 0 points)."""
+    scoring), how many opponents the winner shut out (gin, at 0 points), and the side ahead
+    on the points of the deals scored (the winner, but named too when the game has none)."""
 
     status: str
     violations: list[Violation]
@@ -154,6 +155,7 @@ class Report:
     sides: dict[str, str] = field(default_factory=dict)
     lower_wins: bool = False
     shutouts: int = 0
+    leader: str | None = None  # the side ahead on the scored deals, even of an illegal game
 
     @property
     def valid(self) -> bool:

@@ -79,7 +79,7 @@ def build_record(document: dict[str, Any], raw: bytes, game: Game, report: Repor
     n_moves = sum(len(d.moves) for d in game.deals)
     games = (gid, 0, uploaded_at, uploader, document.get("id"), variant, status, len(names),
              len(game.deals), n_moves, list(names), tid, tournament.get("round"),
-             tournament.get("table"), played_at, at, totals["winner"], totals["margin"],
+             tournament.get("table"), played_at, at, report.leader, totals["margin"],
              finished, orjson.dumps(game.rules.as_dict()).decode(),
              orjson.dumps(document["meta"]).decode() if "meta" in document else None,
              orjson.dumps(report.to_dict()).decode(), raw, report.lower_wins)
