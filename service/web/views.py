@@ -216,9 +216,11 @@ def replay(game_id: str):
              "gin": PRESETS[data["variant"]].family == "gin",
              "deals": len(report["deals"]), "status": data["status"],
              "violations": report["violations"],
+             "sheet": [d for d, deal in enumerate(report["deals"])
+                       if deal.get("recorded") == "result"],
              "positions": api_url(f"/games/{segment(game_id)}/deals/{{deal}}/positions")}
     return render_template("replay.html", title=f"Replay of game {game_id}", game=data,
-                           shown=shown)
+                           shown=shown, sheet_deals=[d + 1 for d in shown["sheet"]])
 
 
 @blp.get("/players")

@@ -12,6 +12,7 @@ says so; ``playwright install`` is never needed, nor run.
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import os
@@ -805,6 +806,37 @@ def test_a_seat_sees_the_hands_laid_down_at_the_show(watched, server, ids):
     sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"1:{last}")
     assert deal["positions"][last]["public"] == deal["players"]
     assert page.locator("#hands svg.card.back").count() == 0
+
+
+def test_the_viewer_passes_over_deals_recorded_on_a_score_sheet(watched, server):
+    """A sheet deal has no positions: the viewer says which deals were kept by their result,
+    a link or key toward one lands on the nearest deal recorded move by move, and a game
+    kept wholly on a sheet shows no viewer at all, only why."""
+    from tests.engine.test_sheets import GIN_SHEET, GIN_WORKED, knock
+
+    mixed = copy.deepcopy(GIN_WORKED)
+    mixed["rules"] = {"deals": 2}
+    mixed["deals"].append({"dealer": "ana",
+                           "result": knock("ben", {"ana": 10, "ben": 0}, end="gin")})
+    mixed["id"] = "viewer-mixed-sheet"
+    game_id = _stored(server, json.dumps(mixed).encode())
+    last = len(api(server, f"/games/{game_id}/deals/0/positions")["positions"]) - 1
+    page = watched.page
+    page.goto(f"/games/{game_id}/replay#deal=2&move=0")  # deal 2 is a sheet line
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", "1:0")
+    sync_api.expect(page.locator("#sheet-deals")).to_contain_text(
+        "Deal 2 was recorded by its result")
+    page.locator("h1").click()
+    page.keyboard.press("PageDown")  # no later deal with moves: it stays
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowRight")
+    sync_api.expect(page.locator("body")).to_have_attribute("data-position", f"1:{last}")
+    sync_api.expect(page.locator("#move-words")).not_to_contain_text("answered")
+
+    whole = _stored(server, json.dumps({**GIN_SHEET, "id": "viewer-whole-sheet"}).encode())
+    page.goto(f"/games/{whole}/replay")
+    sync_api.expect(page.locator("#sheet-deals")).to_contain_text("nothing to replay")
+    assert page.locator("#viewer").is_hidden()
 
 
 _CELLS_PAST_THE_EDGE = """(table) => [...document.querySelectorAll(table + " td")]

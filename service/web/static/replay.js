@@ -49,8 +49,20 @@ function clamp(value, low, high) {
   return Math.min(Math.max(value, low), high);
 }
 
-async function go(deal, move) {
-  deal = clamp(deal, 0, game.deals - 1);
+/** The deal to show for a wish to show ``deal``: itself, or when it was recorded by its
+ * result (a score sheet: no positions), the nearest recorded move by move, looked for in
+ * the direction of travel first; null when no deal has its moves. */
+function recorded(deal, toward) {
+  const sheet = new Set(game.sheet);
+  for (const by of [toward || 1, -(toward || 1)]) {
+    for (let d = deal; d >= 0 && d < game.deals; d += by) if (!sheet.has(d)) return d;
+  }
+  return null;
+}
+
+async function go(deal, move, toward = 0) {
+  deal = recorded(clamp(deal, 0, game.deals - 1), toward);
+  if (deal === null) return;
   let data;
   try {
     data = await load(deal);
@@ -360,9 +372,10 @@ function step(by) {
   const data = view.data;
   const next = view.move + by;
   if (next >= 0 && next < data.positions.length) return go(view.deal, next);
-  if (by > 0 && view.deal < game.deals - 1) return go(view.deal + 1, 0);
-  if (by < 0 && view.deal > 0) {
-    return load(view.deal - 1).then((previous) => go(view.deal - 1, previous.positions.length - 1));
+  const beside = recorded(view.deal + by, by);
+  if (by > 0 && view.deal < game.deals - 1 && beside > view.deal) return go(beside, 0);
+  if (by < 0 && view.deal > 0 && beside !== null && beside < view.deal) {
+    return load(beside).then((previous) => go(beside, previous.positions.length - 1));
   }
   stop();
   return undefined;
@@ -392,8 +405,8 @@ const ACTIONS = {
   last: () => go(view.deal, view.data.positions.length - 1),
   prev: () => step(-1),
   next: () => step(1),
-  "prev-deal": () => go(view.deal - 1, 0),
-  "next-deal": () => go(view.deal + 1, 0),
+  "prev-deal": () => go(view.deal - 1, 0, -1),
+  "next-deal": () => go(view.deal + 1, 0, 1),
   play: () => togglePlay(),
 };
 const KEYS = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last",
@@ -428,6 +441,8 @@ window.addEventListener("hashchange", () => {
   if (wanted.deal !== view.deal || wanted.move !== view.move) go(wanted.deal, wanted.move);
 });
 
-$("viewer").hidden = false;
-const start = readFragment();
-go(start.deal, start.move);
+if (recorded(0, 1) !== null) {
+  $("viewer").hidden = false;
+  const start = readFragment();
+  go(start.deal, start.move);
+}
