@@ -178,7 +178,7 @@ def _keeps_analyses(store: Any) -> bool:
     return hasattr(store, "add_analyses")
 
 
-def _holds_analyses(store: Any) -> bool:
+def holds_analyses(store: Any) -> bool:
     """Whether the store has analysis tables to read: a store always, an audit's lake
     when the audit analysed (``--analyse``)."""
     return _keeps_analyses(store) or bool(getattr(store, "holds_analyses", False))
@@ -186,7 +186,7 @@ def _holds_analyses(store: Any) -> bool:
 
 def _analysed_store() -> Any:
     store = current_store()
-    if not _holds_analyses(store):
+    if not holds_analyses(store):
         raise Problem(404, NOT_FOUND, "this service serves an audit's results, which hold "
                       "no analysis (audit with --analyse): a game's analysis is computed "
                       "when asked for")
@@ -226,7 +226,7 @@ def game_analysis(game_id: str) -> dict[str, Any]:
     report = verify(game)
     luck = analyse_luck(game, report)
     keeps = _keeps_analyses(store)
-    facts = game_facts(store, game_id) if _holds_analyses(store) else None
+    facts = game_facts(store, game_id) if holds_analyses(store) else None
     stored = facts is not None
     if facts is None:
         row = store.get_game(game_id)
