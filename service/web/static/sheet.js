@@ -176,6 +176,15 @@ function setCell(row, key, seat, value) {
 }
 
 function render() {
+  const had = document.activeElement;
+  const focusId = had && had.closest && had.closest("#sheet") ? had.id : null;
+  rebuild();
+  const again = focusId && $(focusId);
+  if (again) again.focus();
+  schedule();
+}
+
+function rebuild() {
   showSeats();
   const names = players();
   const table = $("sheet");
@@ -275,7 +284,6 @@ function render() {
   ftd.append(ftext);
   footNote.append(ftd);
   table.tFoot.replaceChildren(foot, footNote);
-  schedule();
 }
 
 function wrap(field) {
@@ -287,6 +295,7 @@ function wrap(field) {
 function addRow(focus = true) {
   const row = blankRow();
   row.dealer = nextDealer();
+  row.autoDealer = true;
   rows.push(row);
   render();
   if (focus) $(`d${rows.length}-dealer`).focus();
@@ -306,6 +315,7 @@ $("sheet").addEventListener("input", (event) => {
     const key = field.dataset.key;
     if (field.dataset.seat !== undefined) setCell(row, key, Number(field.dataset.seat), field.value);
     else row[key] = field.value;
+    if (key === "dealer") row.autoDealer = false;
   }
   schedule();
 });
@@ -336,19 +346,23 @@ $("variant").addEventListener("input", () => {
   render();
 });
 for (const id of ["tournament", "round", "table"]) $(id).addEventListener("input", schedule);
-// A line whose dealer is no longer a player gets the seat after the line before (the
-// last seat deals first), as a new line does.
+// A line whose dealer was not chosen by hand, or is no longer a player, gets the seat
+// after the line before (the last seat deals first), as a new line does.
 function redeal() {
   const names = players();
   rows.forEach((row, d) => {
-    if (names.includes(row.dealer) || !names.length) return;
+    if ((names.includes(row.dealer) && !row.autoDealer) || !names.length) return;
     const before = d ? names.indexOf(rows[d - 1].dealer) : -1;
     row.dealer = before < 0 ? names[names.length - 1] : names[(before + 1) % names.length];
   });
 }
+// After the focus has moved on (a name is changed when its field is left), so that the
+// field just reached is the one focused again in the table rebuilt.
 document.querySelectorAll(".player-field input").forEach((field) => field.addEventListener("change", () => {
-  redeal();
-  render();
+  setTimeout(() => {
+    redeal();
+    render();
+  });
 }));
 $("options").addEventListener("change", () => render());
 
