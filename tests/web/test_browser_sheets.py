@@ -256,3 +256,50 @@ def test_the_sheet_is_usable_on_a_360_px_phone(browser, server):
     sync_api.expect(note).to_contain_text("KNOCK_OVER_LIMIT")
     watched.check()
     watched.close()
+
+
+def test_a_hollywood_sheet_gives_each_deal_its_three_games(watched):
+    """RULES.md's short Hollywood match to 50: ana's first win counts in game 1, her
+    second in game 2 alone (game 1 is over at 50), ben's first win goes nowhere, her
+    third reaches game 2's 80 and game 3's 50.  Each game a shutout: 170, 220, 170."""
+    page = watched.page
+    page.goto("/sheets/new")
+    page.fill("#api-key", KEY)
+    page.fill("#player-1", "ana")
+    page.fill("#player-2", "ben")
+    page.locator("#player-2").dispatch_event("change")
+    page.locator("#options-box summary").click()
+    page.select_option("#opt-hollywood", "yes")
+    page.fill("#opt-target", "50")
+    page.locator("#opt-target").dispatch_event("change")
+    sync_api.expect(page.locator("#sheet thead")).to_contain_text("Game 3 total")
+    assert page.locator("#d1-total-1").count() == 0  # the three games take its place
+    lines = [  # end, by, deadwood ana/ben, points ana/ben, games 1-3 ana/ben
+        ["gin", "ana", "", "25", "50", "", "50", "", "", "", "", ""],
+        ["gin", "ana", "", "5", "30", "", "50", "", "30", "", "", ""],
+        ["knock", "ben", "23", "3", "", "20", "", "20", "", "", "", ""],  # a slip
+        ["gin", "ana", "", "25", "50", "", "50", "", "80", "", "50", ""],
+    ]
+    keys = ["value-1", "value-2", "points-1", "points-2", "g1-1", "g1-2", "g2-1", "g2-2",
+            "g3-1", "g3-2"]
+    for n, line in enumerate(lines, start=1):
+        if n > 1:
+            page.locator(f"#d{n - 1}-value-1").press("Enter")
+        page.select_option(f"#d{n}-end", line[0])
+        page.select_option(f"#d{n}-by", line[1])
+        for key, text in zip(keys, line[2:], strict=True):
+            if text:
+                page.fill(f"#d{n}-{key}", text)
+    note = page.locator("#d3-note")
+    sync_api.expect(note).to_have_text(
+        "SCORE_MISMATCH ben's claimed total in game 1 after the deal is 20, recomputed 0")
+    page.fill("#d3-g1-2", "")  # his first win goes nowhere: game 1 is over
+    sync_api.expect(note).to_have_text("Agrees with the rules (knock: ben 20).")
+    page.select_option("#final-winner", "ana")
+    page.fill("#final-total-1", "560")
+    page.fill("#final-total-2", "0")
+    sync_api.expect(page.locator("#sheet-status")).to_have_attribute("data-status", "valid")
+    state = page.locator("#sheet-state")
+    sync_api.expect(state).to_contain_text("Game 1: ana 170, ben 0 · winner ana.")
+    sync_api.expect(state).to_contain_text("Game 2: ana 220, ben 0 · winner ana.")
+    sync_api.expect(state).to_contain_text("Game 3: ana 170, ben 0 · winner ana.")

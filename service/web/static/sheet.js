@@ -340,11 +340,19 @@ $("remove-row").addEventListener("click", () => {
   }
 });
 
-$("variant").addEventListener("input", () => {
+// A change of the setup rebuilds the table once the focus has moved on (a field's
+// change is told as it is left), so that the field just reached is focused again in the
+// table rebuilt and what is typed there is kept.
+function later(change) {
+  setTimeout(() => {
+    change();
+    render();
+  });
+}
+$("variant").addEventListener("input", () => later(() => {
   buildOptions();
   redeal();
-  render();
-});
+}));
 for (const id of ["tournament", "round", "table"]) $(id).addEventListener("input", schedule);
 // A line whose dealer was not chosen by hand, or is no longer a player, gets the seat
 // after the line before (the last seat deals first), as a new line does.
@@ -356,15 +364,9 @@ function redeal() {
     row.dealer = before < 0 ? names[names.length - 1] : names[(before + 1) % names.length];
   });
 }
-// After the focus has moved on (a name is changed when its field is left), so that the
-// field just reached is the one focused again in the table rebuilt.
-document.querySelectorAll(".player-field input").forEach((field) => field.addEventListener("change", () => {
-  setTimeout(() => {
-    redeal();
-    render();
-  });
-}));
-$("options").addEventListener("change", () => render());
+document.querySelectorAll(".player-field input").forEach((field) => field.addEventListener("change", () => later(redeal)));
+$("options").addEventListener("change", () => later(() => {}));
+$("options").addEventListener("input", schedule);
 
 // ------------------------------------------------------------------ the log
 
@@ -657,7 +659,12 @@ function shownReport(report, count) {
   status.dataset.status = report.status;
   status.id = "sheet-status";
   const legal = report.status === "valid" || report.status === "mismatch";
-  sayState([status, `${legal ? "Totals" : "Points so far"} as the rules give them: ${parts.join(", ")}${legal && totals.winner ? ` · winner ${totals.winner}` : ""}.`]);
+  const said = [status, `${legal ? "Totals" : "Points so far"} as the rules give them: ${parts.join(", ")}${legal && totals.winner ? ` · winner ${totals.winner}` : ""}.`];
+  (totals.games ?? []).forEach((g, i) => {
+    const figures = Object.entries(g.points).map(([who, p]) => `${who} ${p}`).join(", ");
+    said.push(`Game ${i + 1}: ${figures}${legal && g.winner ? ` · winner ${g.winner}` : ""}.`);
+  });
+  sayState(said);
 }
 
 // ------------------------------------------------------------------ store, download
