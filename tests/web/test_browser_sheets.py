@@ -303,3 +303,31 @@ def test_a_hollywood_sheet_gives_each_deal_its_three_games(watched):
     sync_api.expect(state).to_contain_text("Game 1: ana 170, ben 0 · winner ana.")
     sync_api.expect(state).to_contain_text("Game 2: ana 220, ben 0 · winner ana.")
     sync_api.expect(state).to_contain_text("Game 3: ana 170, ben 0 · winner ana.")
+
+
+def test_enter_moves_down_the_sheet_and_a_refused_document_is_said_in_words(watched):
+    page = watched.page
+    page.goto("/sheets/new")
+    page.fill("#api-key", KEY)
+    page.fill("#player-1", "ana")
+    page.fill("#player-2", "..")  # no link could carry this name: the format refuses it
+    page.locator("#player-2").dispatch_event("change")
+    page.select_option("#d1-end", "void")
+    state = page.locator("#sheet-state")
+    sync_api.expect(state).to_contain_text("Not a valid sheet yet: the document is not a "
+                                           "valid rummy-log/1 game")
+    sync_api.expect(state).to_contain_text("players.1:")
+    watched.errors.clear()  # the browser logs the 422 itself
+    page.fill("#player-2", "ben")
+    page.locator("#player-2").dispatch_event("change")
+    sync_api.expect(page.locator("#d1-note")).to_have_text(
+        "Agrees with the rules (void: no points).")
+    page.locator("#d1-end").press("Enter")  # the last line: a new one
+    sync_api.expect(page.locator("tr.deal")).to_have_count(2)
+    assert focused(page) == "d2-dealer"
+    assert page.locator("#d2-dealer").input_value() == "ana"  # the deal passes
+    page.locator("#d1-dealer").press("Enter")  # not the last: down to the next line
+    assert focused(page) == "d2-dealer"
+    sync_api.expect(page.locator("tr.deal")).to_have_count(2)
+    page.locator("#remove-row").click()
+    sync_api.expect(page.locator("tr.deal")).to_have_count(1)
