@@ -21,12 +21,13 @@ from ..api.variants import describe_variants
 from . import blp
 
 # The options a sheet can change: the ones that decide a deal's score or the game's end.
-# The rest (how play goes: drawing, melding, the stock) leave no trace on a sheet.
+# The rest (how play goes: drawing, melding, the stock; what an ace counts, the page
+# taking hand values as written, not cards) leave no trace on a sheet.
 SHEET_OPTIONS = {
     "gin": ("target", "deals", "knock_limit", "oklahoma", "hollywood", "gin_bonus",
             "undercut_bonus", "undercut_on_tie", "big_gin_bonus", "box_bonus",
-            "shutout_bonus", "shutout_double", "game_bonus", "ace_points"),
-    "rummy": ("target", "deals", "rummy_bonus", "scoring", "ace_points"),
+            "shutout_bonus", "shutout_double", "game_bonus"),
+    "rummy": ("target", "deals", "rummy_bonus", "scoring"),
 }
 
 

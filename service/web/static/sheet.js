@@ -229,7 +229,11 @@ function rebuild() {
       ["end", select(`d${n}-end`, `Deal ${n}: how it ended`, ends, row.end)],
       ["by", select(`d${n}-by`, `Deal ${n}: ${isGin() ? "who knocked or went gin" : "who went out"}`, who, row.by)],
     ];
-    if (oklahoma()) fields.push(["upcard", input(`d${n}-upcard`, `Deal ${n}: first upcard (as 7S)`, row.upcard, 3)]);
+    if (oklahoma()) {
+      const upcard = input(`d${n}-upcard`, `Deal ${n}: first upcard (as 7S)`, row.upcard, 3);
+      upcard.inputMode = "text";  // a rank and a suit: letters too
+      fields.push(["upcard", upcard]);
+    }
     for (const [key, field] of fields) {
       field.dataset.key = key;
       tr.append(wrap(field));
