@@ -166,9 +166,6 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     if "replaces" in args:
         return _replace(checked.record(g.uploader), args["replaces"], args.get("reason"),
                         body)
-    if "reason" in args:
-        raise Problem(400, INVALID_PARAMETER, "'reason' goes with 'replaces' (the reason the "
-                      "replaced game is withdrawn)", errors={"reason": ["without 'replaces'"]})
     try:
         [(game_id, created)] = current_store().submit([checked.record(g.uploader)],
                                                       refuse_when_busy=True)

@@ -131,7 +131,7 @@ class UploadArgsSchema(Schema):
                        "and that game withdrawn in one transaction (who, when and 'reason' "
                        "recorded); nothing changes if either cannot be done"})
     reason = fields.String(validate=Length(1, MAX_REASON_LENGTH), metadata={
-        "description": "With 'replaces': why the game is withdrawn"})
+        "description": "With 'replaces': why the game is withdrawn (nothing without it)"})
 
 
 class DeleteArgsSchema(Schema):
