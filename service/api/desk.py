@@ -12,15 +12,22 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 from flask import g, request, url_for
 from flask_smorest import Blueprint
-from marshmallow import RAISE, Schema, fields
-from marshmallow.validate import OneOf
+from marshmallow import RAISE, Schema, ValidationError, fields, validates_schema
+from marshmallow.validate import Length, OneOf, Range
 
 from ..engine import LogValidationError, load_json
 from ..engine.limits import MAX_ID_LENGTH
-from ..store.counting import ALLOWED, FORFEIT, RULINGS, allowed
-from ..store.desk import current_ruling, ruling_history, withdrawn_games
+from ..store.counting import ALLOWED, FORFEIT, RANKINGS, RULINGS, TIE_BREAKS, allowed
+from ..store.desk import (
+    current_ruling,
+    ruling_history,
+    tournament_known,
+    tournament_settings,
+    withdrawn_games,
+)
 from .auth import read_access, write_access
 from .config import current_store
 from .games import _not_found, _reason_body, game_url
@@ -185,7 +192,7 @@ def get_ruling(game_id: str) -> dict[str, Any]:
              "type": "object", "additionalProperties": False,
              "required": ["ruling", "reason"], "properties": {
                  "ruling": {"type": "string", "enum": list(RULINGS)},
-                 "reason": {"type": "string", "minLength": 1,
+                 "reason": {"type": "string", "minLength": 1, "pattern": r"\S",
                             "maxLength": MAX_REASON_LENGTH},
                  "against": {"type": ["string", "null"]}}},
              "example": {"ruling": "forfeit", "against": "ana",
@@ -245,3 +252,102 @@ def get_withdrawn(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
         if row["replaced_by"] is not None:
             row["links"]["replaced_by"] = game_url(row["replaced_by"])
     return {"tournament": tournament_id, "withdrawn": rows}
+
+
+# --------------------------------------------------------------------------- settings
+
+class DatesSchema(Schema):
+    start = fields.Date(required=True)
+    end = fields.Date(required=True)
+
+    @validates_schema
+    def _ordered(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if data["end"] < data["start"]:
+            raise ValidationError("the end is before the start", "end")
+
+
+class MatchPointsSchema(Schema):
+    win = fields.Integer(load_default=2, validate=Range(-1000, 1000))
+    draw = fields.Integer(load_default=1, validate=Range(-1000, 1000))
+    loss = fields.Integer(load_default=0, validate=Range(-1000, 1000))
+
+
+def _distinct(values: list[str]) -> None:
+    if len(set(values)) != len(values):
+        raise ValidationError("each tie-break once")
+
+
+class SettingsSchema(Schema):
+    """A tournament's settings; what a PUT leaves out takes its default."""
+
+    name = fields.String(allow_none=True, load_default=None, validate=Length(1, 200))
+    dates = fields.Nested(DatesSchema, allow_none=True, load_default=None, metadata={
+        "description": "The first and last day, as dates (2024-05-11)"})
+    venue = fields.String(allow_none=True, load_default=None, validate=Length(1, 200))
+    ranking = fields.String(load_default="points", validate=OneOf(RANKINGS), metadata={
+        "description": "points: total points (the default); wins: games credited as won; "
+                       "match_points: 'match_points' per win, draw and loss"})
+    match_points = fields.Nested(MatchPointsSchema, load_default=lambda: {
+        "win": 2, "draw": 1, "loss": 0}, metadata={
+        "description": "Points for a win, a draw (a counted game nobody won) and a loss"})
+    tie_breaks = fields.List(fields.String(validate=OneOf(TIE_BREAKS)), load_default=list,
+                             validate=_distinct, metadata={
+                                 "description": "Applied in order among tied players: "
+                                                "head_to_head (wins in games against "
+                                                "the other tied players), points, wins, "
+                                                "points_difference (own points less the "
+                                                "opponents' average, summed)"})
+
+
+class SettingsAnswerSchema(SettingsSchema):
+    tournament = fields.String(required=True)
+    updated_at = UtcDateTime(allow_none=True)
+    updated_by = fields.String(allow_none=True)
+    links = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+
+
+SETTINGS_PATH = "/tournaments/<name:tournament_id>/settings"
+DEFAULTS = SettingsSchema().load({})
+
+
+def _settings_answer(tournament_id: str) -> dict[str, Any]:
+    stored = tournament_settings(current_store(), tournament_id)
+    values = DEFAULTS if stored is None else \
+        SettingsSchema().load(orjson.loads(stored["settings"]), unknown=RAISE)
+    return {"tournament": tournament_id, **values,
+            "updated_at": None if stored is None else stored["updated_at"],
+            "updated_by": None if stored is None else stored["updated_by"],
+            "links": {"self": url_for("desk.get_settings", tournament_id=tournament_id),
+                      "tournament": url_for("tournaments.get_tournament",
+                                            tournament_id=tournament_id)}}
+
+
+@blp.route(SETTINGS_PATH, methods=["GET"], parameters=TOURNAMENT_PARAMETER)
+@read_access
+@blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, SettingsAnswerSchema)
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="A tournament's settings (the defaults until set)")
+def get_settings(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
+    if not (1 <= len(tournament_id) <= MAX_ID_LENGTH
+            and tournament_known(current_store(), tournament_id)):
+        raise Problem(404, NOT_FOUND, f"there is no tournament {tournament_id[:64]!r}")
+    return _settings_answer(tournament_id)
+
+
+@blp.route(SETTINGS_PATH, methods=["PUT"], parameters=TOURNAMENT_PARAMETER)
+@write_access
+@blp.arguments(SettingsSchema, location="json", unknown=RAISE, error_status_code=422)
+@blp.response(200, SettingsAnswerSchema)
+@problem_responses(blp, 401, 403, 404, 415, 422)
+@blp.doc(summary="Set a tournament's name, dates, venue, ranking and tie-breaks",
+         description="The whole settings: a field left out takes its default. The "
+                     "standings of GET /tournaments/{id} rank by them from now on; the "
+                     "defaults (ranking by total points, no tie-break) rank as before.")
+def put_settings(settings: dict[str, Any], tournament_id: str) -> dict[str, Any]:
+    if not 1 <= len(tournament_id) <= MAX_ID_LENGTH:
+        raise Problem(404, NOT_FOUND, f"there is no tournament {tournament_id[:64]!r}")
+    stored = SettingsSchema().dump(settings)
+    current_store().put_settings(tournament_id, orjson.dumps(stored), g.uploader,
+                                 datetime.now(UTC))
+    return _settings_answer(tournament_id)

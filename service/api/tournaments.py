@@ -115,6 +115,9 @@ class StandingSchema(Schema):
         "description": "Sum of the logs' claimed totals (every game that claims one)"})
     claimed_games = fields.Integer(required=True, metadata={
         "description": "Games with a claimed total for the player"})
+    match_points = fields.Integer(allow_none=True, metadata={
+        "description": "Only when the tournament ranks by match points: its settings' "
+                       "points for each counted game won, drawn or lost"})
 
 
 class StandingTableSchema(Schema):
@@ -122,6 +125,11 @@ class StandingTableSchema(Schema):
     better = fields.String(required=True, validate=OneOf((HIGHER, LOWER)), metadata={
         "description": "Which total ranks first: lower under penalty scoring"})
     games = fields.Integer(required=True, metadata={"description": "Counted games"})
+    ranking = fields.String(metadata={
+        "description": "Only when the settings rank otherwise than by total points with "
+                       "ties shared: points, wins or match_points"})
+    tie_breaks = fields.List(fields.String(), metadata={
+        "description": "With 'ranking': the tie-breaks applied, in order"})
     players = fields.List(fields.Nested(StandingSchema), required=True)
 
 
@@ -131,6 +139,7 @@ class TournamentLinksSchema(Schema):
     report = fields.String()
     withdrawn = fields.String()
     ruling = fields.String()
+    settings = fields.String()
 
 
 class GameRulingSchema(Schema):
@@ -228,6 +237,9 @@ class TournamentReportSchema(Schema):
         "description": "One table per variant and scoring direction"})
     games = fields.List(fields.Nested(TournamentGameSchema), required=True)
     discrepancies = fields.List(fields.Nested(DiscrepancySchema), required=True)
+    settings = fields.Dict(allow_none=True, metadata={
+        "description": "The tournament's settings (GET /tournaments/{id}/settings), null "
+                       "when none were set"})
     final = fields.Boolean(required=True, metadata={
         "description": "True when no matter is open: no re-entered table, no illegal, "
                        "unfinished or mismatch game without a ruling"})
@@ -283,7 +295,9 @@ EXAMPLE: dict[str, Any] = {
                         "ruling": f"{PREFIX}/games/{_G2}/ruling"}}],
     "links": {"self": f"{PREFIX}/tournaments/spring",
               "report": f"{PREFIX}/tournaments/spring/report.csv",
-              "withdrawn": f"{PREFIX}/tournaments/spring/withdrawn"},
+              "withdrawn": f"{PREFIX}/tournaments/spring/withdrawn",
+              "settings": f"{PREFIX}/tournaments/spring/settings"},
+    "settings": None,
 }
 EXAMPLE_CSV = (
     "section,variant,round,table,game,status,counted,ruling,winner,recomputed_leader,player,"
@@ -398,13 +412,16 @@ def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
     games = [{**game, "links": _game_links(game["id"])} for game in audit.games]
     return {"id": audit.id, "summary": audit.summary, "standings": audit.standings,
             "games": games, "discrepancies": audit.discrepancies, "final": audit.final,
+            "settings": audit.settings,
             "open": matters_with_links(audit),
             "links": {"self": url_for("tournaments.get_tournament",
                                       tournament_id=tournament_id),
                       "report": url_for("tournaments.get_report",
                                         tournament_id=tournament_id),
                       "withdrawn": url_for("desk.get_withdrawn",
-                                           tournament_id=tournament_id)}}
+                                           tournament_id=tournament_id),
+                      "settings": url_for("desk.get_settings",
+                                          tournament_id=tournament_id)}}
 
 
 @blp.route("/<name:tournament_id>/report.csv", methods=["GET"],

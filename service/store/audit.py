@@ -118,6 +118,10 @@ WHERE v.{{scope}} AND v.code = 'SCORE_MISMATCH' AND v.game_id {LIVE}
 ORDER BY v.game_id, v.deal_no NULLS LAST, v.player NULLS LAST, v.message
 """
 
+_SETTINGS_SQL = """
+SELECT tournament_id, settings FROM tournament_settings WHERE {scope}
+"""
+
 _ONE = "tournament_id = ?"
 
 # A page of tournaments: their ids, then what the list shows that the audit does not
@@ -171,7 +175,8 @@ def _statements(scope: str, params: list[Any]) -> list[tuple[str, list[Any]]]:
             (_RULINGS_SQL.format(scope=scope), params),
             (_EARLY_SQL.format(scope=scope), params),
             (_ILLEGAL_SQL.format(scope=scope), params + params),
-            (_MISMATCH_SQL.format(scope=scope), params)]
+            (_MISMATCH_SQL.format(scope=scope), params),
+            (_SETTINGS_SQL.format(scope=scope), params)]
 
 
 @dataclass
@@ -183,6 +188,7 @@ class TournamentAudit:
     standings: list[dict[str, Any]] = field(default_factory=list)
     discrepancies: list[dict[str, Any]] = field(default_factory=list)
     open: list[dict[str, Any]] = field(default_factory=list)
+    settings: dict[str, Any] | None = None  # as stored (PUT /tournaments/{id}/settings)
 
     @property
     def final(self) -> bool:
@@ -239,7 +245,8 @@ def ruling_text(ruling: dict[str, Any] | None) -> str | None:
 def _audits(results: list[list[dict[str, Any]]]) -> dict[str, TournamentAudit]:
     """The audits of the tournaments whose rows ``results`` holds (the statements of
     ``_statements``, in order), by id."""
-    games, players, rulings, early, illegal, mismatches = results
+    games, players, rulings, early, illegal, mismatches, settings = results
+    configured = {row["tournament_id"]: orjson.loads(row["settings"]) for row in settings}
     by_game: dict[str, list[dict[str, Any]]] = {}
     for row in players:
         by_game.setdefault(row["game_id"], []).append(row)
@@ -271,10 +278,11 @@ def _audits(results: list[list[dict[str, Any]]]) -> dict[str, TournamentAudit]:
             game.update(counted=count.counted, credited=count.points,
                         credited_winners=count.winners, basis=count.basis)
             game.pop("legal_result")
-        audit = TournamentAudit(tid, its_games)
+        audit = TournamentAudit(tid, its_games, settings=configured.get(tid))
+        ranking = counting.ranking_of(audit.settings or {})
         audit.standings = _standings(counting.standings(
             [(game["variant"], fact) for game, fact in zip(its_games, facts, strict=True)],
-            counts))
+            counts, ranking), ranking)
         ids = {game["id"] for game in its_games}
         audit.discrepancies = (
             _duplicate_tables(its_games)
@@ -309,10 +317,20 @@ def _facts(game: dict[str, Any], seats: list[dict[str, Any]], ruling: dict[str, 
         against=None if ruling is None else ruling["against"])
 
 
-def _standings(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The tables of ``counting.standings`` as the audit shows them."""
-    return [{"variant": table["variant"], "better": LOWER if table["lower_wins"] else HIGHER,
-             "games": table["games"], "players": table["players"]} for table in tables]
+def _standings(tables: list[dict[str, Any]],
+               ranking: counting.Ranking) -> list[dict[str, Any]]:
+    """The tables of ``counting.standings`` as the audit shows them; with a ranking
+    other than the default, each says which."""
+    out = []
+    for table in tables:
+        shown = {"variant": table["variant"],
+                 "better": LOWER if table["lower_wins"] else HIGHER,
+                 "games": table["games"], "players": table["players"]}
+        if not ranking.is_default:
+            shown["ranking"] = ranking.kind
+            shown["tie_breaks"] = list(ranking.tie_breaks)
+        out.append(shown)
+    return out
 
 
 def _duplicate_tables(games: list[dict[str, Any]]) -> list[dict[str, Any]]:

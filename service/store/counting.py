@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 VOID, FORFEIT, TO_VIOLATION, STANDS, RECOMPUTED = (
@@ -213,42 +214,144 @@ def _ranks(values: dict[str, int | None], lower_wins: bool) -> dict[str, int | N
             for player, v in values.items()}
 
 
-def standings(games: Sequence[tuple[str, GameFacts]],
-              counts: dict[str, Count]) -> list[dict[str, Any]]:
+POINTS, WINS, MATCH_POINTS = "points", "wins", "match_points"
+RANKINGS = (POINTS, WINS, MATCH_POINTS)
+HEAD_TO_HEAD, POINTS_DIFFERENCE = "head_to_head", "points_difference"
+TIE_BREAKS = (HEAD_TO_HEAD, POINTS, WINS, POINTS_DIFFERENCE)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How a tournament ranks its players (its settings; the default is today's: total
+    points, ties shared).  ``match_points``: points for a win, a draw (a counted game
+    nobody is credited a win in) and a loss."""
+
+    kind: str = POINTS
+    win: int = 2
+    draw: int = 1
+    loss: int = 0
+    tie_breaks: tuple[str, ...] = ()
+
+    @property
+    def is_default(self) -> bool:
+        return self == Ranking()
+
+
+@dataclass
+class _Result:
+    """One counted game of one player: points credited, whether credited a win, the
+    opponents and their points, whether anybody won."""
+
+    points: int
+    won: bool
+    opponents: dict[str, int]
+    decided: bool
+
+
+def standings(games: Sequence[tuple[str, GameFacts]], counts: dict[str, Count],
+              ranking: Ranking = Ranking()) -> list[dict[str, Any]]:
     """One table per (variant, direction), ordered by variant then direction (higher
     totals first before lower): every player of a live game, with the verified total
     of the counted games (None without one), counted games, credited wins, and the
-    claimed total over every game claiming one.  ``games``: (variant, facts) pairs."""
+    claimed total over every game claiming one; ranked by ``ranking`` (docs/
+    TOURNAMENTS.md, "Ranking").  ``games``: (variant, facts) pairs."""
     tables: dict[tuple[str, bool], dict[str, Any]] = {}
     for variant, game in games:
         key = (variant, game.lower_wins)
-        table = tables.setdefault(key, {"games": 0, "players": {}})
+        table = tables.setdefault(key, {"games": 0, "players": {}, "results": {}})
         count = counts[game.id]
         table["games"] += count.counted
         for seat in game.seats:
             row = table["players"].setdefault(seat.player, {
                 "points": None, "games": 0, "won": 0, "claimed_points": None,
                 "claimed_games": 0})
+            results = table["results"].setdefault(seat.player, [])
             if count.counted:
                 row["points"] = (row["points"] or 0) + count.points[seat.player]
                 row["games"] += 1
                 row["won"] += seat.player in count.winners
+                results.append(_Result(
+                    count.points[seat.player], seat.player in count.winners,
+                    {other: value for other, value in count.points.items()
+                     if other != seat.player}, bool(count.winners)))
             if seat.claimed is not None:
                 row["claimed_points"] = (row["claimed_points"] or 0) + seat.claimed
                 row["claimed_games"] += 1
     out = []
     for (variant, lower_wins), table in sorted(tables.items()):
         rows = table["players"]
-        rank = _ranks({p: r["points"] for p, r in rows.items()}, lower_wins)
+        if ranking.kind == MATCH_POINTS:
+            for player, row in rows.items():
+                row["match_points"] = None if not row["games"] else sum(
+                    ranking.win if r.won else ranking.loss if r.decided else ranking.draw
+                    for r in table["results"][player])
+        rank = _ranked(rows, table["results"], ranking, lower_wins)
         claimed_rank = _ranks({p: r["claimed_points"] for p, r in rows.items()}, lower_wins)
-        players = [{"player": player, "rank": rank[player], "points": row["points"],
-                    "games": row["games"], "won": row["won"],
-                    "claimed_rank": claimed_rank[player],
-                    "claimed_points": row["claimed_points"],
-                    "claimed_games": row["claimed_games"]} for player, row in rows.items()]
+        players = []
+        for player, row in rows.items():
+            entry = {"player": player, "rank": rank[player], "points": row["points"],
+                     "games": row["games"], "won": row["won"]}
+            if ranking.kind == MATCH_POINTS:
+                entry["match_points"] = row["match_points"]
+            players.append({**entry, "claimed_rank": claimed_rank[player],
+                            "claimed_points": row["claimed_points"],
+                            "claimed_games": row["claimed_games"]})
         players.sort(key=lambda r: (r["rank"] is None, r["rank"] or 0,
                                     r["claimed_rank"] is None, r["claimed_rank"] or 0,
                                     r["player"]))
         out.append({"variant": variant, "lower_wins": lower_wins, "games": table["games"],
                     "players": players})
     return out
+
+
+def _ranked(rows: dict[str, dict[str, Any]], results: dict[str, list[_Result]],
+            ranking: Ranking, lower_wins: bool) -> dict[str, int | None]:
+    """Competition ranks by the ranking's figure, ties broken by its tie-breaks in
+    order (each among the players still tied); a player without a counted game has
+    none."""
+    sign = 1 if lower_wins else -1  # sort keys: smaller first
+
+    def figure(name: str, player: str, group: set[str]) -> Fraction:
+        row = rows[player]
+        if name == POINTS:
+            return Fraction(sign * row["points"])
+        if name == WINS:
+            return Fraction(-row["won"])
+        if name == MATCH_POINTS:
+            return Fraction(-row["match_points"])
+        if name == HEAD_TO_HEAD:  # wins in games against the other tied players
+            return Fraction(-sum(1 for r in results[player]
+                                 if r.won and group & set(r.opponents)))
+        # points difference: own points less the opponents' average, summed over games
+        return sign * sum((Fraction(r.points) - Fraction(sum(r.opponents.values()),
+                                                         len(r.opponents))
+                           for r in results[player] if r.opponents), Fraction(0))
+
+    ranked = [player for player, row in rows.items() if row["games"]]
+    groups: list[list[str]] = [ranked]
+    for name in (ranking.kind, *ranking.tie_breaks):
+        split: list[list[str]] = []
+        for group in groups:
+            if len(group) < 2:
+                split.append(group)
+                continue
+            members = set(group)
+            keys = {player: figure(name, player, members) for player in group}
+            for value in sorted(set(keys.values())):
+                split.append([player for player in group if keys[player] == value])
+        groups = split
+    out: dict[str, int | None] = dict.fromkeys(rows)
+    ahead = 0
+    for group in groups:
+        for player in group:
+            out[player] = ahead + 1
+        ahead += len(group)
+    return out
+
+
+def ranking_of(settings: dict[str, Any]) -> Ranking:
+    """The ranking a tournament's settings ask for (defaults for what they leave out)."""
+    points = settings.get("match_points") or {}
+    return Ranking(settings.get("ranking") or POINTS, points.get("win", 2),
+                   points.get("draw", 1), points.get("loss", 0),
+                   tuple(settings.get("tie_breaks") or ()))

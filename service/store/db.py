@@ -777,6 +777,18 @@ class Store(StoreReads):
                 raise StoreError(f"database error: {error}") from error
         return True
 
+    def put_settings(self, tournament_id: str, settings: bytes, by: str | None,
+                     at: datetime) -> None:
+        """Store a tournament's settings (JSON), replacing those stored before."""
+        with self._write_lock:
+            cur = self._writer_connection().cursor
+            try:
+                with transaction(cur):
+                    cur.execute("INSERT OR REPLACE INTO tournament_settings VALUES (?, ?, ?, ?)",
+                                [tournament_id, settings.decode(), at, by])
+            except duckdb.Error as error:
+                raise StoreError(f"database error: {error}") from error
+
     def withdraw_ruling(self, gid: str, by: str | None, reason: str | None,
                         at: datetime) -> bool:
         """Withdraw the ruling in force on a game (it stays in the history, with who

@@ -52,3 +52,22 @@ def withdrawn_games(store: Reader, tournament_id: str) -> list[dict[str, Any]] |
     if not known.rows[0][0]:
         return None
     return withdrawn.dicts()
+
+
+def tournament_settings(store: Reader, tournament_id: str) -> dict[str, Any] | None:
+    """A tournament's stored settings (``settings``: the JSON text, ``updated_at``,
+    ``updated_by``), or None when none were set."""
+    with store.cursor() as cur:
+        row = cur.execute("SELECT settings, updated_at, updated_by FROM tournament_settings "
+                          "WHERE tournament_id = ?", [tournament_id]).fetchone()
+    return None if row is None else dict(zip(("settings", "updated_at", "updated_by"), row,
+                                             strict=True))
+
+
+def tournament_known(store: Reader, tournament_id: str) -> bool:
+    """Whether a game (live or withdrawn) or settings ever named the tournament."""
+    with store.cursor() as cur:
+        return cur.execute(
+            "SELECT EXISTS (SELECT 1 FROM games WHERE tournament_id = ?) OR EXISTS "
+            "(SELECT 1 FROM tournament_settings WHERE tournament_id = ?)",
+            [tournament_id, tournament_id]).fetchone()[0]

@@ -243,6 +243,14 @@ CREATE TABLE replacements (
     replaced_by    VARCHAR NOT NULL     -- the game stored in its place
 );
 """),
+    (9, "tournament settings: name, dates, venue, ranking system and tie-breaks", """
+CREATE TABLE tournament_settings (
+    tournament_id  VARCHAR PRIMARY KEY,
+    settings       JSON NOT NULL,       -- as PUT /tournaments/{id}/settings took them
+    updated_at     TIMESTAMPTZ NOT NULL,
+    updated_by     VARCHAR              -- the uploader label of the key used, or null
+);
+"""),
 ]
 
 BOOKKEEPING = """

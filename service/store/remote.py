@@ -251,6 +251,8 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.set_ruling(*args)
     if op == "unrule":
         return store.withdraw_ruling(*args)
+    if op == "settings":
+        return store.put_settings(*args)
     if op == "counters":
         return store.commits, store.games_committed
     if op == "health":
@@ -457,6 +459,11 @@ class _StoreCalls(StoreClient, StoreReads):
                         at: datetime) -> bool:
         """As ``Store.withdraw_ruling``, in one call."""
         return self.call("unrule", gid, by, reason, at)
+
+    def put_settings(self, tournament_id: str, settings: bytes, by: str | None,
+                     at: datetime) -> None:
+        """As ``Store.put_settings``, in one call."""
+        return self.call("settings", tournament_id, settings, by, at)
 
     def write_counts(self) -> dict[str, int]:
         """As ``Store.write_counts``, in one call."""

@@ -76,3 +76,17 @@ def test_the_tournament_page_says_provisional_then_final(app):
     game = page(client, f"/games/{bad}")
     assert re.search(r'<p id="ruling">Verdict: illegal; ruling: forfeit against ana '
                      r'\(director, <time', game)
+
+
+def test_the_tournament_page_names_the_event_its_dates_venue_and_ranking(app):
+    client = app.test_client()
+    assert post_log(client, at(valid(), 1, "A"), headers=KEY).status_code == 201
+    assert "<h1>Tournament desk</h1>" in page(client, "/tournaments/desk")
+    response = client.put("/api/v1/tournaments/desk/settings", headers=KEY, json={
+        "name": "Desk Open", "dates": {"start": "2024-05-11", "end": "2024-05-12"},
+        "venue": "Club house", "ranking": "match_points", "tie_breaks": ["head_to_head"]})
+    assert response.status_code == 200
+    html = page(client, "/tournaments/desk")
+    assert '<h1>Desk Open <span class="hint">(tournament desk)</span></h1>' in html
+    assert ("2024-05-11 to 2024-05-12 · Club house · ranked by match points, then head to "
+            "head") in html
