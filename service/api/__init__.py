@@ -38,6 +38,7 @@ from ..store.remote import AttachedStore, RemoteStore, shared_store
 from . import (
     analysis,
     batch,
+    desk,
     docs,
     export,
     games,
@@ -85,7 +86,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api = make_api(app)
     for blueprint in (export.blp, games.blp, batch.blp, variants.blp, health.blp, players.blp,
                       tournaments.blp, stats.blp, index.blp, positions.blp, analysis.blp,
-                      ratings.blp):
+                      ratings.blp, desk.blp):
         api.register_blueprint(blueprint)
     from ..web import install as install_pages  # the pages import this package
 

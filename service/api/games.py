@@ -48,6 +48,7 @@ from .problems import (
     INVALID_PARAMETER,
     NO_SUCH_POSITION,
     NOT_FOUND,
+    REPLACES_ITSELF,
     VALIDATION_ERROR,
     Problem,
     validation_problem,
@@ -99,7 +100,13 @@ def _not_found(game_id: str) -> Problem:
     """404, or 410 naming who deleted the game and when, if it was stored and deleted."""
     deletion = current_store().deletion(game_id) if len(game_id) <= 64 else None
     if deletion is not None:
-        return _deleted(410, deletion, "the game was deleted")
+        problem = _deleted(410, deletion, "the game was deleted")
+        replaced_by = current_store().replaced_by(game_id)
+        if replaced_by is not None:
+            problem.description += f"; it was replaced by game {replaced_by}"
+            problem.extra["replaced_by"] = replaced_by
+            problem.extra["links"]["replaced_by"] = game_url(replaced_by)
+        return problem
     return Problem(404, NOT_FOUND, f"there is no game {game_id[:64]!r}")
 
 
@@ -133,7 +140,7 @@ def _deleted(status: int, deletion: dict[str, Any], what: str) -> Problem:
     "report": EXAMPLE_REPORT, "links": EXAMPLE_LINKS})
 @blp.alt_response(200, schema=UploadResultSchema, success=True,
                   description="The same log was stored before (created false), or a dry run")
-@problem_responses(blp, 400, 401, 403, 408, 409, 413, 415, 422, 503)
+@problem_responses(blp, 400, 401, 403, 404, 408, 409, 413, 415, 422, 503)
 @blp.doc(summary="Verify one log and store it", requestBody={
     "required": True, "description": "One rummy-log/1 game, as sent or with "
                                        "`Content-Encoding: gzip` (the size limit is that "
@@ -156,6 +163,9 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
                             "report": checked.report.to_dict()}
     if args["dry_run"]:
         return body, 200, {}
+    if "replaces" in args:
+        return _replace(checked.record(g.uploader), args["replaces"], args.get("reason"),
+                        body)
     try:
         [(game_id, created)] = current_store().submit([checked.record(g.uploader)],
                                                       refuse_when_busy=True)
@@ -170,6 +180,28 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
             raise _deleted(409, deletion, REUPLOADED)
     body.update(id=game_id, created=created, links=links(game_id))
     if not created:
+        return body, 200, {}
+    return body, 201, {"Location": body["links"]["self"]}
+
+
+def _replace(record: Any, old: str, reason: str | None,
+             body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """Store ``record`` and withdraw game ``old``, in one transaction, or neither."""
+    done = current_store().replace_game(record, old, g.uploader, reason, datetime.now(UTC))
+    if done.outcome == "no-game":
+        raise Problem(404, NOT_FOUND, f"there is no game {old!r} to replace; nothing was "
+                                      "stored")
+    if done.outcome == "same-game":
+        raise Problem(409, REPLACES_ITSELF, f"this log is the one of game {old}: a "
+                                            "correction is a changed log; nothing changed")
+    if done.outcome == "deleted":
+        raise _deleted(409, done.deletion, "the game to replace was withdrawn before; "
+                                           "nothing was stored")
+    if done.outcome == "new-deleted":
+        raise _deleted(409, done.deletion, REUPLOADED + "; nothing was withdrawn")
+    body.update(id=done.id, created=done.created, links=links(done.id),
+                replaced=done.deletion)
+    if not done.created:
         return body, 200, {}
     return body, 201, {"Location": body["links"]["self"]}
 

@@ -126,6 +126,12 @@ def between(low: int, high: int) -> Range:
 class UploadArgsSchema(Schema):
     dry_run = fields.Boolean(load_default=False, metadata={
         "description": "Verify and answer without storing anything"})
+    replaces = fields.String(validate=Length(1, 64), metadata={
+        "description": "The id of a stored game this log corrects: the new log is stored "
+                       "and that game withdrawn in one transaction (who, when and 'reason' "
+                       "recorded); nothing changes if either cannot be done"})
+    reason = fields.String(validate=Length(1, MAX_REASON_LENGTH), metadata={
+        "description": "With 'replaces': why the game is withdrawn (nothing without it)"})
 
 
 class DeleteArgsSchema(Schema):
@@ -182,6 +188,8 @@ class UploadResultSchema(Schema):
     report = fields.Dict(required=True, metadata={"description": "The verification report",
                                                   "allOf": [REPORT_REF]})
     links = fields.Nested(LinksSchema, metadata={"description": "Absent on a dry run"})
+    replaced = fields.Nested(lambda: DeletionSchema(), metadata={
+        "description": "With 'replaces': the withdrawal of the game replaced"})
 
 
 class GameSchema(Schema):

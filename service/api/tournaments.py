@@ -33,11 +33,14 @@ from ..store.audit import (
     LOWER,
     TournamentAudit,
     list_tournaments,
+    ruling_text,
     tournament_audit,
 )
+from ..store.counting import MATTER_KINDS
+from ..store.desk import withdrawn_games
 from .auth import read_access
 from .config import current_store, settings
-from .games_schemas import STATUSES, UtcDateTime, _page_limit
+from .games_schemas import STATUSES, UtcDateTime, _page_limit, utc_text
 from .pagination import decode_key_cursor, encode_key_cursor, link_header
 from .problems import NOT_FOUND, Problem
 from .spec import PREFIX, problem_responses
@@ -47,7 +50,7 @@ blp = Blueprint("tournaments", __name__, url_prefix=f"{PREFIX}/tournaments",
 
 CSV_TYPE = "text/csv"
 CSV_COLUMNS = ("section", "variant", "round", "table", "game", "status", "counted",
-               "winner", "recomputed_leader", "player", "rank", "points", "claimed_rank", "claimed_points",
+               "ruling", "winner", "recomputed_leader", "player", "rank", "points", "claimed_rank", "claimed_points",
                "games", "won", "kind", "detail")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -79,6 +82,10 @@ class TournamentRowSchema(Schema):
     discrepancies = fields.Integer(required=True, metadata={
         "description": "The discrepancies of the tournament's audit, as many as "
                        "GET /tournaments/{id} lists"})
+    open = fields.Integer(required=True, metadata={
+        "description": "Open matters: as many as GET /tournaments/{id} lists in 'open'"})
+    final = fields.Boolean(required=True, metadata={
+        "description": "True when no matter is open: the standings are final"})
     players = fields.Integer(required=True, metadata={"description": "Distinct players"})
     first_game_time = UtcDateTime(required=True, metadata={
         "description": "The earliest game: played, else uploaded"})
@@ -108,6 +115,9 @@ class StandingSchema(Schema):
         "description": "Sum of the logs' claimed totals (every game that claims one)"})
     claimed_games = fields.Integer(required=True, metadata={
         "description": "Games with a claimed total for the player"})
+    match_points = fields.Integer(allow_none=True, metadata={
+        "description": "Only when the tournament ranks by match points: its settings' "
+                       "points for each counted game won, drawn or lost"})
 
 
 class StandingTableSchema(Schema):
@@ -115,6 +125,11 @@ class StandingTableSchema(Schema):
     better = fields.String(required=True, validate=OneOf((HIGHER, LOWER)), metadata={
         "description": "Which total ranks first: lower under penalty scoring"})
     games = fields.Integer(required=True, metadata={"description": "Counted games"})
+    ranking = fields.String(metadata={
+        "description": "Only when the settings rank otherwise than by total points with "
+                       "ties shared: points, wins or match_points"})
+    tie_breaks = fields.List(fields.String(), metadata={
+        "description": "With 'ranking': the tie-breaks applied, in order"})
     players = fields.List(fields.Nested(StandingSchema), required=True)
 
 
@@ -122,6 +137,29 @@ class TournamentLinksSchema(Schema):
     self = fields.String(required=True)
     log = fields.String()
     report = fields.String()
+    withdrawn = fields.String()
+    ruling = fields.String()
+    settings = fields.String()
+
+
+class GameRulingSchema(Schema):
+    ruling = fields.String(required=True)
+    against = fields.String(allow_none=True)
+    reason = fields.String(required=True)
+    by = fields.String(allow_none=True)
+    at = UtcDateTime(required=True)
+
+
+class MatterSchema(Schema):
+    kind = fields.String(required=True, validate=OneOf(MATTER_KINDS))
+    games = fields.List(fields.String(), required=True)
+    round = fields.Integer(allow_none=True)
+    table = fields.String(allow_none=True)
+    detail = fields.String(required=True)
+    links = fields.Dict(keys=fields.String(), values=fields.Raw(), required=True, metadata={
+        "description": "games: each game's address; ruling: where to record the ruling "
+                       "that settles it (a game's matter); withdrawn: the tournament's "
+                       "withdrawn games"})
 
 
 class TournamentGameSchema(Schema):
@@ -145,6 +183,16 @@ class TournamentGameSchema(Schema):
     claimed = fields.Dict(keys=fields.String(), values=fields.Integer(allow_none=True),
                           required=True, metadata={
                               "description": "The log's claimed totals (null: no claim)"})
+    ruling = fields.Nested(GameRulingSchema, allow_none=True, required=True, metadata={
+        "description": "The director's ruling in force, or null"})
+    credited = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
+                           metadata={"description": "The points the game credits each "
+                                                    "player in the verified standings "
+                                                    "(empty when it does not count)"})
+    credited_winners = fields.List(fields.String(), required=True, metadata={
+        "description": "The players the game credits a win"})
+    basis = fields.String(required=True, metadata={
+        "description": "Why the game counts as it does, in words"})
     links = fields.Nested(TournamentLinksSchema, required=True)
 
 
@@ -189,6 +237,14 @@ class TournamentReportSchema(Schema):
         "description": "One table per variant and scoring direction"})
     games = fields.List(fields.Nested(TournamentGameSchema), required=True)
     discrepancies = fields.List(fields.Nested(DiscrepancySchema), required=True)
+    settings = fields.Dict(allow_none=True, metadata={
+        "description": "The tournament's settings (GET /tournaments/{id}/settings), null "
+                       "when none were set"})
+    final = fields.Boolean(required=True, metadata={
+        "description": "True when no matter is open: no re-entered table, no illegal, "
+                       "unfinished or mismatch game without a ruling"})
+    open = fields.List(fields.Nested(MatterSchema), required=True, metadata={
+        "description": "The open matters, each with its games and links"})
     links = fields.Nested(TournamentLinksSchema, required=True)
 
 
@@ -207,33 +263,51 @@ EXAMPLE: dict[str, Any] = {
          "counted": True, "players": ["ana", "ben"], "winner": "ana", "recomputed_leader": None,
          "played_at": None,
          "points": {"ana": 139, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
-         "links": {"self": f"{PREFIX}/games/{_G1}", "log": f"{PREFIX}/games/{_G1}/log"}},
+         "ruling": None, "credited": {"ana": 139, "ben": 0}, "credited_winners": ["ana"],
+         "basis": "the recomputed result",
+         "links": {"self": f"{PREFIX}/games/{_G1}", "log": f"{PREFIX}/games/{_G1}/log",
+                   "ruling": f"{PREFIX}/games/{_G1}/ruling"}},
         {"id": _G2, "variant": "gin", "round": 2, "table": "A", "status": "illegal",
          "counted": False, "players": ["ana", "ben"], "winner": None, "recomputed_leader": None,
          "played_at": None,
          "points": {"ana": 0, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
-         "links": {"self": f"{PREFIX}/games/{_G2}", "log": f"{PREFIX}/games/{_G2}/log"}}],
+         "ruling": None, "credited": {}, "credited_winners": [],
+         "basis": "illegal, no ruling yet",
+         "links": {"self": f"{PREFIX}/games/{_G2}", "log": f"{PREFIX}/games/{_G2}/log",
+                   "ruling": f"{PREFIX}/games/{_G2}/ruling"}}],
     "discrepancies": [
         {"kind": "illegal_game", "game": _G2, "games": [_G2], "player": "ana",
          "variant": "gin", "deal": 0, "move": 1,
          "detail": f"game {_G2} (round 2, table A) is illegal: CARD_NOT_IN_HAND at deal 1, "
                    "move 2 (ana discards 2H, which is not in her hand); it counts for no "
-                   "verified standing",
+                   "verified standing until ruled",
          "claimed": None, "verified": None, "claimed_rank": None, "verified_rank": None},
         {"kind": "standing_differs", "game": None, "games": [], "player": "ana",
          "variant": "gin", "deal": None, "move": None,
          "detail": "ana (gin): claimed 278 (rank 1, 2 games with a claimed total), "
                    "verified 139 (rank 1, 1 counted game)",
          "claimed": 278, "verified": 139, "claimed_rank": 1, "verified_rank": 1}],
+    "final": False,
+    "open": [{"kind": "illegal_game", "games": [_G2], "round": 2, "table": "A",
+              "detail": f"game {_G2} (round 2, table A): illegal: it counts for nothing "
+                        "until ruled",
+              "links": {"games": [f"{PREFIX}/games/{_G2}"],
+                        "ruling": f"{PREFIX}/games/{_G2}/ruling"}}],
     "links": {"self": f"{PREFIX}/tournaments/spring",
-              "report": f"{PREFIX}/tournaments/spring/report.csv"},
+              "report": f"{PREFIX}/tournaments/spring/report.csv",
+              "withdrawn": f"{PREFIX}/tournaments/spring/withdrawn",
+              "settings": f"{PREFIX}/tournaments/spring/settings"},
+    "settings": None,
 }
 EXAMPLE_CSV = (
-    "section,variant,round,table,game,status,counted,winner,recomputed_leader,player,rank,"
-    "points,claimed_rank,claimed_points,games,won,kind,detail\r\n"
-    "standings,gin,,,,,,,,ana,1,139,1,278,1,1,,higher total ranks first\r\n"
-    f"games,gin,1,A,{_G1},valid,true,ana,,ana,,139,,139,,,,\r\n"
-    f"discrepancies,gin,,,,,,,,ana,1,139,1,278,,,standing_differs,ana (gin): claimed 278 "
+    "section,variant,round,table,game,status,counted,ruling,winner,recomputed_leader,player,"
+    "rank,points,claimed_rank,claimed_points,games,won,kind,detail\r\n"
+    "standings,gin,,,,,,,,,ana,1,139,1,278,1,1,,higher total ranks first\r\n"
+    f"games,gin,1,A,{_G1},valid,true,,ana,,ana,,139,,139,,,,\"credited 139, credited a "
+    "win: the recomputed result\"\r\n"
+    f"discrepancies,gin,,,,,,,,,ana,1,139,1,278,,,standing_differs,ana (gin): claimed 278 "
+    "...\r\n"
+    f"open,,2,A,{_G2},,,,,,,,,,,,,illegal_game,game {_G2} (round 2, table A): illegal: "
     "...\r\n")
 
 
@@ -263,7 +337,22 @@ def _audit(tournament_id: str) -> TournamentAudit:
 
 def _game_links(game_id: str) -> dict[str, str]:
     return {"self": url_for("games.get_game", game_id=game_id),
-            "log": url_for("games.get_log", game_id=game_id)}
+            "log": url_for("games.get_log", game_id=game_id),
+            "ruling": url_for("desk.get_ruling", game_id=game_id)}
+
+
+def matters_with_links(audit: TournamentAudit) -> list[dict[str, Any]]:
+    """The audit's open matters, each with the addresses that settle it."""
+    out = []
+    for matter in audit.open:
+        links: dict[str, Any] = {"games": [url_for("games.get_game", game_id=gid)
+                                           for gid in matter["games"]]}
+        if matter["kind"] == "duplicate_table":
+            links["withdrawn"] = url_for("desk.get_withdrawn", tournament_id=audit.id)
+        else:
+            links["ruling"] = url_for("desk.get_ruling", game_id=matter["games"][0])
+        out.append({**matter, "links": links})
+    return out
 
 
 @blp.route("", methods=["GET"])
@@ -271,7 +360,7 @@ def _game_links(game_id: str) -> dict[str, str]:
 @blp.arguments(ListArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, TournamentPageSchema, example={"tournaments": [{
     "id": "spring", "games": 7, "counted": 5, "illegal": 1, "mismatch": 1,
-    "discrepancies": 3, "players": 4,
+    "discrepancies": 3, "open": 2, "final": False, "players": 4,
     "first_game_time": "2024-03-01T19:00:00Z",
     "last_game_time": "2024-03-03T22:10:00Z", "variants": ["gin", "rummy"],
     "links": {"self": f"{PREFIX}/tournaments/spring",
@@ -322,11 +411,17 @@ def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
     audit = _audit(tournament_id)
     games = [{**game, "links": _game_links(game["id"])} for game in audit.games]
     return {"id": audit.id, "summary": audit.summary, "standings": audit.standings,
-            "games": games, "discrepancies": audit.discrepancies,
+            "games": games, "discrepancies": audit.discrepancies, "final": audit.final,
+            "settings": audit.settings,
+            "open": matters_with_links(audit),
             "links": {"self": url_for("tournaments.get_tournament",
                                       tournament_id=tournament_id),
                       "report": url_for("tournaments.get_report",
-                                        tournament_id=tournament_id)}}
+                                        tournament_id=tournament_id),
+                      "withdrawn": url_for("desk.get_withdrawn",
+                                           tournament_id=tournament_id),
+                      "settings": url_for("desk.get_settings",
+                                          tournament_id=tournament_id)}}
 
 
 @blp.route("/<name:tournament_id>/report.csv", methods=["GET"],
@@ -349,7 +444,7 @@ def get_report(_args: dict[str, Any], tournament_id: str) -> Response:
     """The same figures as the JSON audit.  Text cells that a spreadsheet would take for
     a formula (starting with = + - @) are written with a leading apostrophe."""
     audit = _audit(tournament_id)
-    body = "\ufeff" + _csv(audit)
+    body = "\ufeff" + _csv(audit, withdrawn_games(current_store(), audit.id) or [])
     response = Response(body.encode("utf-8"), mimetype=CSV_TYPE)
     response.headers["Content-Disposition"] = _disposition(audit.id)
     return response
@@ -388,7 +483,33 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _csv(audit: TournamentAudit) -> str:
+def withdrawal_text(game: dict[str, Any]) -> str:
+    """'withdrawn at <time> by <who> (<why>); replaced by game <id>', for people."""
+    by = game["deleted_by"] or "an open write (no key)"
+    text = f"withdrawn at {utc_text(game['deleted_at'])} by {by}"
+    if game["reason"]:
+        text += f" ({game['reason']})"
+    if game["replaced_by"]:
+        text += f"; replaced by game {game['replaced_by']}"
+    return text
+
+
+def _game_detail(game: dict[str, Any], player: str) -> str:
+    """How the game counts for ``player``: nothing, or the points credited (and a win),
+    and why; the ruling's reason, who gave it and when."""
+    if game["counted"]:
+        won = ", credited a win" if player in game["credited_winners"] else ""
+        text = f"credited {game['credited'].get(player, 0)}{won}: {game['basis']}"
+    else:
+        text = f"not counted: {game['basis']}"
+    ruling = game["ruling"]
+    if ruling is not None:
+        by = ruling["by"] or "an open write (no key)"
+        text += f"; ruling by {by} at {utc_text(ruling['at'])} ({ruling['reason']})"
+    return text
+
+
+def _csv(audit: TournamentAudit, withdrawn: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\r\n")
     writer.writeheader()
@@ -406,10 +527,11 @@ def _csv(audit: TournamentAudit) -> str:
             rows.append({"section": "games", "variant": game["variant"],
                          "round": game["round"], "table": game["table"], "game": game["id"],
                          "status": game["status"], "counted": game["counted"],
-                         "winner": game["winner"],
+                         "ruling": ruling_text(game["ruling"]), "winner": game["winner"],
                          "recomputed_leader": game["recomputed_leader"], "player": player,
                          "points": game["points"].get(player),
-                         "claimed_points": game["claimed"].get(player)})
+                         "claimed_points": game["claimed"].get(player),
+                         "detail": _game_detail(game, player)})
     for item in audit.discrepancies:
         rows.append({"section": "discrepancies", "variant": item["variant"],
                      "game": " ".join(item["games"]), "player": item["player"],
@@ -417,6 +539,16 @@ def _csv(audit: TournamentAudit) -> str:
                      "claimed_rank": item["claimed_rank"],
                      "claimed_points": item["claimed"], "kind": item["kind"],
                      "detail": item["detail"]})
+    for matter in audit.open:
+        rows.append({"section": "open", "round": matter["round"], "table": matter["table"],
+                     "game": " ".join(matter["games"]), "kind": matter["kind"],
+                     "detail": matter["detail"]})
+    for game in withdrawn:
+        rows.append({"section": "withdrawn", "variant": game["variant"],
+                     "round": game["round"], "table": game["table"], "game": game["id"],
+                     "status": game["status"], "counted": False,
+                     "kind": "replaced" if game["replaced_by"] else "deleted",
+                     "detail": withdrawal_text(game)})
     for row in rows:
         writer.writerow({column: _cell(row.get(column)) for column in CSV_COLUMNS})
     return out.getvalue()

@@ -2,9 +2,10 @@
 
 The figures follow docs/STATISTICS.md ("Tournaments"):
 
-* **Verified standings** sum ``game_players.points`` (the recomputed game totals, bonuses
-  included) over the tournament's *counted* games: finished (``valid`` or ``mismatch``)
-  and not illegal.
+* **Verified standings** sum, over the tournament's *counted* games, the points each
+  game credits: what counts is decided in one place, ``counting`` (duplicate tables
+  held out, rulings applied); without a ruling a finished legal game credits its
+  recomputed game totals (``game_players.points``, bonuses included).
 * **Claimed standings** sum ``game_players.claimed`` over every game of the tournament
   whose log claims a total for the player, whatever its verdict: they are the standings
   the logs assert, so an illegal or unfinished game that claims totals counts there and
@@ -19,7 +20,7 @@ The figures follow docs/STATISTICS.md ("Tournaments"):
   A player with no counted game has no verified rank; one with no claimed total has no
   claimed rank.
 * **Discrepancies**: two or more games claiming the same round and table (an edited
-  log uploaded again is another game: both stay until one is deleted), every illegal
+  log uploaded again is another game: none counts until one is withdrawn), every illegal
   game (with its first violation), every
   ``SCORE_MISMATCH`` the engine reported (deal or game claims), and every player whose
   claimed total or claimed rank differs from the verified one (only players the logs
@@ -36,6 +37,7 @@ from typing import Any
 import orjson
 
 from ..engine.words import plural, where
+from . import counting
 from .db import LIVE, RECOMPUTED_LEADER, RESULT_WINNER, Reader
 
 ILLEGAL_GAME = "illegal_game"
@@ -46,72 +48,42 @@ DISCREPANCY_KINDS = (ILLEGAL_GAME, SCORE_MISMATCH, STANDING_DIFFERS, DUPLICATE_T
 
 HIGHER, LOWER = "higher", "lower"  # which total ranks first
 
+# ``{scope}``: which tournaments, a SQL condition on ``tournament_id`` with parameters
+# of its own (one tournament for an audit, a page of them for the list).
 _GAMES_SQL = f"""
-SELECT id, variant, status, finished AND status <> 'illegal' AS counted,
+SELECT tournament_id, id, variant, status, finished,
+       finished AND status <> 'illegal' AS legal_result,
        tournament_round AS round, tournament_table AS "table", players,
        {RESULT_WINNER} AS winner, {RECOMPUTED_LEADER} AS recomputed_leader,
        played_at, lower_wins
 FROM games
-WHERE tournament_id = ? AND id {LIVE}
-ORDER BY tournament_round NULLS LAST, tournament_table NULLS LAST, seq
+WHERE {{scope}} AND id {LIVE}
+ORDER BY tournament_id, tournament_round NULLS LAST, tournament_table NULLS LAST, seq
 """
 
 _PLAYERS_SQL = f"""
-SELECT game_id, player, points, claimed
+SELECT game_id, player, points, claimed, won, team
 FROM game_players
-WHERE tournament_id = ? AND game_id {LIVE}
+WHERE {{scope}} AND game_id {LIVE}
 ORDER BY game_id, seat
 """
 
-# One row per tournament, player and (variant, direction): verified and claimed totals
-# side by side, each ranked within its table.  The sort key is negated when higher
-# totals rank first.  ``{scope}`` picks the tournaments: one (a parameter) for an audit,
-# a page of them for the list's discrepancy counts.
-_STANDING_CTES = f"""
-g AS (
-    SELECT tournament_id, id, variant, finished AND status <> 'illegal' AS counted,
-           lower_wins
-    FROM games WHERE {{scope}} AND id {LIVE}
-), gp AS (
-    SELECT g.tournament_id, g.variant, g.lower_wins, g.counted, p.player, p.points,
-           p.claimed, p.won
-    FROM game_players p JOIN g ON g.id = p.game_id
-), everyone AS (
-    SELECT DISTINCT tournament_id, variant, lower_wins, player FROM gp
-), verified AS (
-    SELECT tournament_id, variant, lower_wins, player, CAST(sum(points) AS BIGINT) AS points,
-           count(*) AS games, count(*) FILTER (WHERE won) AS won
-    FROM gp WHERE counted GROUP BY ALL
-), claimed AS (
-    SELECT tournament_id, variant, lower_wins, player,
-           CAST(sum(claimed) AS BIGINT) AS claimed_points, count(*) AS claimed_games
-    FROM gp WHERE claimed IS NOT NULL GROUP BY ALL
-), joined AS (
-    SELECT e.tournament_id, e.variant, e.lower_wins, e.player, v.points,
-           coalesce(v.games, 0) AS games, coalesce(v.won, 0) AS won, c.claimed_points,
-           coalesce(c.claimed_games, 0) AS claimed_games
-    FROM everyone e
-    LEFT JOIN verified v USING (tournament_id, variant, lower_wins, player)
-    LEFT JOIN claimed c USING (tournament_id, variant, lower_wins, player)
-), ranked AS (
-    SELECT tournament_id, variant, lower_wins, player,
-           CASE WHEN points IS NOT NULL THEN rank() OVER (
-               PARTITION BY tournament_id, variant, lower_wins, points IS NULL
-               ORDER BY CASE WHEN lower_wins THEN points ELSE -points END) END AS rank,
-           points, games, won,
-           CASE WHEN claimed_points IS NOT NULL THEN rank() OVER (
-               PARTITION BY tournament_id, variant, lower_wins, claimed_points IS NULL
-               ORDER BY CASE WHEN lower_wins THEN claimed_points ELSE -claimed_points END)
-           END AS claimed_rank,
-           claimed_points, claimed_games
-    FROM joined
-)"""
+# The last ruling of each game (in force unless withdrawn).
+_RULINGS_SQL = f"""
+SELECT game_id, n, ruling, against, reason, ruled_by, ruled_at, withdrawn_at
+FROM rulings
+WHERE game_id IN (SELECT id FROM games WHERE {{scope}} AND id {LIVE})
+QUALIFY row_number() OVER (PARTITION BY game_id ORDER BY n DESC) = 1
+"""
 
-_STANDINGS_SQL = "WITH " + _STANDING_CTES.format(scope="tournament_id = ?") + """
-SELECT variant, lower_wins, player, rank, points, games, won, claimed_rank,
-       claimed_points, claimed_games
-FROM ranked
-ORDER BY variant, lower_wins, rank NULLS LAST, claimed_rank NULLS LAST, player
+# The scored deals' points of the games ruled forfeit or to the violation: what those
+# rulings credit is the deals before the irregularity (``counting``).
+_EARLY_SQL = f"""
+SELECT game_id, deal_no, player, points
+FROM deal_players
+WHERE {{scope}} AND scored AND game_id {LIVE}
+  AND game_id IN (SELECT game_id FROM rulings WHERE ruling IN ('forfeit', 'to_violation')
+                  AND withdrawn_at IS NULL)
 """
 
 # The first violation of each illegal game (score mismatches are listed on their own),
@@ -120,8 +92,8 @@ _ILLEGAL_SQL = f"""
 SELECT game_id, deal_no, move_no, player, code, message,
        count(*) OVER (PARTITION BY game_id) AS n_violations
 FROM violations
-WHERE tournament_id = ? AND code <> 'SCORE_MISMATCH'
-  AND game_id IN (SELECT id FROM games WHERE tournament_id = ? AND status = 'illegal'
+WHERE {{scope}} AND code <> 'SCORE_MISMATCH'
+  AND game_id IN (SELECT id FROM games WHERE {{scope}} AND status = 'illegal'
                   AND id {LIVE})
 QUALIFY row_number() OVER (PARTITION BY game_id
                            ORDER BY deal_no NULLS LAST, move_no NULLS FIRST) = 1
@@ -142,72 +114,69 @@ LEFT JOIN game_players gp
        ON v.deal_no IS NULL AND gp.game_id = v.game_id AND gp.player = v.player
 LEFT JOIN deal_players dp
        ON dp.game_id = v.game_id AND dp.deal_no = v.deal_no AND dp.player = v.player
-WHERE v.tournament_id = ? AND v.code = 'SCORE_MISMATCH' AND v.game_id {LIVE}
+WHERE v.{{scope}} AND v.code = 'SCORE_MISMATCH' AND v.game_id {LIVE}
 ORDER BY v.game_id, v.deal_no NULLS LAST, v.player NULLS LAST, v.message
 """
 
+_SETTINGS_SQL = """
+SELECT tournament_id, settings FROM tournament_settings WHERE {scope}
+"""
 
-# A page of tournaments with their discrepancy counts, each counted as the audit lists
-# them: illegal games, score mismatches, standings that differ, and tables claimed by
-# two or more games.
-_LIST_SQL = f"""
-WITH page AS (
-    SELECT tournament_id AS id, count(*) AS games,
-           count(*) FILTER (WHERE finished AND status <> 'illegal') AS counted,
-           count(*) FILTER (WHERE status = 'illegal') AS illegal,
-           count(*) FILTER (WHERE status = 'mismatch') AS mismatch,
-           min(game_time) AS first_game_time, max(game_time) AS last_game_time,
-           list(DISTINCT variant ORDER BY variant) AS variants
-    FROM games
+_ONE = "tournament_id = ?"
+
+# A page of tournaments: their ids, then what the list shows that the audit does not
+# (the first and last game time, the players).
+_PAGE = f"""(SELECT tournament_id FROM games
     WHERE tournament_id IS NOT NULL AND id {LIVE} AND (? IS NULL OR tournament_id > ?)
-    GROUP BY tournament_id
-    ORDER BY tournament_id
-    LIMIT ?),
-""" + _STANDING_CTES.format(scope="tournament_id IN (SELECT id FROM page)") + f""",
-standing AS (
-    SELECT tournament_id AS id, count(*) AS n FROM ranked
-    WHERE claimed_points IS NOT NULL
-      AND (claimed_points IS DISTINCT FROM points OR claimed_rank IS DISTINCT FROM rank)
-    GROUP BY ALL
-), mismatched AS (
-    SELECT v.tournament_id AS id, count(*) AS n
-    FROM violations v JOIN games ON games.id = v.game_id
-    WHERE v.tournament_id IN (SELECT id FROM page) AND v.code = 'SCORE_MISMATCH'
-      AND v.game_id {LIVE}
-    GROUP BY ALL
-), tables AS (
-    SELECT tournament_id AS id, count(*) AS n FROM (
-        SELECT tournament_id FROM games
-        WHERE tournament_id IN (SELECT id FROM page) AND id {LIVE}
-          AND tournament_round IS NOT NULL AND tournament_table IS NOT NULL
-        GROUP BY tournament_id, tournament_round, tournament_table
-        HAVING count(*) > 1)
-    GROUP BY ALL
-)
-SELECT page.id, games, counted, illegal, mismatch,
-       illegal + coalesce(mismatched.n, 0) + coalesce(standing.n, 0)
-           + coalesce(tables.n, 0) AS discrepancies,
-       first_game_time, last_game_time, variants,
-       (SELECT count(DISTINCT player) FROM game_players
-        WHERE tournament_id = page.id AND game_id {LIVE}) AS players
-FROM page
-LEFT JOIN standing USING (id) LEFT JOIN mismatched USING (id) LEFT JOIN tables USING (id)
-ORDER BY page.id
+    GROUP BY tournament_id ORDER BY tournament_id LIMIT ?)"""
+_PAGE_SCOPE = f"tournament_id IN {_PAGE}"
+
+_LIST_SQL = f"""
+SELECT tournament_id AS id, min(game_time) AS first_game_time,
+       max(game_time) AS last_game_time,
+       list(DISTINCT variant ORDER BY variant) AS variants,
+       (SELECT count(DISTINCT player) FROM game_players p
+        WHERE p.tournament_id = games.tournament_id AND p.game_id {LIVE}) AS players
+FROM games
+WHERE {_PAGE_SCOPE} AND id {LIVE}
+GROUP BY tournament_id
+ORDER BY tournament_id
 """
 
 
 def list_tournaments(store: Reader, limit: int,
                      after: str | None = None) -> list[dict[str, Any]]:
     """Tournaments by id (games not deleted): games, counted games, illegal games,
-    games with wrong claims, the audit's discrepancies, the first and last game time
-    (played, else uploaded), the variants, the players; ``after`` is the last id of the
-    previous page (keyset)."""
-    with store.cursor() as cur:
-        rows = cur.execute(_LIST_SQL, [after, after, limit]).fetchall()
-    names = ("id", "games", "counted", "illegal", "mismatch", "discrepancies",
-             "first_game_time",
-             "last_game_time", "variants", "players")
-    return [dict(zip(names, row, strict=True)) for row in rows]
+    games with wrong claims, the audit's discrepancies and open matters, whether its
+    standings are final, the first and last game time (played, else uploaded), the
+    variants, the players; ``after`` is the last id of the previous page (keyset).
+    Read from one snapshot, with the audits of the page's tournaments."""
+    page = [after, after, limit]
+    rows, *results = store.read_many(
+        [(_LIST_SQL, page), *_statements(_PAGE_SCOPE, page)])
+    audits = _audits([result.dicts() for result in results])
+    out = []
+    for row in rows.dicts():
+        audit = audits[row["id"]]
+        summary = audit.summary
+        out.append({"id": row["id"], "games": summary["games"], "counted": summary["counted"],
+                    "illegal": summary["illegal"], "mismatch": summary["mismatch"],
+                    "discrepancies": len(audit.discrepancies), "open": len(audit.open),
+                    "final": audit.final, "first_game_time": row["first_game_time"],
+                    "last_game_time": row["last_game_time"], "variants": row["variants"],
+                    "players": row["players"]})
+    return out
+
+
+def _statements(scope: str, params: list[Any]) -> list[tuple[str, list[Any]]]:
+    """The audit's statements over the tournaments ``scope`` picks."""
+    return [(_GAMES_SQL.format(scope=scope), params),
+            (_PLAYERS_SQL.format(scope=scope), params),
+            (_RULINGS_SQL.format(scope=scope), params),
+            (_EARLY_SQL.format(scope=scope), params),
+            (_ILLEGAL_SQL.format(scope=scope), params + params),
+            (_MISMATCH_SQL.format(scope=scope), params),
+            (_SETTINGS_SQL.format(scope=scope), params)]
 
 
 @dataclass
@@ -218,6 +187,13 @@ class TournamentAudit:
     games: list[dict[str, Any]] = field(default_factory=list)
     standings: list[dict[str, Any]] = field(default_factory=list)
     discrepancies: list[dict[str, Any]] = field(default_factory=list)
+    open: list[dict[str, Any]] = field(default_factory=list)
+    settings: dict[str, Any] | None = None  # as stored (PUT /tournaments/{id}/settings)
+
+    @property
+    def final(self) -> bool:
+        """True when no matter is open: the standings can be published."""
+        return not self.open
 
     @property
     def summary(self) -> dict[str, int]:
@@ -227,6 +203,11 @@ class TournamentAudit:
         for status in ("valid", "mismatch", "illegal", "incomplete"):
             out[status] = sum(1 for game in self.games if game["status"] == status)
         return out
+
+    @property
+    def rulings(self) -> list[dict[str, Any]]:
+        """The games with a ruling in force, in the order of the games."""
+        return [game for game in self.games if game["ruling"] is not None]
 
 
 def _where(game: dict[str, Any]) -> str:
@@ -245,48 +226,111 @@ def _rank_text(rank: int | None) -> str:
 
 def tournament_audit(store: Reader, tournament_id: str) -> TournamentAudit | None:
     """The audit of one tournament, or None when no stored game belongs to it.  Its
-    five statements are read from one snapshot (``read_many``): the standings and the
+    statements are read from one snapshot (``read_many``): the standings and the
     discrepancies are those of the games listed, whatever is committed meanwhile."""
-    games, players, standing_rows, illegal, mismatches = (
-        result.dicts() for result in store.read_many([
-            (_GAMES_SQL, [tournament_id]),
-            (_PLAYERS_SQL, [tournament_id]),
-            (_STANDINGS_SQL, [tournament_id]),
-            (_ILLEGAL_SQL, [tournament_id, tournament_id]),
-            (_MISMATCH_SQL, [tournament_id]),
-        ]))
-    if not games:
-        return None
+    results = store.read_many(_statements(_ONE, [tournament_id]))
+    return _audits([result.dicts() for result in results]).get(tournament_id)
 
+
+def ruling_text(ruling: dict[str, Any] | None) -> str | None:
+    """'forfeit against ana', 'void', ... (None without a ruling)."""
+    if ruling is None:
+        return None
+    text = ruling["ruling"]
+    if ruling.get("against") is not None:
+        text += f" against {ruling['against']}"
+    return text
+
+
+def _audits(results: list[list[dict[str, Any]]]) -> dict[str, TournamentAudit]:
+    """The audits of the tournaments whose rows ``results`` holds (the statements of
+    ``_statements``, in order), by id."""
+    games, players, rulings, early, illegal, mismatches, settings = results
+    configured = {row["tournament_id"]: orjson.loads(row["settings"]) for row in settings}
     by_game: dict[str, list[dict[str, Any]]] = {}
     for row in players:
         by_game.setdefault(row["game_id"], []).append(row)
+    ruled = {row["game_id"]: row for row in rulings if row["withdrawn_at"] is None}
+    first = {row["game_id"]: row for row in illegal}
+    deals: dict[str, list[dict[str, Any]]] = {}
+    for row in early:
+        deals.setdefault(row["game_id"], []).append(row)
+    per_tournament: dict[str, list[dict[str, Any]]] = {}
     for game in games:
-        seats = by_game.get(game["id"], [])
-        game["points"] = {row["player"]: row["points"] for row in seats}
-        game["claimed"] = {row["player"]: row["claimed"] for row in seats}
+        per_tournament.setdefault(game.pop("tournament_id"), []).append(game)
+    out = {}
+    for tid, its_games in per_tournament.items():
+        facts = []
+        for game in its_games:
+            seats = by_game.get(game["id"], [])
+            game["points"] = {row["player"]: row["points"] for row in seats}
+            game["claimed"] = {row["player"]: row["claimed"] for row in seats}
+            ruling = ruled.get(game["id"])
+            game["ruling"] = None if ruling is None else {
+                "ruling": ruling["ruling"], "against": ruling["against"],
+                "reason": ruling["reason"], "by": ruling["ruled_by"],
+                "at": ruling["ruled_at"]}
+            facts.append(_facts(game, seats, ruling, first.get(game["id"]),
+                                deals.get(game["id"], [])))
+        counts = counting.count_games(facts)
+        for game in its_games:
+            count = counts[game["id"]]
+            game.update(counted=count.counted, credited=count.points,
+                        credited_winners=count.winners, basis=count.basis)
+            game.pop("legal_result")
+        audit = TournamentAudit(tid, its_games, settings=configured.get(tid))
+        ranking = counting.ranking_of(audit.settings or {})
+        audit.standings = _standings(counting.standings(
+            [(game["variant"], fact) for game, fact in zip(its_games, facts, strict=True)],
+            counts, ranking), ranking)
+        ids = {game["id"] for game in its_games}
+        audit.discrepancies = (
+            _duplicate_tables(its_games)
+            + _game_discrepancies(its_games, [row for row in illegal if row["game_id"] in ids],
+                                  [row for row in mismatches if row["game_id"] in ids])
+            + _standing_discrepancies(audit.standings))
+        audit.open = counting.matters(facts)
+        out[tid] = audit
+    return out
 
-    audit = TournamentAudit(tournament_id, games)
-    audit.standings = _standings(games, standing_rows)
-    audit.discrepancies = (_duplicate_tables(games)
-                           + _game_discrepancies(games, illegal, mismatches)
-                           + _standing_discrepancies(audit.standings))
-    return audit
+
+def _facts(game: dict[str, Any], seats: list[dict[str, Any]], ruling: dict[str, Any] | None,
+           violation: dict[str, Any] | None,
+           deals: list[dict[str, Any]]) -> counting.GameFacts:
+    """What counting needs of a game: its seats with the points of the deals finished
+    before the irregularity (the first violation's deal of an illegal game; every scored
+    deal otherwise)."""
+    cutoff: float = float("inf")
+    if game["status"] == "illegal":
+        cutoff = 0 if violation is None or violation["deal_no"] is None \
+            else violation["deal_no"]
+    early: dict[str, int] = {}
+    for row in deals:
+        if row["deal_no"] < cutoff:
+            early[row["player"]] = early.get(row["player"], 0) + row["points"]
+    return counting.GameFacts(
+        id=game["id"], status=game["status"], finished=game["finished"],
+        round=game["round"], table=game["table"], lower_wins=game["lower_wins"],
+        seats=[counting.Seat(row["player"], row["points"], row["won"], row["claimed"],
+                             row["team"], early.get(row["player"], 0)) for row in seats],
+        ruling=None if ruling is None else ruling["ruling"],
+        against=None if ruling is None else ruling["against"])
 
 
-def _standings(games: list[dict[str, Any]],
-               rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows grouped into one table per (variant, direction), in the SQL's order."""
-    tables: dict[tuple[str, bool], dict[str, Any]] = {}
-    for row in rows:
-        key = (row.pop("variant"), row.pop("lower_wins"))
-        if key not in tables:
-            counted = sum(1 for game in games if game["counted"]
-                          and (game["variant"], game["lower_wins"]) == key)
-            tables[key] = {"variant": key[0], "better": LOWER if key[1] else HIGHER,
-                           "games": counted, "players": []}
-        tables[key]["players"].append(row)
-    return list(tables.values())
+def _standings(tables: list[dict[str, Any]],
+               ranking: counting.Ranking) -> list[dict[str, Any]]:
+    """The tables of ``counting.standings`` as the audit shows them; with a ranking
+    other than the default, each says which."""
+    out = []
+    for table in tables:
+        shown = {"variant": table["variant"],
+                 "better": LOWER if table["lower_wins"] else HIGHER,
+                 "games": table["games"], "players": table["players"]}
+        if not ranking.is_default:
+            shown["ranking"] = ranking.kind
+            shown["tie_breaks"] = list(ranking.tie_breaks)
+        out.append(shown)
+    return out
 
 
 def _duplicate_tables(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -304,10 +348,9 @@ def _duplicate_tables(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
         ids = [game["id"] for game in claimants]
         variants = {game["variant"] for game in claimants}
         detail = (f"{len(ids)} games claim round {round_}, table {table}: "
-                  + ", ".join(f"{game['id']} ({game['status']}, "
-                              f"{'counted' if game['counted'] else 'not counted'})"
-                              for game in claimants)
-                  + "; a re-upload of an edited log is another game: delete the wrong one")
+                  + ", ".join(f"{game['id']} ({game['status']})" for game in claimants)
+                  + "; none of them counts until one is left: a re-upload of an edited "
+                    "log is another game, withdraw the wrong one (delete or replace it)")
         out.append(_discrepancy(DUPLICATE_TABLE, ids[0], None, detail,
                                 variant=variants.pop() if len(variants) == 1 else None,
                                 games=ids))
@@ -342,7 +385,10 @@ def _illegal(game: dict[str, Any], violation: dict[str, Any] | None) -> dict[str
         detail += f" ({violation['message']})"
         if violation["n_violations"] > 1:
             detail += f" and {plural(violation['n_violations'] - 1, 'more violation')}"
-    detail += "; it counts for no verified standing"
+    if game["ruling"] is not None:
+        detail += f"; ruling: {ruling_text(game['ruling'])} ({game['basis']})"
+    else:
+        detail += "; it counts for no verified standing until ruled"
     return _discrepancy(ILLEGAL_GAME, game["id"], player, detail, variant=game["variant"],
                         deal=deal, move=move)
 

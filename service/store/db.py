@@ -56,6 +56,18 @@ class StoreError(RuntimeError):
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """What ``Store.replace_game`` did: ``outcome`` (``replaced``, or why nothing was
+    changed), the new game's id, whether it was stored now, and the withdrawal of the
+    old game (or the deletion that stopped the replacement)."""
+
+    outcome: str
+    id: str
+    created: bool
+    deletion: dict[str, Any] | None
+
+
 class StoreLocked(StoreError):
     """Another process holds the database file open for writing."""
 
@@ -301,6 +313,13 @@ class StoreReads:
             row = cur.execute("SELECT game_id, deleted_at, deleted_by, reason FROM deletions "
                               "WHERE game_id = ?", [gid]).fetchone()
         return None if row is None else dict(zip(_DELETION, row, strict=True))
+
+    def replaced_by(self, gid: str) -> str | None:
+        """The game that replaced the withdrawn game ``gid`` (``replace_game``), or None."""
+        with self.cursor() as cur:
+            row = cur.execute("SELECT replaced_by FROM replacements WHERE game_id = ?",
+                              [gid]).fetchone()
+        return None if row is None else row[0]
 
     def deletions_of(self, gids: list[str]) -> dict[str, dict[str, Any]]:
         """The deletions of those of ``gids`` that were deleted, by game id."""
@@ -663,6 +682,132 @@ class Store(StoreReads):
         if before is not None:
             return dict(zip(_DELETION, before, strict=True)), False
         return dict(zip(_DELETION, (gid, at, by, reason), strict=True)), True
+
+    def replace_game(self, record: GameRecord, old: str, by: str | None,
+                     reason: str | None, at: datetime) -> Replacement:
+        """Store ``record`` and withdraw the stored game ``old`` in one transaction: the
+        old game is never withdrawn without the new one stored.  The withdrawal is a
+        row of ``deletions`` (who, when, why) and one of ``replacements`` (by which
+        game).  A new log stored before (and not deleted) is kept as it is (``created``
+        False) and still replaces ``old``.  Nothing changes when ``outcome`` is not
+        ``replaced``: ``no-game`` (``old`` is not stored), ``deleted`` (``old`` was
+        withdrawn before: ``deletion`` is that withdrawal), ``same-game`` (the new log
+        is the old game's), ``new-deleted`` (the new log is a deleted game's:
+        ``deletion`` is its deletion)."""
+        with self._write_lock:
+            self._catch_up_locked()  # the rating replay below reads the rated games
+            writer = self._writer_connection()
+            cur = writer.cursor
+            seq = self._seq
+            created = False
+            pending = None
+            try:
+                cur.execute("BEGIN TRANSACTION")
+                try:
+                    outcome, deletion = self._replaceable(cur, record.id, old)
+                    if outcome == "replaced":
+                        if not cur.execute("SELECT count(*) FROM games WHERE id = ?",
+                                           [record.id]).fetchall()[0][0]:
+                            writer.append([record], seq)
+                            writer.flush()
+                            created = True
+                        cur.execute("INSERT INTO deletions VALUES (?, ?, ?, ?)",
+                                    [old, at, by, reason])
+                        cur.execute("INSERT INTO replacements VALUES (?, ?)",
+                                    [old, record.id])
+                        deletion = dict(zip(_DELETION, (old, at, by, reason), strict=True))
+                        if self._ratings is not None:
+                            pending = self._ratings.remove(cur, old)
+                    cur.execute("COMMIT")
+                except BaseException:
+                    writer.clear()
+                    with suppress(duckdb.Error):
+                        cur.execute("ROLLBACK")
+                    raise
+            except duckdb.Error as error:
+                if self._ratings is not None:
+                    self._ratings.forget()
+                raise StoreError(f"database error: {error}") from error
+            if self._ratings is not None:
+                self._ratings.commit(pending)
+            if created:
+                self._seq = seq + 1
+                if self._rating_catchup is not None:
+                    self._rating_catchup.note(1, _rating_input([record], seq))
+                self._note_unanalysed(1)
+                self.commits += 1
+                self.games_committed += 1
+                self.last_write = (True, datetime.now(UTC), None)
+        return Replacement(outcome, record.id, created, deletion)
+
+    @staticmethod
+    def _replaceable(cur: Any, new: str, old: str) -> tuple[str, dict[str, Any] | None]:
+        """Whether ``new`` may replace ``old`` (see ``replace_game``), and the deletion
+        that says why not when one does."""
+        if new == old:
+            return "same-game", None
+        if not cur.execute("SELECT count(*) FROM games WHERE id = ?", [old]).fetchall()[0][0]:
+            return "no-game", None
+        for gid, outcome in ((old, "deleted"), (new, "new-deleted")):
+            # fetchall: a result left open would stop the appender of the insert after
+            rows = cur.execute("SELECT game_id, deleted_at, deleted_by, reason FROM deletions "
+                               "WHERE game_id = ?", [gid]).fetchall()
+            if rows:
+                return outcome, dict(zip(_DELETION, rows[0], strict=True))
+        return "replaced", None
+
+    def set_ruling(self, gid: str, ruling: str, against: str | None, reason: str,
+                   by: str | None, at: datetime) -> bool:
+        """Record a ruling on a stored game not deleted, in force from now (the one in
+        force before is superseded, and stays in the history); False when there is no
+        such game.  Which rulings a game allows is the caller's check (``counting``)."""
+        with self._write_lock:
+            cur = self._writer_connection().cursor
+            try:
+                with transaction(cur):
+                    if not cur.execute(f"SELECT count(*) FROM games WHERE id = ? AND "
+                                       f"{live('id')}", [gid]).fetchone()[0]:
+                        return False
+                    cur.execute(
+                        "INSERT INTO rulings (game_id, n, ruling, against, reason, ruled_by, "
+                        "ruled_at) SELECT ?, coalesce(max(n), 0) + 1, ?, ?, ?, ?, ? "
+                        "FROM rulings WHERE game_id = ?",
+                        [gid, ruling, against, reason, by, at, gid])
+            except duckdb.Error as error:
+                raise StoreError(f"database error: {error}") from error
+        return True
+
+    def put_settings(self, tournament_id: str, settings: bytes, by: str | None,
+                     at: datetime) -> None:
+        """Store a tournament's settings (JSON), replacing those stored before."""
+        with self._write_lock:
+            cur = self._writer_connection().cursor
+            try:
+                with transaction(cur):
+                    cur.execute("INSERT OR REPLACE INTO tournament_settings VALUES (?, ?, ?, ?)",
+                                [tournament_id, settings.decode(), at, by])
+            except duckdb.Error as error:
+                raise StoreError(f"database error: {error}") from error
+
+    def withdraw_ruling(self, gid: str, by: str | None, reason: str | None,
+                        at: datetime) -> bool:
+        """Withdraw the ruling in force on a game (it stays in the history, with who
+        withdrew it, when and why); False when none is in force."""
+        with self._write_lock:
+            cur = self._writer_connection().cursor
+            try:
+                with transaction(cur):
+                    row = cur.execute(
+                        "SELECT n, withdrawn_at FROM rulings WHERE game_id = ? "
+                        "ORDER BY n DESC LIMIT 1", [gid]).fetchone()
+                    if row is None or row[1] is not None:
+                        return False
+                    cur.execute("UPDATE rulings SET withdrawn_at = ?, withdrawn_by = ?, "
+                                "withdrawn_reason = ? WHERE game_id = ? AND n = ?",
+                                [at, by, reason, gid, row[0]])
+            except duckdb.Error as error:
+                raise StoreError(f"database error: {error}") from error
+        return True
 
     @contextmanager
     def exclusive(self) -> Iterator[duckdb.DuckDBPyConnection]:

@@ -219,6 +219,38 @@ ALTER TABLE analysis_players ADD COLUMN luck_deals INTEGER;
 ALTER TABLE analysis_players ADD COLUMN luck_e4 BIGINT;
 ALTER TABLE analysis_players ADD COLUMN adjusted_e4 BIGINT;
 """),
+    (8, "tournament desk: directors' rulings, games replaced by corrected logs", """
+-- Every ruling ever recorded on a game, in order (n = 1, 2, ...): the one in force is
+-- the game's last row when it has not been withdrawn; an earlier row was superseded by
+-- the next.  A ruling never changes the game's rows or its verdict.
+CREATE TABLE rulings (
+    game_id        VARCHAR NOT NULL,
+    n              INTEGER NOT NULL,
+    ruling         VARCHAR NOT NULL,   -- void, forfeit, to_violation, stands, recomputed
+    against        VARCHAR,            -- forfeit: the player who loses
+    reason         VARCHAR NOT NULL,
+    ruled_by       VARCHAR,            -- the uploader label of the key used, or null
+    ruled_at       TIMESTAMPTZ NOT NULL,
+    withdrawn_at   TIMESTAMPTZ,
+    withdrawn_by   VARCHAR,
+    withdrawn_reason VARCHAR,
+    PRIMARY KEY (game_id, n)
+);
+-- A game withdrawn because a corrected log replaced it: its withdrawal is its row of
+-- deletions (who, when, why), stored in the same transaction as the new game.
+CREATE TABLE replacements (
+    game_id        VARCHAR PRIMARY KEY, -- the game withdrawn
+    replaced_by    VARCHAR NOT NULL     -- the game stored in its place
+);
+"""),
+    (9, "tournament settings: name, dates, venue, ranking system and tie-breaks", """
+CREATE TABLE tournament_settings (
+    tournament_id  VARCHAR PRIMARY KEY,
+    settings       JSON NOT NULL,       -- as PUT /tournaments/{id}/settings took them
+    updated_at     TIMESTAMPTZ NOT NULL,
+    updated_by     VARCHAR              -- the uploader label of the key used, or null
+);
+"""),
 ]
 
 BOOKKEEPING = """

@@ -56,6 +56,7 @@ from .db import (
     MAX_QUEUED_GAMES,
     Answer,
     GameRows,
+    Replacement,
     Rows,
     Statement,
     Store,
@@ -244,6 +245,14 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.add_games(args[0])
     if op == "delete":
         return store.delete_game(*args)
+    if op == "replace":
+        return store.replace_game(*args)
+    if op == "rule":
+        return store.set_ruling(*args)
+    if op == "unrule":
+        return store.withdraw_ruling(*args)
+    if op == "settings":
+        return store.put_settings(*args)
     if op == "counters":
         return store.commits, store.games_committed
     if op == "health":
@@ -435,6 +444,26 @@ class _StoreCalls(StoreClient, StoreReads):
                     at: datetime) -> tuple[dict[str, Any], bool] | None:
         """As ``Store.delete_game``, in one call."""
         return self.call("delete", gid, by, reason, at)
+
+    def replace_game(self, record: GameRecord, old: str, by: str | None,
+                     reason: str | None, at: datetime) -> Replacement:
+        """As ``Store.replace_game``, in one call."""
+        return self.call("replace", record, old, by, reason, at)
+
+    def set_ruling(self, gid: str, ruling: str, against: str | None, reason: str,
+                   by: str | None, at: datetime) -> bool:
+        """As ``Store.set_ruling``, in one call."""
+        return self.call("rule", gid, ruling, against, reason, by, at)
+
+    def withdraw_ruling(self, gid: str, by: str | None, reason: str | None,
+                        at: datetime) -> bool:
+        """As ``Store.withdraw_ruling``, in one call."""
+        return self.call("unrule", gid, by, reason, at)
+
+    def put_settings(self, tournament_id: str, settings: bytes, by: str | None,
+                     at: datetime) -> None:
+        """As ``Store.put_settings``, in one call."""
+        return self.call("settings", tournament_id, settings, by, at)
 
     def write_counts(self) -> dict[str, int]:
         """As ``Store.write_counts``, in one call."""

@@ -33,12 +33,14 @@ from ..api.problems import Problem
 from ..api.segments import segment
 from ..api.spec import PREFIX
 from ..api.tournaments import ListArgsSchema as TournamentListArgsSchema
+from ..api.tournaments import withdrawal_text
 from ..api.variants import describe_variants
 from ..engine.limits import calendar_date
 from ..engine.rules import OTHER_ORIGINS, PRESETS, SOURCES, source_in_words
 from ..store import GameFilter
 from ..store.analysis import player_analysis
-from ..store.audit import list_tournaments, tournament_audit
+from ..store.audit import list_tournaments, ruling_text, tournament_audit
+from ..store.desk import current_ruling, ruling_history, withdrawn_games
 from ..store.stats import (
     SORT_KEYS,
     StatsFilter,
@@ -202,7 +204,9 @@ def games():
 @read_access
 def game(game_id: str):
     data = _game(game_id)
+    ruling = current_ruling(ruling_history(current_store(), game_id))
     return render_template("game.html", title=f"Game {game_id}", game=data,
+                           ruling=ruling, ruling_text=ruling_text,
                            said=verdict.verdict(data), deals=verdict.deal_rows(data),
                            totals=verdict.total_rows(data), where=verdict.where,
                            gin=PRESETS[data["variant"]].family == "gin",
@@ -301,6 +305,8 @@ def tournament(tournament_id: str):
         raise Problem(404, "not-found", f"there is no tournament {tournament_id[:64]!r}")
     return render_template("tournament.html", title=f"Tournament {tournament_id}",
                            audit=audit, summary=audit.summary,
+                           withdrawn=withdrawn_games(current_store(), audit.id) or [],
+                           ruling_text=ruling_text, withdrawal_text=withdrawal_text,
                            fragment=verdict.replay_fragment)
 
 

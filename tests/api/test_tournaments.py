@@ -160,7 +160,15 @@ def test_standings_games_and_discrepancies(shared_client, spring):
         {"variant": "rummy", "better": "higher", "games": 1, "players": SPRING_RUMMY}]
     assert as_tuples(body["discrepancies"]) == expected_discrepancies(spring)
     assert body["links"] == {"self": f"{API}/tournaments/spring",
-                             "report": f"{API}/tournaments/spring/report.csv"}
+                             "report": f"{API}/tournaments/spring/report.csv",
+                             "withdrawn": f"{API}/tournaments/spring/withdrawn",
+                             "settings": f"{API}/tournaments/spring/settings"}
+    assert body["settings"] is None
+    # Open: the two mismatches, the illegal game and the unfinished one, none ruled.
+    assert body["final"] is False
+    assert [(m["kind"], m["games"]) for m in body["open"]] == [
+        ("score_mismatch", [spring["r2a"]]), ("illegal_game", [spring["r2b"]]),
+        ("score_mismatch", [spring["r3a"]]), ("unfinished_game", [spring["r3b"]])]
 
 
 def test_games_are_listed_by_round_and_table(shared_client, spring):
@@ -173,8 +181,11 @@ def test_games_are_listed_by_round_and_table(shared_client, spring):
         "counted": True, "players": ["ana", "ben"], "winner": "ana",
         "recomputed_leader": None, "played_at": None,
         "points": {"ana": 139, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
+        "ruling": None, "credited": {"ana": 139, "ben": 0}, "credited_winners": ["ana"],
+        "basis": "the recomputed result",
         "links": {"self": f"{API}/games/{spring['r1a']}",
-                  "log": f"{API}/games/{spring['r1a']}/log"}}
+                  "log": f"{API}/games/{spring['r1a']}/log",
+                  "ruling": f"{API}/games/{spring['r1a']}/ruling"}}
     assert (by_key["r2a"]["players"], by_key["r2a"]["winner"]) == (["ana", "cleo"], "ana")
     assert by_key["r2a"]["claimed"] == {"ana": 0, "cleo": 139}
     assert (by_key["r2b"]["status"], by_key["r2b"]["counted"]) == ("illegal", False)
@@ -266,12 +277,13 @@ def test_csv_report_has_the_same_figures(shared_client, spring):
         "attachment; filename=tournament-spring.csv"
     rows = read_csv(response)
     assert list(rows[0]) == ["section", "variant", "round", "table", "game", "status",
-                             "counted", "winner", "recomputed_leader", "player", "rank",
-                             "points",
+                             "counted", "ruling", "winner", "recomputed_leader", "player",
+                             "rank", "points",
                              "claimed_rank", "claimed_points", "games", "won", "kind",
                              "detail"]
     sections = [row["section"] for row in rows]
-    assert sections == ["standings"] * 6 + ["games"] * 14 + ["discrepancies"] * 9
+    assert sections == ["standings"] * 6 + ["games"] * 14 + ["discrepancies"] * 9 \
+        + ["open"] * 4
 
     standings = [(r["variant"], r["player"], number(r["rank"]), number(r["points"]),
                   number(r["games"]), number(r["won"]), number(r["claimed_rank"]),
@@ -425,7 +437,7 @@ def test_tournaments_are_listed_by_id_a_page_at_a_time(client):
     assert second["next"] is None
     assert second["tournaments"] == [{
         "id": "b-cup", "games": 2, "counted": 1, "illegal": 1, "mismatch": 0,
-        "discrepancies": 1, "players": 2,
+        "discrepancies": 1, "open": 1, "final": False, "players": 2,
         "first_game_time": "2024-03-01T20:00:00Z",
         "last_game_time": "2024-03-02T20:00:00Z", "variants": ["gin"],
         "links": {"self": f"{API}/tournaments/b-cup",

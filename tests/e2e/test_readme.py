@@ -45,3 +45,28 @@ def test_quick_start_curl_examples(tmp_path):
     assert parquet.stat().st_size > 0
     assert {p.name for p in parquet.parent.iterdir()} == {"spring-cup.csv", "gin-logs.ndjson",
                                                           "results.parquet"}
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_directors_workflow_curl_examples(tmp_path):
+    """The tournament desk block: two matters open, one game replaced, one ruled, final."""
+    readme = (ROOT / "README.md").read_text()
+    [block] = [b for b in re.findall(r"```sh\n(.*?)```", readme, flags=re.S) if "/ruling" in b]
+    server = Server(tmp_path / "desk.duckdb").start()
+    try:
+        script = block.replace("http://localhost:8000", f"http://127.0.0.1:{server.port}")
+        work = tmp_path / "work"
+        work.mkdir()
+        (work / "sample_logs").symlink_to(ROOT / "sample_logs")
+        result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=work,
+                                capture_output=True, timeout=300)
+    finally:
+        server.stop()
+    out = result.stdout.decode()
+    assert result.returncode == 0, result.stderr.decode()[-2000:]
+    lines = out.splitlines()
+    assert re.fullmatch(r"open: score_mismatch [0-9a-f]+ illegal_game [0-9a-f]+", lines[0])
+    assert '"replaced":{' in out and '"status":"valid"' in out
+    assert '"ruling":"forfeit"' in out and '"against":"ben"' in out
+    assert "final" in lines and '"replaced_by":"' in out
+    assert lines[-1] == "replaced game: 410"

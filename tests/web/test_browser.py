@@ -567,9 +567,10 @@ def test_the_tournament_page_shows_the_planted_mismatch_and_the_illegal_game(
     listed = next(t for t in api(server, "/tournaments")["tournaments"]
                   if t["id"] == "spring-cup")
     row = page.locator("#tournaments tbody tr", has_text="spring-cup")
-    assert row.locator("td").evaluate_all("(cells) => cells.map((c) => c.textContent)")[1:8] \
+    assert row.locator("td").evaluate_all("(cells) => cells.map((c) => c.textContent)")[1:9] \
         == [str(listed[k]) for k in ("games", "counted", "players")] + \
         [f"✘ {listed['illegal']}", f"≠ {listed['mismatch']}", str(listed["discrepancies"]),
+         "Final" if listed["final"] else f"Provisional: {listed['open']} open",
          ", ".join(listed["variants"])]
     page.locator("#tournaments a", has_text="spring-cup").click()
     page.wait_for_url("**/tournaments/spring-cup")

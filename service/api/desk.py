@@ -1,0 +1,353 @@
+"""The tournament desk: a director's rulings on games, and the games withdrawn.
+
+``PUT /games/{id}/ruling`` records a ruling (write key), ``GET`` reads it with its
+history, ``DELETE`` withdraws it; ``GET /tournaments/{id}/withdrawn`` lists the games
+deleted or replaced.  What a ruling makes a game count for, and which rulings each
+verdict allows, is ``service.store.counting`` (docs/TOURNAMENTS.md).  A ruling never
+changes the stored log or the engine's verdict.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from flask import g, request, url_for
+from flask_smorest import Blueprint
+from marshmallow import RAISE, Schema, ValidationError, fields, validates_schema
+from marshmallow.validate import Length, OneOf, Range
+
+from ..engine import LogValidationError, load_json
+from ..engine.limits import MAX_ID_LENGTH
+from ..store.counting import ALLOWED, FORFEIT, RANKINGS, RULINGS, TIE_BREAKS, allowed
+from ..store.desk import (
+    current_ruling,
+    ruling_history,
+    tournament_known,
+    tournament_settings,
+    withdrawn_games,
+)
+from .auth import read_access, write_access
+from .config import current_store
+from .games import _not_found, _reason_body, game_url
+from .games_schemas import MAX_REASON_LENGTH, STATUSES, DeleteArgsSchema, UtcDateTime
+from .intake import JSON_TYPES, read_body, require_media_type
+from .problems import NO_RULING, NOT_FOUND, RULING_NOT_ALLOWED, VALIDATION_ERROR, Problem
+from .spec import PREFIX, problem_responses
+from .tournaments import TOURNAMENT_PARAMETER, NoArgsSchema
+
+blp = Blueprint("desk", __name__, url_prefix=PREFIX,
+                description="The tournament desk: rulings and withdrawn games")
+
+TABLE = "; ".join(f"{status}: {', '.join(rulings)}" for status, rulings in ALLOWED.items())
+MEANINGS = " ".join(f"'{name}': {meaning}." for name, meaning in RULINGS.items())
+
+
+class RulingSchema(Schema):
+    ruling = fields.String(required=True, validate=OneOf(tuple(RULINGS)))
+    against = fields.String(allow_none=True, metadata={
+        "description": "forfeit: the player ruled against; null otherwise"})
+    reason = fields.String(required=True)
+    by = fields.String(allow_none=True, metadata={
+        "description": "The uploader label of the write key used, null when writes are open"})
+    at = UtcDateTime(required=True)
+
+
+class RulingEntrySchema(RulingSchema):
+    n = fields.Integer(required=True, metadata={"description": "1 for the first ruling"})
+    withdrawn_at = UtcDateTime(allow_none=True)
+    withdrawn_by = fields.String(allow_none=True)
+    withdrawn_reason = fields.String(allow_none=True)
+
+
+class RulingLinksSchema(Schema):
+    self = fields.String(required=True)
+    game = fields.String(required=True)
+
+
+class RulingStateSchema(Schema):
+    game = fields.String(required=True)
+    status = fields.String(required=True, validate=OneOf(STATUSES), metadata={
+        "description": "The engine's verdict, which no ruling changes"})
+    allowed = fields.List(fields.String(), required=True, metadata={
+        "description": "The rulings this verdict allows"})
+    ruling = fields.Nested(RulingSchema, allow_none=True, required=True, metadata={
+        "description": "The ruling in force; null when the last one was withdrawn"})
+    history = fields.List(fields.Nested(RulingEntrySchema), required=True, metadata={
+        "description": "Every ruling recorded, oldest first: each superseded by the next "
+                       "unless withdrawn"})
+    links = fields.Nested(RulingLinksSchema, required=True)
+
+
+class WithdrawnSchema(Schema):
+    id = fields.String(required=True)
+    round = fields.Integer(allow_none=True)
+    table = fields.String(allow_none=True)
+    variant = fields.String(required=True)
+    status = fields.String(required=True)
+    players = fields.List(fields.String(), required=True)
+    deleted_at = UtcDateTime(required=True)
+    deleted_by = fields.String(allow_none=True)
+    reason = fields.String(allow_none=True)
+    replaced_by = fields.String(allow_none=True, metadata={
+        "description": "The game stored in its place (POST /games?replaces=), or null "
+                       "for a game deleted"})
+    links = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+
+
+class WithdrawnListSchema(Schema):
+    tournament = fields.String(required=True)
+    withdrawn = fields.List(fields.Nested(WithdrawnSchema), required=True)
+
+
+_EXAMPLE_ENTRY = {"ruling": "forfeit", "against": "ana", "reason": "discarded a card she "
+                  "did not hold", "by": "key-3f2a9c0d1e4b", "at": "2024-05-12T18:00:00Z"}
+EXAMPLE = {"game": "5d69bdc52cdd76ed28a89e91", "status": "illegal",
+           "allowed": list(ALLOWED["illegal"]), "ruling": _EXAMPLE_ENTRY,
+           "history": [{**_EXAMPLE_ENTRY, "n": 1, "withdrawn_at": None,
+                        "withdrawn_by": None, "withdrawn_reason": None}],
+           "links": {"self": f"{PREFIX}/games/5d69bdc52cdd76ed28a89e91/ruling",
+                     "game": f"{PREFIX}/games/5d69bdc52cdd76ed28a89e91"}}
+RULING_DESCRIPTION = (
+    f"Rulings: {MEANINGS} Allowed by verdict: {TABLE}. A ruling settles its game's open "
+    "matter in the tournament audit, never changes the stored log or the verdict, and is "
+    "kept with who recorded it, when and why; a new ruling supersedes the one in force.")
+
+
+def _game(game_id: str) -> dict[str, Any]:
+    """The live game, or its 404/410 problem."""
+    row = current_store().get_game(game_id) if len(game_id) <= 64 else None
+    if row is None:
+        raise _not_found(game_id)
+    return row
+
+
+def _state(row: dict[str, Any]) -> dict[str, Any]:
+    history = ruling_history(current_store(), row["id"])
+    return {"game": row["id"], "status": row["status"], "allowed": list(allowed(row["status"])),
+            "ruling": current_ruling(history), "history": history,
+            "links": {"self": url_for("desk.get_ruling", game_id=row["id"]),
+                      "game": game_url(row["id"])}}
+
+
+def _invalid(field: str, message: str) -> Problem:
+    return Problem(422, VALIDATION_ERROR, f"the ruling is not valid: {field}: {message}",
+                   errors={field: [message]})
+
+
+def _ruling_body(players: list[str]) -> tuple[str, str | None, str]:
+    """The ruling, the player it is against and the reason of a PUT body, or a 422."""
+    require_media_type(JSON_TYPES)
+    raw = read_body(64 << 10)
+    try:
+        body = load_json(raw, 64 << 10)
+    except LogValidationError:
+        body = None
+    if not isinstance(body, dict):
+        raise _invalid("$", "a JSON object {\"ruling\", \"reason\", \"against\"?}")
+    extra = set(body) - {"ruling", "reason", "against"}
+    if extra:
+        raise _invalid(sorted(extra)[0], "unknown field")
+    ruling, reason, against = body.get("ruling"), body.get("reason"), body.get("against")
+    if ruling not in RULINGS:
+        raise _invalid("ruling", f"one of {', '.join(RULINGS)}")
+    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH:
+        raise _invalid("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters")
+    if ruling == FORFEIT:
+        if against not in players:
+            raise _invalid("against", "a forfeit names the player it is against: one of "
+                                      + ", ".join(players))
+    elif against is not None:
+        raise _invalid("against", f"only a forfeit is against a player, not {ruling}")
+    return ruling, against, reason.strip()
+
+
+RULING_PATH = "/games/<game_id:game_id>/ruling"
+
+
+@blp.route(RULING_PATH, methods=["GET"])
+@read_access
+@blp.response(200, RulingStateSchema, example=EXAMPLE)
+@problem_responses(blp, 401, 403, 404, 410)
+@blp.doc(summary="A game's ruling and its history",
+         description="404 no-ruling when no ruling was ever recorded on the game. "
+                     + RULING_DESCRIPTION)
+def get_ruling(game_id: str) -> dict[str, Any]:
+    state = _state(_game(game_id))
+    if not state["history"]:
+        raise Problem(404, NO_RULING, f"no ruling was recorded on game {game_id}")
+    return state
+
+
+@blp.route(RULING_PATH, methods=["PUT"])
+@write_access
+@blp.response(200, RulingStateSchema, example=EXAMPLE)
+@problem_responses(blp, 401, 403, 404, 409, 410, 415, 422)
+@blp.doc(summary="Record a director's ruling on a game",
+         description="A JSON body {\"ruling\", \"reason\", \"against\"} ('against': the "
+                     "player a forfeit is against, and only then). 409 ruling-not-allowed "
+                     "when the game's verdict does not allow it. " + RULING_DESCRIPTION,
+         requestBody={"required": True, "content": {"application/json": {"schema": {
+             "type": "object", "additionalProperties": False,
+             "required": ["ruling", "reason"], "properties": {
+                 "ruling": {"type": "string", "enum": list(RULINGS)},
+                 "reason": {"type": "string", "minLength": 1, "pattern": r"\S",
+                            "maxLength": MAX_REASON_LENGTH},
+                 "against": {"type": ["string", "null"]}}},
+             "example": {"ruling": "forfeit", "against": "ana",
+                         "reason": "discarded a card she did not hold"}}}})
+def put_ruling(game_id: str) -> dict[str, Any]:
+    row = _game(game_id)
+    ruling, against, reason = _ruling_body(row["players"])
+    if ruling not in allowed(row["status"]):
+        raise Problem(409, RULING_NOT_ALLOWED,
+                      f"a {row['status']} game allows {', '.join(allowed(row['status']))}, "
+                      f"not {ruling}", allowed=list(allowed(row["status"])))
+    if not current_store().set_ruling(row["id"], ruling, against, reason, g.uploader,
+                                      datetime.now(UTC)):
+        raise _not_found(game_id)  # withdrawn meanwhile
+    return _state(row)
+
+
+@blp.route(RULING_PATH, methods=["DELETE"])
+@write_access
+@blp.arguments(DeleteArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, RulingStateSchema)
+@problem_responses(blp, 400, 401, 403, 404, 410)
+@blp.doc(summary="Withdraw the ruling in force on a game",
+         description="It stays in the history with who withdrew it, when and why (a JSON "
+                     "body {\"reason\": ...}, or the query's 'reason'); the game's matter "
+                     "is open again. 404 no-ruling when none is in force.")
+def delete_ruling(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+    row = _game(game_id)
+    reason = args.get("reason")
+    if request.content_length or request.headers.get("Transfer-Encoding"):
+        body = _reason_body()
+        if body is not None:
+            reason = body
+    if not current_store().withdraw_ruling(row["id"], g.uploader, reason, datetime.now(UTC)):
+        raise Problem(404, NO_RULING, f"no ruling is in force on game {game_id}")
+    return _state(row)
+
+
+@blp.route("/tournaments/<name:tournament_id>/withdrawn", methods=["GET"],
+           parameters=TOURNAMENT_PARAMETER)
+@read_access
+@blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, WithdrawnListSchema)
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="The games withdrawn from a tournament: deleted or replaced",
+         description="In the order they were withdrawn, with who withdrew each, when, why, "
+                     "and the game that replaced it (null for a deletion). Each still "
+                     "answers 410 at its own address.")
+def get_withdrawn(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
+    rows = None
+    if 1 <= len(tournament_id) <= MAX_ID_LENGTH:
+        rows = withdrawn_games(current_store(), tournament_id)
+    if rows is None:
+        raise Problem(404, NOT_FOUND, f"there is no tournament {tournament_id[:64]!r}")
+    for row in rows:
+        row["links"] = {"self": game_url(row["id"])}
+        if row["replaced_by"] is not None:
+            row["links"]["replaced_by"] = game_url(row["replaced_by"])
+    return {"tournament": tournament_id, "withdrawn": rows}
+
+
+# --------------------------------------------------------------------------- settings
+
+class DatesSchema(Schema):
+    start = fields.Date(required=True)
+    end = fields.Date(required=True)
+
+    @validates_schema
+    def _ordered(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if data["end"] < data["start"]:
+            raise ValidationError("the end is before the start", "end")
+
+
+class MatchPointsSchema(Schema):
+    win = fields.Integer(load_default=2, validate=Range(-1000, 1000))
+    draw = fields.Integer(load_default=1, validate=Range(-1000, 1000))
+    loss = fields.Integer(load_default=0, validate=Range(-1000, 1000))
+
+
+def _distinct(values: list[str]) -> None:
+    if len(set(values)) != len(values):
+        raise ValidationError("each tie-break once")
+
+
+class SettingsSchema(Schema):
+    """A tournament's settings; what a PUT leaves out takes its default."""
+
+    name = fields.String(allow_none=True, load_default=None, validate=Length(1, 200))
+    dates = fields.Nested(DatesSchema, allow_none=True, load_default=None, metadata={
+        "description": "The first and last day, as dates (2024-05-11)"})
+    venue = fields.String(allow_none=True, load_default=None, validate=Length(1, 200))
+    ranking = fields.String(load_default="points", validate=OneOf(RANKINGS), metadata={
+        "description": "points: total points (the default); wins: games credited as won; "
+                       "match_points: 'match_points' per win, draw and loss"})
+    match_points = fields.Nested(MatchPointsSchema, load_default=lambda: {
+        "win": 2, "draw": 1, "loss": 0}, metadata={
+        "description": "Points for a win, a draw (a counted game nobody won) and a loss"})
+    tie_breaks = fields.List(fields.String(validate=OneOf(TIE_BREAKS)), load_default=list,
+                             validate=_distinct, metadata={
+                                 "description": "Applied in order among tied players: "
+                                                "head_to_head (wins in games against "
+                                                "the other tied players), points, wins, "
+                                                "points_difference (own points less the "
+                                                "opponents' average, summed)"})
+
+
+class SettingsAnswerSchema(SettingsSchema):
+    tournament = fields.String(required=True)
+    updated_at = UtcDateTime(allow_none=True)
+    updated_by = fields.String(allow_none=True)
+    links = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+
+
+SETTINGS_PATH = "/tournaments/<name:tournament_id>/settings"
+DEFAULTS = SettingsSchema().load({})
+
+
+def _settings_answer(tournament_id: str) -> dict[str, Any]:
+    stored = tournament_settings(current_store(), tournament_id)
+    values = DEFAULTS if stored is None else \
+        SettingsSchema().load(orjson.loads(stored["settings"]), unknown=RAISE)
+    return {"tournament": tournament_id, **values,
+            "updated_at": None if stored is None else stored["updated_at"],
+            "updated_by": None if stored is None else stored["updated_by"],
+            "links": {"self": url_for("desk.get_settings", tournament_id=tournament_id),
+                      "tournament": url_for("tournaments.get_tournament",
+                                            tournament_id=tournament_id)}}
+
+
+@blp.route(SETTINGS_PATH, methods=["GET"], parameters=TOURNAMENT_PARAMETER)
+@read_access
+@blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, SettingsAnswerSchema)
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="A tournament's settings (the defaults until set)")
+def get_settings(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
+    if not (1 <= len(tournament_id) <= MAX_ID_LENGTH
+            and tournament_known(current_store(), tournament_id)):
+        raise Problem(404, NOT_FOUND, f"there is no tournament {tournament_id[:64]!r}")
+    return _settings_answer(tournament_id)
+
+
+@blp.route(SETTINGS_PATH, methods=["PUT"], parameters=TOURNAMENT_PARAMETER)
+@write_access
+@blp.arguments(SettingsSchema, location="json", unknown=RAISE, error_status_code=422)
+@blp.response(200, SettingsAnswerSchema)
+@problem_responses(blp, 401, 403, 404, 415, 422)
+@blp.doc(summary="Set a tournament's name, dates, venue, ranking and tie-breaks",
+         description="The whole settings: a field left out takes its default. The "
+                     "standings of GET /tournaments/{id} rank by them from now on; the "
+                     "defaults (ranking by total points, no tie-break) rank as before.")
+def put_settings(settings: dict[str, Any], tournament_id: str) -> dict[str, Any]:
+    if not 1 <= len(tournament_id) <= MAX_ID_LENGTH:
+        raise Problem(404, NOT_FOUND, f"there is no tournament {tournament_id[:64]!r}")
+    stored = SettingsSchema().dump(settings)
+    current_store().put_settings(tournament_id, orjson.dumps(stored), g.uploader,
+                                 datetime.now(UTC))
+    return _settings_answer(tournament_id)

@@ -1,0 +1,374 @@
+"""The tournament desk: rulings, games replaced by corrected logs, withdrawn games, and
+whether a tournament's standings are final.
+
+Figures worked out by hand from the engine tests' logs (tests/engine/test_gin.py):
+
+* gin KNOCK: ana knocks and scores 19 deal points; her game total is 19 + box 20 +
+  shutout 100 = 139, ben's 0, ana wins;
+* ``two_deals_illegal``: deal 1 is KNOCK (ana 19), in deal 2 ana discards a card she
+  does not hold (the first violation): the deals before it are deal 1 alone;
+* ``incomplete``: a draw and nothing more: no deal scored, totals 0 and 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from service.store.counting import ALLOWED, RULINGS
+from tests.engine.logs import deal, game
+from tests.engine.test_gin import ANA, BEN, KNOCK
+
+from .helpers import API, assert_problem, illegal, incomplete, malformed, post_log, valid
+
+KEY = "write-key-1"
+DIRECTOR = "director"
+WITH_KEY = {"Authorization": f"Bearer {KEY}"}
+
+
+def two_deals_illegal(**changes: Any) -> dict[str, Any]:
+    return game("gin", ["ana", "ben"], [
+        deal("ben", {"ana": ANA, "ben": BEN}, "TD", KNOCK),
+        deal("ben", {"ana": ANA, "ben": BEN}, "TD", ["ana ds AH", "ana x 2H"])],
+        rules={"target": None}) | changes
+
+
+def at(log: dict[str, Any], tournament: str, round_: int = 1, table: str = "A",
+       claimed: dict[str, int] | None = None) -> dict[str, Any]:
+    log = log | {"tournament": {"id": tournament, "round": round_, "table": table}}
+    if claimed is not None:
+        log["claimed"] = {"totals": claimed}
+    return log
+
+
+# One game per verdict, as the rulings tests enter it (``tournament`` set by the test).
+VERDICTS = {
+    "valid": lambda t: at(valid(), t),
+    # Game totals claimed the other way round: ana 0, ben 139 (recomputed 139 and 0).
+    "mismatch": lambda t: at(valid(), t, claimed={"ana": 0, "ben": 139}),
+    "illegal": lambda t: at(two_deals_illegal(), t, claimed={"ana": 200, "ben": 10}),
+    "incomplete": lambda t: at(incomplete(), t),
+}
+
+
+def upload(client, log: dict[str, Any], status: str | None = None,
+           headers: dict[str, str] | None = None) -> str:
+    response = post_log(client, log, headers=headers or {})
+    assert response.status_code == 201, response.get_json()
+    if status is not None:
+        assert response.get_json()["status"] == status, response.get_json()["report"]
+    return response.get_json()["id"]
+
+
+def rule(client, gid: str, ruling: str, against: str | None = None,
+         reason: str = "the director's decision", headers: dict[str, str] | None = None):
+    body: dict[str, Any] = {"ruling": ruling, "reason": reason}
+    if against is not None:
+        body["against"] = against
+    return client.put(f"{API}/games/{gid}/ruling", json=body, headers=headers or {})
+
+
+def audit(client, tournament: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    response = client.get(f"{API}/tournaments/{tournament}", headers=headers or {})
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def row(player, rank, points, games, won):
+    return {"player": player, "rank": rank, "points": points, "games": games, "won": won}
+
+
+def verified(body: dict[str, Any]) -> list[dict[str, Any]]:
+    [table] = body["standings"]
+    return [{key: r[key] for key in ("player", "rank", "points", "games", "won")}
+            for r in table["players"]]
+
+
+# --------------------------------------------------------------------------- rulings
+
+def test_each_verdict_allows_its_rulings_and_refuses_the_others(client):
+    for status, make in VERDICTS.items():
+        gid = upload(client, make(f"allowed-{status}"), status)
+        in_force = None
+        for ruling in RULINGS:
+            response = rule(client, gid, ruling, against="ana" if ruling == "forfeit" else None)
+            if ruling in ALLOWED[status]:
+                assert response.status_code == 200, (status, ruling, response.get_json())
+                in_force = ruling
+                body = response.get_json()
+                assert body["ruling"]["ruling"] == ruling and body["status"] == status
+                assert body["allowed"] == list(ALLOWED[status])
+            else:
+                problem = assert_problem(response, 409, "ruling-not-allowed")
+                assert problem["allowed"] == list(ALLOWED[status]), (status, ruling)
+            current = client.get(f"{API}/games/{gid}/ruling").get_json()
+            assert current["ruling"]["ruling"] == in_force, (status, ruling)
+        # A ruling never changes the verdict or the stored game.
+        assert client.get(f"{API}/games/{gid}").get_json()["status"] == status
+
+
+def test_the_allowed_table_is_the_documented_one():
+    assert ALLOWED == {
+        "valid": ("void", "forfeit"),
+        "mismatch": ("void", "forfeit", "stands", "recomputed"),
+        "illegal": ("void", "forfeit", "to_violation", "stands"),
+        "incomplete": ("void", "forfeit", "stands")}
+
+
+# (verdict, ruling, against) -> what the game credits, worked out by hand (module doc):
+# forfeit and to_violation credit the deal points before the irregularity (no bonuses).
+CREDITED = [
+    ("valid", None, None, {"ana": 139, "ben": 0}, ["ana"]),
+    ("valid", "void", None, None, []),
+    ("valid", "forfeit", "ana", {"ana": 19, "ben": 0}, ["ben"]),
+    ("valid", "forfeit", "ben", {"ana": 19, "ben": 0}, ["ana"]),
+    ("mismatch", None, None, {"ana": 139, "ben": 0}, ["ana"]),
+    ("mismatch", "void", None, None, []),
+    ("mismatch", "forfeit", "ana", {"ana": 19, "ben": 0}, ["ben"]),
+    ("mismatch", "stands", None, {"ana": 0, "ben": 139}, ["ben"]),
+    ("mismatch", "recomputed", None, {"ana": 139, "ben": 0}, ["ana"]),
+    ("illegal", None, None, None, []),
+    ("illegal", "void", None, None, []),
+    ("illegal", "forfeit", "ana", {"ana": 19, "ben": 0}, ["ben"]),
+    ("illegal", "to_violation", None, {"ana": 19, "ben": 0}, ["ana"]),
+    ("illegal", "stands", None, {"ana": 200, "ben": 10}, ["ana"]),
+    ("incomplete", None, None, None, []),
+    ("incomplete", "void", None, None, []),
+    ("incomplete", "forfeit", "ben", {"ana": 0, "ben": 0}, ["ana"]),
+    ("incomplete", "stands", None, {"ana": 0, "ben": 0}, []),  # no claim: 0-0, a draw
+]
+
+
+def test_what_each_ruling_makes_a_game_count_for(client):
+    for k, (status, ruling, against, credited, winners) in enumerate(CREDITED):
+        tournament = f"credit-{k}"
+        gid = upload(client, VERDICTS[status](tournament), status)
+        if ruling is not None:
+            assert rule(client, gid, ruling, against).status_code == 200
+        body = audit(client, tournament)
+        [entry] = body["games"]
+        case = (status, ruling, against)
+        assert entry["counted"] is (credited is not None), case
+        assert entry["credited"] == (credited or {}), case
+        assert entry["credited_winners"] == winners, case
+        assert entry["status"] == status  # the verdict stays
+        # The standings are those figures: ranks by the higher total.
+        by_player = sorted(verified(body), key=lambda r: r["player"])
+        if credited is None:
+            assert by_player == [row("ana", None, None, 0, 0),
+                                 row("ben", None, None, 0, 0)], case
+        else:
+            expected = [row(p, None, credited[p], 1, int(p in winners)) for p in ("ana", "ben")]
+            for r in expected:
+                r["rank"] = 1 + sum(1 for o in expected if o["points"] > r["points"])
+            assert by_player == expected, case
+            assert [r["rank"] for r in verified(body)] == sorted(r["rank"] for r in expected)
+        # Every ruled game's matter is settled; an unruled one stays open but a valid game.
+        assert body["final"] is (ruling is not None or status == "valid"), case
+
+
+def test_a_ruling_has_a_history_and_can_be_withdrawn(make_app):
+    client = make_app(RUMMY_API_KEYS=f"{DIRECTOR}:{KEY}").test_client()
+    gid = upload(client, at(illegal(), "hist"), "illegal", WITH_KEY)
+    assert_problem(client.get(f"{API}/games/{gid}/ruling"), 404, "no-ruling")
+    assert_problem(client.delete(f"{API}/games/{gid}/ruling", headers=WITH_KEY), 404,
+                   "no-ruling")
+    first = rule(client, gid, "forfeit", "ana", "discarded a card she did not hold",
+                 headers=WITH_KEY)
+    assert first.status_code == 200
+    body = first.get_json()
+    assert body["ruling"]["by"] == DIRECTOR and body["ruling"]["at"].endswith("Z")
+    assert body["ruling"]["reason"] == "discarded a card she did not hold"
+    assert body["links"] == {"self": f"{API}/games/{gid}/ruling", "game": f"{API}/games/{gid}"}
+    second = rule(client, gid, "void", reason="on appeal", headers=WITH_KEY).get_json()
+    assert second["ruling"]["ruling"] == "void"
+    assert [(h["n"], h["ruling"], h["against"], h["withdrawn_at"]) for h in
+            second["history"]] == [(1, "forfeit", "ana", None), (2, "void", None, None)]
+    assert audit(client, "hist")["games"][0]["ruling"]["ruling"] == "void"
+
+    gone = client.delete(f"{API}/games/{gid}/ruling?reason=entered+by+mistake",
+                         headers=WITH_KEY)
+    assert gone.status_code == 200
+    body = gone.get_json()
+    assert body["ruling"] is None
+    last = body["history"][-1]
+    assert (last["withdrawn_by"], last["withdrawn_reason"]) == (DIRECTOR, "entered by mistake")
+    assert client.get(f"{API}/games/{gid}/ruling").get_json() == body
+    after = audit(client, "hist")
+    assert after["final"] is False and after["open"][0]["kind"] == "illegal_game"
+    assert_problem(client.delete(f"{API}/games/{gid}/ruling", headers=WITH_KEY), 404,
+                   "no-ruling")
+    # Writes need the write key.
+    assert_problem(rule(client, gid, "void"), 401, "unauthorized")
+    assert_problem(client.delete(f"{API}/games/{gid}/ruling"), 401, "unauthorized")
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"ruling": "pardon", "reason": "x"}, "ruling"),
+    ({"ruling": "void"}, "reason"),
+    ({"ruling": "void", "reason": "  "}, "reason"),
+    ({"ruling": "forfeit", "reason": "x"}, "against"),
+    ({"ruling": "forfeit", "reason": "x", "against": "zoe"}, "against"),
+    ({"ruling": "void", "reason": "x", "against": "ana"}, "against"),
+    ({"ruling": "void", "reason": "x", "by": "me"}, "by"),
+    (["void"], "$"),
+])
+def test_a_ruling_that_is_not_valid_is_a_422(shared_client, body, field):
+    gid = upload_once(shared_client)
+    response = shared_client.put(f"{API}/games/{gid}/ruling", json=body)
+    problem = assert_problem(response, 422, "validation-error")
+    assert list(problem["errors"]) == [field]
+
+
+def upload_once(client) -> str:
+    response = post_log(client, at(illegal(), "invalid-rulings"))
+    assert response.status_code in (200, 201)
+    return response.get_json()["id"]
+
+
+def test_rulings_of_unknown_and_deleted_games(client):
+    assert_problem(rule(client, "nosuchgame", "void"), 404, "not-found")
+    assert_problem(client.get(f"{API}/games/nosuchgame/ruling"), 404, "not-found")
+    gid = upload(client, at(illegal(), "gone"), "illegal")
+    assert client.delete(f"{API}/games/{gid}").status_code == 200
+    assert_problem(rule(client, gid, "void"), 410, "game-deleted")
+    assert_problem(client.get(f"{API}/games/{gid}/ruling"), 410, "game-deleted")
+    assert_problem(client.delete(f"{API}/games/{gid}/ruling"), 410, "game-deleted")
+
+
+# --------------------------------------------------------------------------- final
+
+def test_final_follows_every_kind_of_open_matter(client):
+    def state() -> tuple[bool, list[tuple[str, list[str]]]]:
+        body = audit(client, "flow")
+        return body["final"], [(m["kind"], m["games"]) for m in body["open"]]
+
+    first = upload(client, at(valid(), "flow", 1, "A"), "valid")
+    assert state() == (True, [])
+    mismatched = upload(client, at(valid(), "flow", 2, "A", {"ana": 0, "ben": 139}),
+                        "mismatch")
+    assert state() == (False, [("score_mismatch", [mismatched])])
+    assert rule(client, mismatched, "recomputed").status_code == 200
+    assert state() == (True, [])
+    bad = upload(client, at(illegal(), "flow", 3, "A"), "illegal")
+    assert state() == (False, [("illegal_game", [bad])])
+    assert rule(client, bad, "void").status_code == 200
+    assert state() == (True, [])
+    unfinished = upload(client, at(incomplete(), "flow", 4, "A"), "incomplete")
+    assert state() == (False, [("unfinished_game", [unfinished])])
+    assert rule(client, unfinished, "stands").status_code == 200
+    assert state() == (True, [])
+
+    # Round 1 table A entered again, edited: neither copy counts while both are live.
+    before = verified(audit(client, "flow"))
+    again = upload(client, at(valid(id="edited"), "flow", 1, "A"), "valid")
+    assert state() == (False, [("duplicate_table", [first, again])])
+    body = audit(client, "flow")
+    [matter] = body["open"]
+    assert matter["links"] == {"games": [f"{API}/games/{first}", f"{API}/games/{again}"],
+                               "withdrawn": f"{API}/tournaments/flow/withdrawn"}
+    assert [g["counted"] for g in body["games"][:2]] == [False, False]
+    # R1 A was ana's 139-point win, R2 A (recomputed) another, R4 A (stands, no claim) a
+    # 0-0 draw, R3 A void: ana 278 in 3 games before, 139 in 2 while R1 A is held out.
+    assert before == [row("ana", 1, 278, 3, 2), row("ben", 2, 0, 3, 0)]
+    assert verified(body) == [row("ana", 1, 139, 2, 1), row("ben", 2, 0, 2, 0)]
+    assert client.delete(f"{API}/games/{again}?reason=entered+twice").status_code == 200
+    assert state() == (True, [])
+    assert verified(audit(client, "flow")) == before
+
+    # A ruling withdrawn opens its matter again; the list says so too.
+    assert client.delete(f"{API}/games/{bad}/ruling").status_code == 200
+    assert state() == (False, [("illegal_game", [bad])])
+    [listed] = client.get(f"{API}/tournaments").get_json()["tournaments"]
+    assert (listed["final"], listed["open"]) == (False, 1)
+    matter = audit(client, "flow")["open"][0]
+    assert matter["links"]["ruling"] == f"{API}/games/{bad}/ruling"
+
+
+# --------------------------------------------------------------------------- replaces
+
+def test_a_corrected_log_replaces_a_game_in_one_step(make_app):
+    client = make_app(RUMMY_API_KEYS=f"{DIRECTOR}:{KEY}").test_client()
+    old = upload(client, at(valid(), "cup", 1, "A", {"ana": 0, "ben": 139}), "mismatch",
+                 WITH_KEY)
+    response = post_log(client, at(valid(), "cup", 1, "A", {"ana": 139, "ben": 0}),
+                        f"?replaces={old}&reason=claims+entered+the+wrong+way",
+                        headers=WITH_KEY)
+    assert response.status_code == 201, response.get_json()
+    body = response.get_json()
+    new = body["id"]
+    assert response.headers["Location"] == f"{API}/games/{new}"
+    assert body["status"] == "valid" and body["created"] is True
+    replaced = body["replaced"]
+    assert (replaced["id"], replaced["deleted_by"], replaced["reason"]) == (
+        old, DIRECTOR, "claims entered the wrong way")
+
+    gone = assert_problem(client.get(f"{API}/games/{old}"), 410, "game-deleted")
+    assert gone["replaced_by"] == new and gone["deleted_by"] == DIRECTOR
+    assert gone["links"]["replaced_by"] == f"{API}/games/{new}"
+    assert client.get(f"{API}/games/{new}").status_code == 200
+    cup = audit(client, "cup")
+    assert [g["id"] for g in cup["games"]] == [new] and cup["final"] is True
+
+    withdrawn = client.get(f"{API}/tournaments/cup/withdrawn").get_json()
+    [entry] = withdrawn["withdrawn"]
+    assert withdrawn["tournament"] == "cup"
+    assert (entry["id"], entry["replaced_by"], entry["deleted_by"], entry["reason"],
+            entry["status"], entry["round"], entry["table"]) == (
+        old, new, DIRECTOR, "claims entered the wrong way", "mismatch", 1, "A")
+    assert entry["links"] == {"self": f"{API}/games/{old}",
+                              "replaced_by": f"{API}/games/{new}"}
+    assert entry["deleted_at"].endswith("Z")
+
+    # A plain deletion is listed too, without a replacement.
+    other = upload(client, at(valid(id="other"), "cup", 2, "A"), "valid", WITH_KEY)
+    assert client.delete(f"{API}/games/{other}", headers=WITH_KEY).status_code == 200
+    entries = client.get(f"{API}/tournaments/cup/withdrawn").get_json()["withdrawn"]
+    assert [(e["id"], e["replaced_by"]) for e in entries] == [(old, new), (other, None)]
+    csv_text = client.get(f"{API}/tournaments/cup/report.csv").get_data(as_text=True)
+    withdrawn_lines = [line for line in csv_text.splitlines() if line.startswith("withdrawn,")]
+    assert len(withdrawn_lines) == 2 and f"replaced by game {new}" in withdrawn_lines[0]
+
+    # Writes need the write key; an unknown tournament has no withdrawn list.
+    assert_problem(post_log(client, at(valid(id="x"), "cup"), f"?replaces={new}"), 401,
+                   "unauthorized")
+    assert_problem(client.get(f"{API}/tournaments/nosuch/withdrawn"), 404, "not-found")
+
+
+def test_a_replacement_that_cannot_be_done_changes_nothing(client):
+    old = upload(client, at(valid(), "cup", 1, "A"), "valid")
+
+    def still_live() -> None:
+        assert client.get(f"{API}/games/{old}").status_code == 200
+        assert client.get(f"{API}/tournaments/cup/withdrawn").get_json()["withdrawn"] == []
+
+    # A log that is not valid: 422 before anything is stored or withdrawn.
+    assert_problem(post_log(client, malformed(), f"?replaces={old}"), 422, "validation-error")
+    still_live()
+    # The game to replace does not exist: the new log is not stored either.
+    corrected = at(valid(id="corrected"), "cup", 1, "A")
+    new_id = post_log(client, corrected, "?dry_run=true").get_json()["id"]
+    assert_problem(post_log(client, corrected, "?replaces=nosuchgame"), 404, "not-found")
+    assert_problem(client.get(f"{API}/games/{new_id}"), 404, "not-found")
+    # The same log as the game it replaces.
+    assert_problem(post_log(client, at(valid(), "cup", 1, "A"), f"?replaces={old}"), 409,
+                   "replaces-itself")
+    still_live()
+    # The log of a deleted game stays deleted, and the old game stays live.
+    dead = upload(client, at(valid(id="dead"), "cup", 2, "A"), "valid")
+    assert client.delete(f"{API}/games/{dead}").status_code == 200
+    assert_problem(post_log(client, at(valid(id="dead"), "cup", 2, "A"), f"?replaces={old}"),
+                   409, "game-deleted")
+    assert client.get(f"{API}/games/{old}").status_code == 200
+    # A game withdrawn before cannot be replaced: the new log is not stored.
+    assert_problem(post_log(client, corrected, f"?replaces={dead}"), 409, "game-deleted")
+    assert_problem(client.get(f"{API}/games/{new_id}"), 404, "not-found")
+
+    # A corrected log stored before still replaces the old game (created false).
+    stored = upload(client, corrected, "valid")
+    response = post_log(client, corrected, f"?replaces={old}")
+    assert response.status_code == 200 and response.get_json()["created"] is False
+    assert response.get_json()["id"] == stored
+    assert_problem(client.get(f"{API}/games/{old}"), 410, "game-deleted")
+    assert [g["id"] for g in audit(client, "cup")["games"]] == [stored]
