@@ -161,7 +161,8 @@ def test_standings_games_and_discrepancies(shared_client, spring):
     assert as_tuples(body["discrepancies"]) == expected_discrepancies(spring)
     assert body["links"] == {"self": f"{API}/tournaments/spring",
                              "report": f"{API}/tournaments/spring/report.csv",
-                             "withdrawn": f"{API}/tournaments/spring/withdrawn"}
+                             "withdrawn": f"{API}/tournaments/spring/withdrawn",
+                             "crosstable": f"{API}/tournaments/spring/crosstable"}
     # Open: the two mismatches, the illegal game and the unfinished one, none ruled.
     assert body["final"] is False
     assert [(m["kind"], m["games"]) for m in body["open"]] == [
