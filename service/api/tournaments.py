@@ -37,6 +37,7 @@ from ..store.audit import (
     tournament_audit,
 )
 from ..store.counting import MATTER_KINDS
+from ..store.crosstable import crosstable
 from ..store.desk import withdrawn_games
 from .auth import read_access
 from .config import current_store, settings
@@ -61,6 +62,13 @@ _UNSAFE_UNICODE = re.compile(r"[^\w.-]+")  # letters of any script, digits, _ . 
 
 class NoArgsSchema(Schema):
     """No query parameter: an unknown one is refused (400), as everywhere."""
+
+
+class AuditArgsSchema(Schema):
+    after_round = fields.Integer(validate=Range(min=0, max=1_000_000), metadata={
+        "description": "The standings as they stood after this round: only the games of "
+                       "rounds up to it (games naming no round left out), counted as if "
+                       "the later ones were not stored"})
 
 
 class ListArgsSchema(Schema):
@@ -140,6 +148,7 @@ class TournamentLinksSchema(Schema):
     withdrawn = fields.String()
     ruling = fields.String()
     settings = fields.String()
+    crosstable = fields.String()
 
 
 class GameRulingSchema(Schema):
@@ -245,7 +254,44 @@ class TournamentReportSchema(Schema):
                        "unfinished or mismatch game without a ruling"})
     open = fields.List(fields.Nested(MatterSchema), required=True, metadata={
         "description": "The open matters, each with its games and links"})
+    rounds = fields.List(fields.Integer(), required=True, metadata={
+        "description": "Every round a game of the tournament names, in order"})
+    after_round = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "The round the figures stop after (after_round), null: all"})
     links = fields.Nested(TournamentLinksSchema, required=True)
+
+
+class CrossCellSchema(Schema):
+    opponent = fields.String(required=True)
+    games = fields.Integer(required=True)
+    won = fields.Integer(required=True, metadata={"description": "The row player's wins"})
+    lost = fields.Integer(required=True, metadata={"description": "The opponent's wins"})
+    points = fields.Integer(required=True, metadata={
+        "description": "Points credited to the row player in those games"})
+    opponent_points = fields.Integer(required=True)
+    game_ids = fields.List(fields.String(), required=True)
+
+
+class CrossRowSchema(Schema):
+    player = fields.String(required=True)
+    cells = fields.List(fields.Nested(CrossCellSchema), required=True, metadata={
+        "description": "One per opponent met, in the standings' order"})
+
+
+class CrossTableSchema(Schema):
+    variant = fields.String(required=True)
+    better = fields.String(required=True, validate=OneOf((HIGHER, LOWER)))
+    players = fields.List(fields.String(), required=True, metadata={
+        "description": "The players in the standings' order"})
+    rows = fields.List(fields.Nested(CrossRowSchema), required=True)
+
+
+class CrosstableSchema(Schema):
+    id = fields.String(required=True)
+    after_round = fields.Integer(allow_none=True, required=True)
+    final = fields.Boolean(required=True)
+    tables = fields.List(fields.Nested(CrossTableSchema), required=True, metadata={
+        "description": "One per standings table (variant and scoring direction)"})
 
 
 _G1, _G2 = "5d69bdc52cdd76ed28a89e91", "0c1f9a7e3b2d4c5a6e7f8091"
@@ -325,11 +371,11 @@ AUDIT_DESCRIPTION = (
     "Deleted games are left out of everything. "
     "A tournament id may contain '/' (send it as is or as %2F).")
 
-def _audit(tournament_id: str) -> TournamentAudit:
+def _audit(tournament_id: str, after_round: int | None = None) -> TournamentAudit:
     """The audit, or a 404 problem.  An id no log could carry is not looked up."""
     audit = None
     if 1 <= len(tournament_id) <= MAX_ID_LENGTH:
-        audit = tournament_audit(current_store(), tournament_id)
+        audit = tournament_audit(current_store(), tournament_id, after_round)
     if audit is None:
         raise Problem(404, NOT_FOUND, f"there is no tournament {tournament_id[:64]!r}")
     return audit
@@ -398,22 +444,23 @@ TOURNAMENT_PARAMETER = [{"in": "path", "name": "tournament_id", "required": True
 
 @blp.route("/<name:tournament_id>", methods=["GET"], parameters=TOURNAMENT_PARAMETER)
 @read_access
-@blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.arguments(AuditArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, TournamentReportSchema, example=EXAMPLE)
 @problem_responses(blp, 400, 401, 403, 404)
 @blp.doc(summary="A tournament's verified and claimed standings, games and discrepancies",
          description=AUDIT_DESCRIPTION)
-def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
+def get_tournament(args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
     """The games whose log names this ``tournament.id``.  Verified standings count the
     finished games that are not illegal; claimed standings sum the logs' claimed totals.
     One standings table per variant and scoring direction (lower is better under
     ``penalty`` scoring); a tournament mixing variants gets a table for each."""
-    audit = _audit(tournament_id)
+    audit = _audit(tournament_id, args.get("after_round"))
     games = [{**game, "links": _game_links(game["id"])} for game in audit.games]
     return {"id": audit.id, "summary": audit.summary, "standings": audit.standings,
             "games": games, "discrepancies": audit.discrepancies, "final": audit.final,
             "settings": audit.settings,
-            "open": matters_with_links(audit),
+            "open": matters_with_links(audit), "rounds": audit.rounds,
+            "after_round": audit.after_round,
             "links": {"self": url_for("tournaments.get_tournament",
                                       tournament_id=tournament_id),
                       "report": url_for("tournaments.get_report",
@@ -421,13 +468,41 @@ def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
                       "withdrawn": url_for("desk.get_withdrawn",
                                            tournament_id=tournament_id),
                       "settings": url_for("desk.get_settings",
-                                          tournament_id=tournament_id)}}
+                                          tournament_id=tournament_id),
+                      "crosstable": url_for("tournaments.get_crosstable",
+                                            tournament_id=tournament_id)}}
+
+
+@blp.route("/<name:tournament_id>/crosstable", methods=["GET"],
+           parameters=TOURNAMENT_PARAMETER)
+@read_access
+@blp.arguments(AuditArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.response(200, CrosstableSchema, example={
+    "id": "spring", "after_round": None, "final": True, "tables": [{
+        "variant": "gin", "better": "higher", "players": ["ana", "ben"], "rows": [
+            {"player": "ana", "cells": [{"opponent": "ben", "games": 2, "won": 2, "lost": 0,
+                                         "points": 412, "opponent_points": 96,
+                                         "game_ids": [_G1, _G2]}]},
+            {"player": "ben", "cells": [{"opponent": "ana", "games": 2, "won": 0, "lost": 2,
+                                         "points": 96, "opponent_points": 412,
+                                         "game_ids": [_G1, _G2]}]}]}]})
+@problem_responses(blp, 400, 401, 403, 404)
+@blp.doc(summary="Who played whom: each pair's games, wins and points over the games that "
+                 "count", description=(
+    "Over the games the verified standings count (re-entered tables held out, rulings "
+    "applied), one table per standings table, its players in the standings' order; each "
+    "row player's cells, one per opponent met at a counted game (a game of more than two "
+    "players is a meeting of every pair at its table)."))
+def get_crosstable(args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
+    audit = _audit(tournament_id, args.get("after_round"))
+    return {"id": audit.id, "after_round": audit.after_round, "final": audit.final,
+            "tables": crosstable(audit.games, audit.standings)}
 
 
 @blp.route("/<name:tournament_id>/report.csv", methods=["GET"],
            parameters=TOURNAMENT_PARAMETER)
 @read_access
-@blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
+@blp.arguments(AuditArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, content_type=CSV_TYPE, example=EXAMPLE_CSV, headers={
     "Content-Disposition": {"description": "attachment; filename=tournament-<id>.csv (ASCII), "
                                            "and filename*=UTF-8''<the id percent-encoded> "
@@ -440,10 +515,10 @@ def get_tournament(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
     "The figures of the JSON audit as one table with a 'section' column (standings, "
     "games: one row per game and player, discrepancies) and one header row. Text cells "
     "a spreadsheet would read as a formula start with an apostrophe."))
-def get_report(_args: dict[str, Any], tournament_id: str) -> Response:
+def get_report(args: dict[str, Any], tournament_id: str) -> Response:
     """The same figures as the JSON audit.  Text cells that a spreadsheet would take for
     a formula (starting with = + - @) are written with a leading apostrophe."""
-    audit = _audit(tournament_id)
+    audit = _audit(tournament_id, args.get("after_round"))
     body = "\ufeff" + _csv(audit, withdrawn_games(current_store(), audit.id) or [])
     response = Response(body.encode("utf-8"), mimetype=CSV_TYPE)
     response.headers["Content-Disposition"] = _disposition(audit.id)

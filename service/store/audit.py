@@ -189,6 +189,8 @@ class TournamentAudit:
     discrepancies: list[dict[str, Any]] = field(default_factory=list)
     open: list[dict[str, Any]] = field(default_factory=list)
     settings: dict[str, Any] | None = None  # as stored (PUT /tournaments/{id}/settings)
+    rounds: list[int] = field(default_factory=list)  # every round a game names
+    after_round: int | None = None  # the audit as it stood after this round
 
     @property
     def final(self) -> bool:
@@ -224,12 +226,22 @@ def _rank_text(rank: int | None) -> str:
     return f"rank {rank}" if rank is not None else "unranked"
 
 
-def tournament_audit(store: Reader, tournament_id: str) -> TournamentAudit | None:
+def tournament_audit(store: Reader, tournament_id: str,
+                     after_round: int | None = None) -> TournamentAudit | None:
     """The audit of one tournament, or None when no stored game belongs to it.  Its
     statements are read from one snapshot (``read_many``): the standings and the
-    discrepancies are those of the games listed, whatever is committed meanwhile."""
-    results = store.read_many(_statements(_ONE, [tournament_id]))
-    return _audits([result.dicts() for result in results]).get(tournament_id)
+    discrepancies are those of the games listed, whatever is committed meanwhile.
+    ``after_round``: the audit as it stood after that round, over the games of rounds
+    up to it (games naming no round left out), as if the later ones were not stored."""
+    rows = [result.dicts() for result in store.read_many(_statements(_ONE, [tournament_id]))]
+    if not rows[0]:
+        return None
+    rounds = sorted({game["round"] for game in rows[0] if game["round"] is not None})
+    settings = [orjson.loads(row["settings"]) for row in rows[-1]]
+    audit = _audits(rows, after_round).get(tournament_id) or TournamentAudit(
+        tournament_id, settings=settings[0] if settings else None)
+    audit.rounds, audit.after_round = rounds, after_round
+    return audit
 
 
 def ruling_text(ruling: dict[str, Any] | None) -> str | None:
@@ -242,11 +254,15 @@ def ruling_text(ruling: dict[str, Any] | None) -> str | None:
     return text
 
 
-def _audits(results: list[list[dict[str, Any]]]) -> dict[str, TournamentAudit]:
+def _audits(results: list[list[dict[str, Any]]],
+            after_round: int | None = None) -> dict[str, TournamentAudit]:
     """The audits of the tournaments whose rows ``results`` holds (the statements of
-    ``_statements``, in order), by id."""
+    ``_statements``, in order), by id; ``after_round`` as ``tournament_audit``."""
     games, players, rulings, early, illegal, mismatches, settings = results
     configured = {row["tournament_id"]: orjson.loads(row["settings"]) for row in settings}
+    if after_round is not None:
+        games = [game for game in games
+                 if game["round"] is not None and game["round"] <= after_round]
     by_game: dict[str, list[dict[str, Any]]] = {}
     for row in players:
         by_game.setdefault(row["game_id"], []).append(row)

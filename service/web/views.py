@@ -52,6 +52,7 @@ from ..store.stats import (
 from . import blp, verdict, wants_html
 from .analysis import game_analysis
 from .charts import bar_chart
+from .crosstable import after_round_arg
 from .forms import local_target, same_origin
 
 GAMES_PAGE = 25
@@ -300,7 +301,7 @@ def tournaments():
 @blp.get("/tournaments/<name:tournament_id>")
 @read_access
 def tournament(tournament_id: str):
-    audit = tournament_audit(current_store(), tournament_id)
+    audit = tournament_audit(current_store(), tournament_id, after_round_arg())
     if audit is None:
         raise Problem(404, "not-found", f"there is no tournament {tournament_id[:64]!r}")
     return render_template("tournament.html", title=f"Tournament {tournament_id}",

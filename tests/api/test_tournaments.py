@@ -162,7 +162,8 @@ def test_standings_games_and_discrepancies(shared_client, spring):
     assert body["links"] == {"self": f"{API}/tournaments/spring",
                              "report": f"{API}/tournaments/spring/report.csv",
                              "withdrawn": f"{API}/tournaments/spring/withdrawn",
-                             "settings": f"{API}/tournaments/spring/settings"}
+                             "settings": f"{API}/tournaments/spring/settings",
+                             "crosstable": f"{API}/tournaments/spring/crosstable"}
     assert body["settings"] is None
     # Open: the two mismatches, the illegal game and the unfinished one, none ruled.
     assert body["final"] is False

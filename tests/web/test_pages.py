@@ -17,7 +17,8 @@ from .conftest import BROWSER, FROM_HERE
 SAMPLE_LOG = Path(__file__).resolve().parents[2] / "sample_logs" / "gin-01.json"
 PAGES = ["/", "/games", "/games?variant=gin&status=valid", "/players",
          "/players?sort=win_rate&order=asc", "/players/ana", "/tournaments",
-         "/tournaments/spring-cup", "/variants", "/sheets/new"]
+         "/tournaments/spring-cup", "/variants", "/sheets/new",
+         "/tournaments/spring-cup/crosstable", "/tournaments/spring-cup?after_round=1"]
 
 
 class _Links(HTMLParser):
