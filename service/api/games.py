@@ -58,7 +58,8 @@ from .spec import PREFIX, problem_responses
 blp = Blueprint("games", __name__, url_prefix=f"{PREFIX}/games",
                 description="Upload rummy-log/1 games, read verdicts, logs and positions")
 
-FILTERS = ("player", "variant", "status", "tournament", "since", "until")
+FILTERS = ("player", "variant", "status", "tournament", "source_id", "round", "table",
+           "since", "until")
 BESIDE = ("batch", "export")  # the routes /games/batch and /games/export
 
 

@@ -67,12 +67,19 @@ class StoreBusy(StoreError):
 
 @dataclass(frozen=True, slots=True)
 class GameFilter:
+    """The /games filters.  ``player`` and ``tournament`` match a name as stored when
+    one is (a live game holds it exactly), else every name equal to it ignoring case
+    and accents; the log's own id (``source_id``), round and table match exactly."""
+
     player: str | None = None
     variant: str | None = None
     status: str | None = None
     tournament: str | None = None
     since: datetime | None = None
     until: datetime | None = None
+    source_id: str | None = None
+    round: int | None = None
+    table: str | None = None
 
 
 def _arrow(table: str, rows: Sequence[tuple]) -> pa.Table:
@@ -937,16 +944,34 @@ def keyset_sql(columns: str, where: GameFilter, limit: int,
     return sql + " ORDER BY seq DESC LIMIT ?", [*params, limit]
 
 
+def folded(expression: str) -> str:
+    """A name as the filters compare it when no stored name is the one given: lower
+    case, accents stripped (``José`` and ``JOSE`` are ``jose``)."""
+    return f"strip_accents(lower({expression}))"
+
+
 def filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:
     """WHERE clauses for the /games filters (deleted games left out); values always go
     in as parameters."""
     clauses: list[str] = [live("id")]
     params: list[Any] = []
     if where.player is not None:
-        clauses.append("list_contains(players, ?)")
-        params.append(where.player)
+        # As stored when a live game holds the name exactly, else folded.  The folded
+        # match goes through game_players (one row a seat), never a lambda over lists.
+        clauses.append(
+            f"CASE WHEN EXISTS (SELECT 1 FROM game_players WHERE player = ? AND {live()}) "
+            "THEN list_contains(players, ?) ELSE id IN (SELECT game_id FROM game_players "
+            f"WHERE {folded('player')} = {folded('?')}) END")
+        params += [where.player] * 3
+    if where.tournament is not None:
+        clauses.append(
+            f"CASE WHEN EXISTS (SELECT 1 FROM games WHERE tournament_id = ? AND {live('id')}) "
+            f"THEN tournament_id = ? ELSE {folded('tournament_id')} = {folded('?')} END")
+        params += [where.tournament] * 3
     for column, value in (("variant", where.variant), ("status", where.status),
-                          ("tournament_id", where.tournament)):
+                          ("source_id", where.source_id),
+                          ("tournament_round", where.round),
+                          ("tournament_table", where.table)):
         if value is not None:
             clauses.append(f"{column} = ?")
             params.append(value)
