@@ -944,6 +944,19 @@ def keyset_sql(columns: str, where: GameFilter, limit: int,
     return sql + " ORDER BY seq DESC LIMIT ?", [*params, limit]
 
 
+def filter_names(store: Reader, most: int) -> dict[str, list[str]]:
+    """The names the /games form suggests: the players and the tournaments of the live
+    games, ``most`` of each, those with the most games first (then by name)."""
+    players, tournaments = (result.rows for result in store.read_many([
+        (f"SELECT player FROM game_players WHERE {live()} GROUP BY player "
+         "ORDER BY count(*) DESC, player LIMIT ?", [most]),
+        (f"SELECT tournament_id FROM games WHERE tournament_id IS NOT NULL AND {live('id')} "
+         "GROUP BY tournament_id ORDER BY count(*) DESC, tournament_id LIMIT ?", [most]),
+    ]))
+    return {"player": [row[0] for row in players],
+            "tournament": [row[0] for row in tournaments]}
+
+
 def folded(expression: str) -> str:
     """A name as the filters compare it when no stored name is the one given: lower
     case, accents stripped (``José`` and ``JOSE`` are ``jose``)."""

@@ -37,6 +37,7 @@ from ..engine.limits import calendar_date
 from ..engine.rules import OTHER_ORIGINS, PRESETS, SOURCES, source_in_words
 from ..store import GameFilter
 from ..store.audit import list_tournaments, tournament_audit
+from ..store.db import filter_names
 from ..store.stats import (
     SORT_KEYS,
     StatsFilter,
@@ -51,6 +52,7 @@ from .charts import bar_chart
 from .forms import local_target, same_origin
 
 GAMES_PAGE = 25
+SUGGESTED = 500  # names suggested by each of the games page's name filters
 # The leaderboard's columns, each a sort key of the API.
 LEADERBOARD_COLUMNS = (("games", "Games"), ("wins", "Wins"), ("win_rate", "Win rate"),
                        ("points_per_deal", "Points per deal"), ("rating", "Rating"),
@@ -193,7 +195,8 @@ def games():
     later, earlier = _pages("web.games", {**query, "limit": limit},
                             encode_cursor(rows[-1]["seq"], filters) if more else None)
     return render_template("games.html", title="Games", games=rows, args=args,
-                           later=later, earlier=earlier, statuses=verdict.STATUS_WORDS)
+                           later=later, earlier=earlier, statuses=verdict.STATUS_WORDS,
+                           names=filter_names(current_store(), SUGGESTED))
 
 
 @blp.get("/games/<game_id:game_id>")

@@ -223,6 +223,29 @@ def test_the_games_list_filters_and_pages_both_ways(client, ids):
     assert len(back) == len(pages) - 1
 
 
+def test_the_games_list_finds_a_table_and_suggests_the_stored_names(client, ids):
+    html = _page(client, "/games?tournament=SPRING-CUP&round=2&table=A")
+    listed = set(re.findall(r'<td data-label="Game"><a href="/games/([0-9a-f]+)">', html))
+    assert listed == {ids["mismatch-gin-deal-points"]}
+    for name, value in (("tournament", "SPRING-CUP"), ("round", "2"), ("table", "A")):
+        assert re.search(rf'<input name="{name}"[^>]* value="{value}"', html), name
+    assert '<input name="source_id" value=""' in html
+    # The names typed are suggested from the stored ones, by the page itself.
+    players = re.search(r'<datalist id="known-players">(.*?)</datalist>', html).group(1)
+    assert {"ana", "ben"} <= set(re.findall(r'<option value="([^"]+)">', players))
+    tournaments = re.search(r'<datalist id="known-tournaments">(.*?)</datalist>', html)
+    assert re.findall(r'<option value="([^"]+)">', tournaments.group(1)) == ["spring-cup"]
+    assert 'list="known-players"' in html and 'list="known-tournaments"' in html
+    html = _page(client, "/games?player=ANA&status=illegal&round=1")
+    assert re.findall(r'<td data-label="Game"><a href="/games/([0-9a-f]+)">', html) == []
+    html = _page(client, "/games?player=ANA&status=illegal")
+    assert set(re.findall(r'<td data-label="Game"><a href="/games/([0-9a-f]+)">', html)) \
+        == {ids["illegal-gin-discard-of-taken-card"], ids["illegal-rummy-not-your-turn"],
+            ids["illegal-greek-invalid-meld"]}
+    page = client.get("/games?round=first", headers=BROWSER)
+    assert page.status_code == 400 and "round" in page.get_data(as_text=True)
+
+
 def test_the_leaderboard_is_the_apis(client):
     # Every sort key of the API but rating (which needs a variant), the move analysis's
     # too: on these unanalysed games they list nobody, as the API does.
