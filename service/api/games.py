@@ -154,6 +154,7 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         raise Problem(422, VALIDATION_ERROR, detail, errors=errors) from None
     body: dict[str, Any] = {"id": checked.id, "status": checked.report.status,
                             "created": False, "dry_run": args["dry_run"],
+                            "source_id": checked.source_id, "tournament": checked.tournament,
                             "report": checked.report.to_dict()}
     if args["dry_run"]:
         return body, 200, {}

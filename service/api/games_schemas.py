@@ -196,6 +196,10 @@ class UploadResultSchema(Schema):
     created = fields.Boolean(required=True, metadata={
         "description": "False when the same log was stored before, or on a dry run"})
     dry_run = fields.Boolean(required=True)
+    source_id = fields.String(allow_none=True, metadata={
+        "description": "The log's own id, null when it has none"})
+    tournament = fields.Nested(TournamentSchema, allow_none=True, metadata={
+        "description": "The log's tournament {id, round, table}, null when it has none"})
     report = fields.Dict(required=True, metadata={"description": "The verification report",
                                                   "allOf": [REPORT_REF]})
     links = fields.Nested(LinksSchema, metadata={"description": "Absent on a dry run"})

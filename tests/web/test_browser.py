@@ -170,6 +170,37 @@ def test_upload_one_log_then_a_batch_and_see_each_verdict(watched, server):
     sync_api.expect(page.locator("dl.facts")).to_contain_text("tester")  # the key's name
 
 
+def test_each_uploaded_game_is_named_by_its_log_id_round_and_table(watched, tmp_path):
+    """A batch of one event's tables was listed as "line 1", "line 2"...: each verdict
+    now also names the game as its log does, by its own id, tournament, round and table."""
+    base = json.loads((SAMPLES_DIR / "gin-01.json").read_text())
+    logs = [{**base, "id": "r5-t3", "tournament": {"id": "cup", "round": 5, "table": "3"}},
+            {**base, "tournament": {"id": "cup", "round": 5}},
+            {key: value for key, value in base.items() if key != "tournament"}]
+    batch = tmp_path / "round-5.ndjson"
+    batch.write_text("".join(json.dumps(log) + "\n" for log in logs))
+    single = tmp_path / "one.json"
+    single.write_text(json.dumps({**base, "id": "solo", "tournament": {"id": "cup"}}))
+    page = watched.page
+    page.goto("/")
+    page.fill("#api-key", KEY)
+    page.set_input_files("#files", str(batch))
+    results = page.locator("#results > li")
+    sync_api.expect(page.locator("#upload-state")).to_contain_text("Done")
+    heads = [results.nth(n).locator("p.verdict-line") for n in range(3)]
+    sync_api.expect(heads[0]).to_contain_text(
+        "round-5.ndjson, line 1 (log r5-t3 · cup, round 5, table 3): ")
+    sync_api.expect(heads[1]).to_contain_text("round-5.ndjson, line 2 (cup, round 5): ")
+    sync_api.expect(heads[2]).to_contain_text("round-5.ndjson, line 3: ")
+    assert results.nth(2).locator(".game-name").count() == 0
+    page.check("#dry-run")
+    page.set_input_files("#files", str(single))
+    sync_api.expect(results).to_have_count(4)
+    sync_api.expect(results.nth(3).locator("p.verdict-line")).to_contain_text(
+        "one.json (log solo · cup): ")
+    watched.check()
+
+
 @pytest.mark.usefixtures("ids")
 def test_check_only_stores_nothing_and_the_key_stays_in_the_tab(watched, server):
     page = watched.page
