@@ -557,6 +557,30 @@ def test_the_leaderboard_sorts_by_each_column(watched, server):
     assert shown == [r["player"] for r in api(server, "/players?sort=games&order=asc")["players"]]
 
 
+@pytest.mark.usefixtures("ids")
+def test_the_leaderboard_offers_rating_only_while_a_variant_is_chosen(watched):
+    """Drawn with a variant, the form offered rating; choosing "any" then kept it, and
+    showing the leaderboard answered a 400 page."""
+    page = watched.page
+    page.goto("/players?variant=gin&sort=rating")
+    options = "(select) => [...select.options].map((o) => o.value)"
+    assert "rating" in page.locator("#sort").evaluate(options)
+    page.select_option("#variant", "")
+    assert "rating" not in page.locator("#sort").evaluate(options)
+    assert page.locator("#sort").input_value() == "wins"
+    with page.expect_navigation() as shown:
+        page.get_by_role("button", name="Show").click()
+    assert shown.value.status == 200
+    assert "sort=wins" in page.url and "rating" not in page.locator("#sort").evaluate(options)
+    page.select_option("#variant", "gin")
+    values = page.locator("#sort").evaluate(options)
+    assert values.index("rating") == values.index("games") + 1  # back in its place
+    page.select_option("#sort", "rating")
+    with page.expect_navigation() as shown:
+        page.get_by_role("button", name="Show").click()
+    assert shown.value.status == 200 and page.locator("#leaderboard tbody tr").count() > 0
+
+
 def test_the_leaderboard_shows_how_far_behind_the_analysis_is(browser, tmp_path):
     """A server that analyses nothing in the background: every stored game is in the
     backlog the note shows, above the table whose columns it qualifies; once each game's

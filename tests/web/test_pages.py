@@ -73,7 +73,7 @@ def test_every_page_answers_and_loads_only_from_the_app(client, ids):
     for url in assets:
         response = client.get(url)
         assert response.status_code == 200 and len(response.data) > 100, url
-    for module in ("replay.js", "upload.js", "versus.js"):
+    for module in ("replay.js", "upload.js", "versus.js", "leaderboard.js"):
         source = client.get(f"/assets/{module}").get_data(as_text=True)
         assert "http://" not in source.replace("http://www.w3.org/2000/svg", "")
         assert "https://" not in source
