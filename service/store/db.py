@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -80,6 +80,10 @@ class GameFilter:
     source_id: str | None = None
     round: int | None = None
     table: str | None = None
+    # Set by ``as_stored``: no live game holds the name as given, so it is matched
+    # folded (the API never sets these; they are not filters of their own).
+    fold_player: bool = False
+    fold_tournament: bool = False
 
 
 def _arrow(table: str, rows: Sequence[tuple]) -> pa.Table:
@@ -321,6 +325,7 @@ class StoreReads:
     def list_games(self, where: GameFilter, limit: int,
                    before_seq: int | None = None) -> list[dict[str, Any]]:
         """Newest first; ``before_seq`` continues after the last game of a page."""
+        where = as_stored(self, where)
         sql, params = keyset_sql("id, seq, uploaded_at, source_id, variant, status, players, "
                                  "tournament_id, tournament_round, tournament_table, "
                                  "played_at, n_deals, "
@@ -957,6 +962,22 @@ def filter_names(store: Reader, most: int) -> dict[str, list[str]]:
             "tournament": [row[0] for row in tournaments]}
 
 
+def as_stored(store: Reader, where: GameFilter) -> GameFilter:
+    """The filter with its player and tournament matched as given when a live game
+    holds the name exactly, else folded (``fold_player``, ``fold_tournament``).  Decided
+    by one cheap statement first: a query choosing between the two in SQL computed the
+    folded match every time (six times the exact match's time over a million games)."""
+    if where.player is None and where.tournament is None:
+        return where
+    with store.cursor() as cur:
+        player, tournament = cur.execute(
+            "SELECT ? IS NULL OR EXISTS (SELECT 1 FROM game_players WHERE player = ? AND "
+            f"{live()}), ? IS NULL OR EXISTS (SELECT 1 FROM games WHERE tournament_id = ? "
+            f"AND {live('id')})", [where.player, where.player, where.tournament,
+                                   where.tournament]).fetchone()
+    return replace(where, fold_player=not player, fold_tournament=not tournament)
+
+
 def folded(expression: str) -> str:
     """A name as the filters compare it when no stored name is the one given: lower
     case, accents stripped (``José`` and ``JOSE`` are ``jose``)."""
@@ -969,18 +990,16 @@ def filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:
     clauses: list[str] = [live("id")]
     params: list[Any] = []
     if where.player is not None:
-        # As stored when a live game holds the name exactly, else folded.  The folded
-        # match goes through game_players (one row a seat), never a lambda over lists.
-        clauses.append(
-            f"CASE WHEN EXISTS (SELECT 1 FROM game_players WHERE player = ? AND {live()}) "
-            "THEN list_contains(players, ?) ELSE id IN (SELECT game_id FROM game_players "
-            f"WHERE {folded('player')} = {folded('?')}) END")
-        params += [where.player] * 3
+        # The folded match goes through game_players (one row a seat), not a lambda
+        # over each game's list of names.
+        clauses.append("id IN (SELECT game_id FROM game_players WHERE "
+                       f"{folded('player')} = {folded('?')})" if where.fold_player
+                       else "list_contains(players, ?)")
+        params.append(where.player)
     if where.tournament is not None:
-        clauses.append(
-            f"CASE WHEN EXISTS (SELECT 1 FROM games WHERE tournament_id = ? AND {live('id')}) "
-            f"THEN tournament_id = ? ELSE {folded('tournament_id')} = {folded('?')} END")
-        params += [where.tournament] * 3
+        clauses.append(f"{folded('tournament_id')} = {folded('?')}" if where.fold_tournament
+                       else "tournament_id = ?")
+        params.append(where.tournament)
     for column, value in (("variant", where.variant), ("status", where.status),
                           ("source_id", where.source_id),
                           ("tournament_round", where.round),
