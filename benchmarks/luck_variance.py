@@ -16,7 +16,10 @@ the head-to-head difference per deal (first player's deal points less the second
   the mean luck difference per deal with its standard error (``luck``, ``se``): the
   luck's expectation is 0 in every pairing, the adjusted mean the raw one's;
 * per player, the variance of their luck-adjusted points per deal against that of their
-  points per deal (``player x``), the figure players are ranked by.
+  points per deal (``player x``, the larger of the two);
+* the same two ratios with each player's luck weighed by their cross-fitted share of it
+  (``share``: the head-to-head difference; ``x``: the larger player's), as the store's
+  player figures and leaderboard take it (``service/analysis/luck_share.py``).
 
 Run from the project root: ``python benchmarks/luck_variance.py [--deals N] [--seed S]
 [--oklahoma] [--pairs random:greedy,greedy:careful,...]``.  A few minutes at 3,000
@@ -38,6 +41,7 @@ except ModuleNotFoundError:  # run as a script without the package installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from service.analysis.luck import analyse_luck
 
+from service.analysis.luck_share import E4, FoldSums, fold_of, share_e4
 from service.engine import parse_game, verify
 from service.generator import generate_game
 
@@ -46,9 +50,10 @@ PAIRS = (("random", "greedy"), ("greedy", "careful"), ("random", "careful"),
 
 
 def deals_of(first: str, second: str, deals: int, seed: int, rules: dict | None
-             ) -> list[tuple[float, float, float, float]]:
-    """(points, adjusted) of the first player and of the second, per scored deal."""
-    out: list[tuple[float, float, float, float]] = []
+             ) -> list[tuple[float, float, float, float, str]]:
+    """(points, adjusted) of the first player and of the second, and the game's id (its
+    number in hexadecimal, as the store's ids are), per scored deal."""
+    out: list[tuple[float, float, float, float, str]] = []
     skills = {"ana": first, "ben": second}
     game_no = 0
     while len(out) < deals:
@@ -60,8 +65,26 @@ def deals_of(first: str, second: str, deals: int, seed: int, rules: dict | None
             if deal.points is None:
                 continue
             out.append((deal.points["ana"], deal.adjusted["ana"],
-                        deal.points["ben"], deal.adjusted["ben"]))
+                        deal.points["ben"], deal.adjusted["ben"], f"{game_no:x}"))
     return out[:deals]
+
+
+def shared(rows: list[tuple[float, float, float, float, str]], points: int, adjusted: int
+           ) -> list[float]:
+    """A player's points per deal less their luck weighed by their cross-fitted share
+    (``luck_share``: each half of the games by the share measured on the other), as the
+    store's figures take it."""
+    halves = FoldSums(), FoldSums()
+    games: dict[str, list[float]] = {}
+    for row in rows:
+        got = games.setdefault(row[4], [0, 0.0, 0.0])
+        got[0] += 1
+        got[1] += row[points]
+        got[2] += row[points] - row[adjusted]
+    for gid, (n, total, luck) in games.items():
+        halves[fold_of(gid)].add(int(n), round(total * E4), round(luck * E4))
+    shares = share_e4(halves[1]) / E4, share_e4(halves[0]) / E4
+    return [r[points] - shares[fold_of(r[4])] * (r[points] - r[adjusted]) for r in rows]
 
 
 def needed(values: list[float]) -> str:
@@ -84,17 +107,24 @@ def main(argv: list[str] | None = None) -> None:
     print(f"two-player gin{' (oklahoma)' if rules else ''}, {args.deals} deals a pairing, "
           f"seed {args.seed}; difference = first player's points - second's, per deal")
     print(f"{'pairing':<18}{'raw mean':>9}{'sd':>7}{'adj mean':>9}{'sd':>7}{'ratio':>7}"
-          f"{'n raw':>7}{'n adj':>7}{'adj se':>7}{'luck':>7}{'se':>6}{'player x':>9}{'s':>6}")
+          f"{'n raw':>7}{'n adj':>7}{'adj se':>7}{'luck':>7}{'se':>6}{'player x':>9}"
+          f"{'share':>7}{'x':>6}{'s':>6}")
     for first, second in pairs:
         start = time.process_time()
         rows = deals_of(first, second, args.deals, args.seed, rules)
         seconds = time.process_time() - start
-        raw = [a - b for a, _, b, _ in rows]
-        adjusted = [x - y for _, x, _, y in rows]
-        player = []
+        raw = [r[0] - r[2] for r in rows]
+        adjusted = [r[1] - r[3] for r in rows]
+        player, by_share = [], []
         for points, adj in ((0, 1), (2, 3)):
             player.append(statistics.variance([r[adj] for r in rows])
                           / statistics.variance([r[points] for r in rows]))
+            by_share.append(shared(rows, points, adj))
+        share_ratio = (statistics.variance([a - b for a, b in zip(*by_share, strict=True)])
+                       / statistics.variance(raw))
+        share_player = max(statistics.variance(values)
+                           / statistics.variance([r[points] for r in rows])
+                           for values, points in zip(by_share, (0, 2), strict=True))
         sd_raw, sd_adj = statistics.stdev(raw), statistics.stdev(adjusted)
         luck = [r - a for r, a in zip(raw, adjusted, strict=True)]
         luck_se = statistics.stdev(luck) / math.sqrt(len(luck))
@@ -103,7 +133,7 @@ def main(argv: list[str] | None = None) -> None:
               f"{(sd_adj / sd_raw) ** 2:>7.2f}{needed(raw):>7}{needed(adjusted):>7}"
               f"{sd_adj / math.sqrt(len(adjusted)):>7.2f}"
               f"{statistics.fmean(luck):>7.2f}{luck_se:>6.2f}"
-              f"{max(player):>9.2f}{seconds:>6.0f}")
+              f"{max(player):>9.2f}{share_ratio:>7.2f}{share_player:>6.2f}{seconds:>6.0f}")
 
 
 if __name__ == "__main__":

@@ -98,8 +98,15 @@ class PlayerFiguresSchema(FiguresSchema):
                        "chance correction); Rummy family, card points (docs/ANALYSIS.md, "
                        "Luck); null over no deal"})
     luck_adjusted_per_deal = fields.Float(allow_none=True, metadata={
-        "description": "Deal points less luck points (penalty scoring: plus), per "
-                       "scored deal; null over no deal"})
+        "description": "Points per scored deal with the luck taken away: gin, deal "
+                       "points less the player's share of their luck (luck_share, "
+                       "cross-fitted on the two halves of their games); Rummy family, "
+                       "deal points less luck points (penalty scoring: plus); null over "
+                       "no deal"})
+    luck_share = fields.Float(allow_none=True, metadata={
+        "description": "Gin: the deal points a point of luck has been worth to the "
+                       "player, measured on their games (0 to 1; docs/ANALYSIS.md, "
+                       "A player's share of luck); null without gin luck"})
 
 
 class PlayerAnalysisSchema(Schema):
@@ -171,7 +178,7 @@ def _keeps_analyses(store: Any) -> bool:
     return hasattr(store, "add_analyses")
 
 
-def _holds_analyses(store: Any) -> bool:
+def holds_analyses(store: Any) -> bool:
     """Whether the store has analysis tables to read: a store always, an audit's lake
     when the audit analysed (``--analyse``)."""
     return _keeps_analyses(store) or bool(getattr(store, "holds_analyses", False))
@@ -179,7 +186,7 @@ def _holds_analyses(store: Any) -> bool:
 
 def _analysed_store() -> Any:
     store = current_store()
-    if not _holds_analyses(store):
+    if not holds_analyses(store):
         raise Problem(404, NOT_FOUND, "this service serves an audit's results, which hold "
                       "no analysis (audit with --analyse): a game's analysis is computed "
                       "when asked for")
@@ -219,7 +226,7 @@ def game_analysis(game_id: str) -> dict[str, Any]:
     report = verify(game)
     luck = analyse_luck(game, report)
     keeps = _keeps_analyses(store)
-    facts = game_facts(store, game_id) if _holds_analyses(store) else None
+    facts = game_facts(store, game_id) if holds_analyses(store) else None
     stored = facts is not None
     if facts is None:
         row = store.get_game(game_id)
@@ -250,7 +257,7 @@ def game_analysis(game_id: str) -> dict[str, Any]:
         "missed_knock": 2.2, "fed_card": 7.56}, "average_discard_error": 0.0,
     "accuracy": 97.8, "fed_given": 31, "fed_received": 28, "missed_gins_and_knocks": 9,
     "errors_per_100": 2.2, "luck_deals": 96, "luck_per_deal": 1.84,
-    "luck_adjusted_per_deal": 10.76}}, "analysis": EXAMPLE})
+    "luck_adjusted_per_deal": 10.76, "luck_share": 0.71}}, "analysis": EXAMPLE})
 @problem_responses(blp, 400, 401, 403, 404)
 @blp.doc(summary="A player's analysis figures, by variant (docs/ANALYSIS.md)",
          description="Over the stored games already analysed, with the filters of the "

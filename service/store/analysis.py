@@ -35,6 +35,7 @@ from ..engine.model import Game
 from ..engine.report import Report
 from ..engine.words import plural
 from .db import Reader, StoreError, live
+from .luck_sql import luck_ctes
 from .stats import StatsFilter, _where
 
 # Of the definitions: a stored analysis of another version is redone by the catch-up
@@ -468,8 +469,6 @@ def _tally(values: Sequence[int]) -> Tally:
                  opponent_points=got["opponent_points"], deals=got["deals"])
 
 
-LUCK_COLUMNS = ("luck_deals", "luck_e4", "adjusted_e4")
-_LUCK_SUMS = ", ".join(f"CAST(coalesce(sum({c}), 0) AS BIGINT)" for c in LUCK_COLUMNS)
 # Every error of a row: the facts of its kinds but fed cards.
 ERRORS_SUM = " + ".join(ERRORS)
 
@@ -488,13 +487,17 @@ def player_analysis(store: Reader, player: str,
     where, params = _where(flt)
     with store.cursor() as cur:
         rows = cur.execute(
-            f"SELECT variant, count(DISTINCT game_id), {_SUMS}, {_LUCK_SUMS} "
-            f"FROM analysis_players WHERE player = ?{where} GROUP BY variant "
-            "ORDER BY variant", [player, *params]).fetchall()
+            f"WITH {luck_ctes('variant', ' AND player = ?' + where)}, "
+            f"sums AS (SELECT variant, count(DISTINCT game_id) AS games, {_SUMS} "
+            f"FROM analysis_players WHERE player = ?{where} GROUP BY variant) "
+            "SELECT sums.*, luck.luck_deals, luck.luck_e4, luck.adjusted_e8, luck.share_e4 "
+            "FROM sums LEFT JOIN luck USING (variant) ORDER BY variant",
+            [player, *params, player, *params]).fetchall()
     out = {}
     for variant, games, *values in rows:
         tally = _tally(values[:len(_COUNTED)])
-        luck_deals, luck_e4, adjusted_e4 = values[len(_COUNTED):]
+        luck_deals, luck_e4, adjusted_e8, share = values[len(_COUNTED):]
+        luck_deals, luck_e4, adjusted_e8 = luck_deals or 0, luck_e4 or 0, adjusted_e8 or 0
         figures = summarise(tally)
         figures["games"] = games
         figures["deals"] = tally.deals
@@ -503,7 +506,8 @@ def player_analysis(store: Reader, player: str,
             100 * sum(tally.kinds[kind] for kind in ERRORS), tally.decisions, 2)
         figures["luck_deals"] = luck_deals
         figures["luck_per_deal"] = luck_per_deal(luck_e4, luck_deals)
-        figures["luck_adjusted_per_deal"] = luck_per_deal(adjusted_e4, luck_deals)
+        figures["luck_adjusted_per_deal"] = ratio(int(adjusted_e8), luck_deals * E4 * E4, 2)
+        figures["luck_share"] = None if share is None else share / E4
         out[variant] = figures
     return out
 

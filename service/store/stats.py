@@ -14,6 +14,7 @@ from typing import Any
 
 from ..engine.rules import GIN, PRESETS
 from .db import Reader, live
+from .luck_sql import luck_ctes
 from .rating_reads import caught_up
 
 RUMMY_FIGURES = ("won_out", "won_rummy", "won_blocked", "avg_hand_left_when_losing")
@@ -244,16 +245,19 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
             {analysed("a.discard_points", "a.decisions", 3)} AS discard_error,
             {analysed("100 * a.errors", "a.decisions", 2)} AS errors,
             {analysed("a.luck_e4", "(10000 * a.luck_deals)", 2)} AS luck,
-            {analysed("a.adjusted_e4", "(10000 * a.luck_deals)", 2)} AS luck_adjusted"""
-    analysis = f"""
+            {analysed("a.adjusted_e8", "(100000000 * a.luck_deals)", 2)} AS luck_adjusted"""
+    # luck_adjusted: each player's luck weighed by their own cross-fitted share of it
+    # (service.analysis.luck_share), not all of it
+    analysis = f"""{luck_ctes("player", f" AND {scope}{where}")},
         a AS (
-            SELECT player, sum(decisions) AS decisions, sum(accurate) AS accurate,
-                   sum(discard_error_points) AS discard_points,
-                   sum({_ERROR_COLUMNS}) AS errors,
-                   coalesce(sum(luck_deals), 0) AS luck_deals,
-                   coalesce(sum(luck_e4), 0) AS luck_e4,
-                   coalesce(sum(adjusted_e4), 0) AS adjusted_e4
-            FROM analysis_players WHERE {scope}{where} GROUP BY player)"""
+            SELECT s.*, coalesce(luck.luck_deals, 0) AS luck_deals,
+                   coalesce(luck.luck_e4, 0) AS luck_e4,
+                   coalesce(luck.adjusted_e8, 0) AS adjusted_e8
+            FROM (SELECT player, sum(decisions) AS decisions, sum(accurate) AS accurate,
+                         sum(discard_error_points) AS discard_points,
+                         sum({_ERROR_COLUMNS}) AS errors
+                  FROM analysis_players WHERE {scope}{where} GROUP BY player) s
+            LEFT JOIN luck USING (player))"""
     columns = ("player, games, wins, win_rate, deals, points_per_deal, rating, accuracy, "
                "discard_error, errors, luck, luck_adjusted")
     sql = f"""
@@ -275,8 +279,8 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
                                               else ""}{join}
             WHERE g.games >= ?{rated}),
         page AS (SELECT * FROM ranked"""
-    args: list[Any] = [*params, *params, *(params if by_analysis else ()), *join_params,
-                       min_games]
+    args: list[Any] = [*params, *params, *(2 * params if by_analysis else ()),
+                       *join_params, min_games]
     if after is not None:
         beyond = "<" if direction == "DESC" else ">"
         sql += f" WHERE ({key} {beyond} ? OR ({key} = ? AND player > ?))"
@@ -289,7 +293,7 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
         sql += f""",{analysis}
         SELECT page.*,{figures}
         FROM page LEFT JOIN a USING (player)"""
-        args += params
+        args += 2 * params
     sql += f" ORDER BY {key} {direction}, player ASC"
     with store.cursor() as cur:
         rows = cur.execute(sql, args).fetchall()

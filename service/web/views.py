@@ -14,6 +14,7 @@ from markupsafe import Markup
 from marshmallow import EXCLUDE, ValidationError
 
 from ..api import index
+from ..api.analysis import holds_analyses
 from ..api.auth import (
     READ_COOKIE,
     read_access,
@@ -36,6 +37,7 @@ from ..api.variants import describe_variants
 from ..engine.limits import calendar_date
 from ..engine.rules import OTHER_ORIGINS, PRESETS, SOURCES, source_in_words
 from ..store import GameFilter
+from ..store.analysis import player_analysis
 from ..store.audit import list_tournaments, tournament_audit
 from ..store.db import filter_names
 from ..store.stats import (
@@ -271,9 +273,12 @@ def player(player: str):
     rendered = {variant: [bar_chart(chart) for chart in chart_list]
                 for variant, chart_list in charts.items()}
     opponents = sorted({name for game in recent for name in game["players"]} - {player})
+    store = current_store()
+    analysed = player_analysis(store, player, scope) if holds_analyses(store) else {}
     return render_template("player.html", title=f"Player {player}", player=player,
                            figures=figures, charts=rendered, recent=recent, args=args,
-                           opponents=opponents)
+                           opponents=opponents, analysed=analysed,
+                           analysis=analysis_progress(store) if analysed else None)
 
 
 @blp.get("/tournaments")

@@ -10,11 +10,13 @@ from datetime import UTC, datetime
 import orjson
 import pytest
 
+from service.analysis import luck_share
 from service.analysis.facts import KINDS, Tally, analyse, summarise
 from service.analysis.luck import analyse_luck
 from service.engine import parse_game
 from service.generator import generate_game, generate_games
 from service.store.analysis import AnalysisRecord
+from service.store.records import game_id
 from tests.analysis.test_cli_analyse import discard_error_log
 
 from .helpers import API, assert_problem, post_log, store_of
@@ -71,7 +73,8 @@ def test_the_catch_up_analyses_every_stored_game(make_app):
 
     # What the figures must be: the analysis of each game, summed here.
     expected: dict[str, Tally] = {}
-    scored = luck = adjusted = 0.0
+    scored = luck = 0.0
+    games = []  # (id, scored deals, points, luck) of ana's games, for the share of luck
     for log in logs:
         if log["variant"] != "gin" or not log["played_at"].startswith("2024-01"):
             continue
@@ -80,7 +83,8 @@ def test_the_catch_up_analyses_every_stored_game(make_app):
         game_luck = analyse_luck(parse_game(log))
         scored += game_luck.scored["ana"]
         luck += game_luck.luck["ana"]
-        adjusted += game_luck.adjusted["ana"]
+        games.append(luck_row(log, game_luck, "ana"))
+    cross_fitted = luck_share.adjusted(games)
     answer = client.get(f"{API}/players/ana/analysis?variant=gin&until=2024-02-01T00:00:00Z")
     assert answer.status_code == 200, answer.get_json()
     figures = answer.get_json()["variants"]["gin"]
@@ -92,7 +96,11 @@ def test_the_catch_up_analyses_every_stored_game(make_app):
     # Luck over the scored deals (docs/ANALYSIS.md, Luck), stored by the catch-up.
     assert figures["luck_deals"] == scored > 0
     assert figures["luck_per_deal"] == pytest.approx(luck / scored, abs=0.01)
-    assert figures["luck_adjusted_per_deal"] == pytest.approx(adjusted / scored, abs=0.01)
+    # Adjusted by ana's own share of luck, each half of the games by the other's
+    # (service.analysis.luck_share): not points less luck.
+    assert figures["luck_adjusted_per_deal"] == pytest.approx(
+        cross_fitted.adjusted_e8 / E8 / scored, abs=0.01)
+    assert figures["luck_share"] == cross_fitted.share_e4 / luck_share.E4
 
     gid = orjson.loads(orjson.dumps(client.get(f"{API}/games?limit=1").get_json()))
     gid = gid["games"][0]["id"]
@@ -166,6 +174,17 @@ def test_the_integrity_screen_ranks_the_feeding_pair_first(client, app):
     assert_problem(client.get(f"{API}/integrity/pairs?min_games=0"), 400, "invalid-parameter")
 
 
+E4 = luck_share.E4
+E8 = E4 * E4
+
+
+def luck_row(log: dict, luck, player: str) -> tuple[str, int, int, int]:
+    """A game's (id, scored deals, points, luck) for ``player``, in the stored units."""
+    luck_e4 = round(luck.luck[player] * luck_share.E4)
+    points_e4 = luck_e4 + round(luck.adjusted[player] * luck_share.E4)
+    return game_id(log), luck.scored[player], points_e4, luck_e4
+
+
 def analysed_corpus(client) -> tuple[list[dict], dict[str, dict[str, float]]]:
     """Post a few generated games and ask for each one's analysis (which stores it); the
     logs and, per player, the figures the leaderboard must show, summed here from the
@@ -174,6 +193,8 @@ def analysed_corpus(client) -> tuple[list[dict], dict[str, dict[str, float]]]:
     logs += list(generate_games("rummy", 2, seed=42, players=3, names=["ana", "dan", "eve"],
                                 rules={"target": 60}))
     sums: dict[str, dict[str, float]] = {}
+    games: dict[str, list[tuple[str, int, int, int]]] = {}  # gin's, for the share of luck
+    whole: dict[str, int] = {}  # the Rummy family's adjusted points, luck taken whole
     for log in logs:
         gid = post_log(client, log).get_json()["id"]
         assert client.get(f"{API}/games/{gid}/analysis").get_json()["stored"] is False
@@ -190,11 +211,16 @@ def analysed_corpus(client) -> tuple[list[dict], dict[str, dict[str, float]]]:
         for player, scored in luck.scored.items():
             sums[player]["deals"] += scored
             sums[player]["luck"] += luck.luck[player]
-            sums[player]["adjusted"] += luck.adjusted[player]
+            if log["variant"] == "gin":
+                games.setdefault(player, []).append(luck_row(log, luck, player))
+            else:
+                whole[player] = whole.get(player, 0) + round(luck.adjusted[player] * E4) * E4
     figures = {p: {"accuracy": 100 * s["accurate"] / s["decisions"],
                    "discard_error": s["discard"] / s["decisions"],
                    "errors": 100 * s["errors"] / s["decisions"],
-                   "luck": s["luck"] / s["deals"], "luck_adjusted": s["adjusted"] / s["deals"]}
+                   "luck": s["luck"] / s["deals"],
+                   "luck_adjusted": (luck_share.adjusted(games.get(p, ())).adjusted_e8
+                                     + whole.get(p, 0)) / E8 / s["deals"]}
                for p, s in sums.items()}
     return logs, figures
 

@@ -670,7 +670,8 @@ def test_screenshots_of_every_page_at_two_widths(browser, server, ids):
     pages = {"home": "/", "games": "/games", "game": f"/games/{ids['mismatch-gin-deal-points']}",
              "replay": f"/games/{ids['illegal-gin-discard-of-taken-card']}/replay#deal=1&move=6",
              "players": "/players", "player": "/players/ana", "tournaments": "/tournaments",
-             "tournament": "/tournaments/spring-cup", "variants": "/variants"}
+             "tournament": "/tournaments/spring-cup", "variants": "/variants",
+             "sheet": "/sheets/new"}
     base = f"http://127.0.0.1:{server.port}"
     for width in (360, 1280):
         watched = Watched(browser, base, width)

@@ -17,7 +17,7 @@ from .conftest import BROWSER, FROM_HERE
 SAMPLE_LOG = Path(__file__).resolve().parents[2] / "sample_logs" / "gin-01.json"
 PAGES = ["/", "/games", "/games?variant=gin&status=valid", "/players",
          "/players?sort=win_rate&order=asc", "/players/ana", "/tournaments",
-         "/tournaments/spring-cup", "/variants"]
+         "/tournaments/spring-cup", "/variants", "/sheets/new"]
 
 
 class _Links(HTMLParser):
@@ -698,3 +698,32 @@ def test_the_leaderboard_of_an_analysed_store_has_no_backlog_note(tmp_path):
         assert 'data-key="accuracy"' in html and 'id="analysis-behind"' not in html
     finally:
         close_app(app)
+
+
+def test_the_player_page_shows_the_apis_play_and_luck_figures(tmp_path):
+    """A player's analysis figures (accuracy, errors, luck and the points with the luck
+    taken away by their share of it) on their page, equal to the API's; the backlog note
+    while games wait for their analysis."""
+    from service.generator import generate_games
+    from tests.api.helpers import post_log
+
+    client = _app(tmp_path).test_client()
+    ids = [post_log(client, log).get_json()["id"]
+           for log in generate_games("gin", 6, seed=5, players=2)]
+    waiting = _page(client, "/players/ana")
+    assert 'id="analysis-behind"' not in waiting and "Play and luck" not in waiting
+    for gid in ids[:5]:  # asking for a game's analysis stores it; one left waiting
+        assert client.get(f"/api/v1/games/{gid}/analysis").status_code == 200
+    api = client.get("/api/v1/players/ana/analysis?variant=gin").get_json()
+    figures = api["variants"]["gin"]
+    assert figures["luck_share"] is not None and api["analysis"]["backlog"] == 1
+    html = _page(client, "/players/ana")
+    shown = dict(re.findall(r'<dd data-figure="(\w+)">([^<]+)</dd>',
+                            html.split('data-analysis="gin"')[1].split("</dl>")[0]))
+    assert shown["decisions"] == str(figures["decisions"])
+    assert shown["accuracy"] == f"{figures['accuracy']}%"
+    assert shown["luck_per_deal"].startswith(f"{figures['luck_per_deal']:+.2f} deal points over "
+                                             f"{figures['luck_deals']} deals")
+    assert shown["luck_adjusted_per_deal"] == str(figures["luck_adjusted_per_deal"])
+    assert shown["luck_share"] == f"{figures['luck_share']:.2f}"
+    assert 'data-backlog="1"' in html

@@ -1,0 +1,738 @@
+// Score-sheet page: the sheet typed in the table is written as a rummy-log/1 game whose
+// deals carry their `result` (who knocked, went gin or went out, the hand values) and
+// the figures the sheet claims (each deal's points, the running totals, the final
+// totals).  After every change the game so far goes to the API's dry run
+// (POST /api/v1/games?dry_run=true) and the engine's verdict is written under the line
+// it concerns, in words; the page itself judges nothing but what is missing from a line.
+// "Store" posts the same document without the dry run; "Download" saves it.
+
+const API = document.body.dataset.api;
+const PAGES = document.body.dataset.root;
+const $ = (id) => document.getElementById(id);
+const KEY = "rummy-audit.api-key";
+const SETUP = $("setup").dataset;
+const MAX_GAME = Number(SETUP.maxGameBytes);
+const VARIANTS = Object.fromEntries(JSON.parse($("sheet-variants").textContent).map((v) => [v.name, v]));
+const STATUS_WORDS = {
+  valid: "valid: every figure agrees with the rules",
+  mismatch: "claims wrong: a figure written differs from the one the rules give",
+  illegal: "illegal: a line breaks a rule",
+  incomplete: "unfinished: the game has not reached its end yet",
+};
+const SIGNS = { ok: "✔", mismatch: "≠", illegal: "✘", pending: "…", waiting: "·" };
+const ENDS = {
+  gin: [["knock", "knock"], ["gin", "gin"], ["big_gin", "big gin"], ["void", "void deal"]],
+  rummy: [["out", "went out"], ["rummy", "rummy"], ["blocked", "blocked"]],
+};
+
+const keyField = $("api-key");
+keyField.value = sessionStorage.getItem(KEY) ?? "";
+keyField.addEventListener("input", () => {
+  if (keyField.value) sessionStorage.setItem(KEY, keyField.value);
+  else sessionStorage.removeItem(KEY);
+  schedule();
+});
+
+function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
+// ------------------------------------------------------------------ the game's setup
+
+let rows = [];        // each deal as typed: {dealer, end, by, upcard, value[], points[], total[], games[3][]}
+let final = { total: [], winner: "" };
+
+function variant() { return VARIANTS[$("variant").value]; }
+function isGin() { return variant().family === "gin"; }
+function option(name) {
+  const field = $(`opt-${name}`);
+  return field ? field.value.trim() : "";
+}
+function hollywood() { return isGin() && option("hollywood") === "yes"; }
+function oklahoma() { return isGin() && option("oklahoma") === "yes"; }
+
+/** The seats shown for the variant, and the names typed in them (blank ones too). */
+function seats() {
+  const shown = variant().max_players;
+  return [...document.querySelectorAll(".player-field")].slice(0, shown)
+    .map((p) => p.querySelector("input").value.trim());
+}
+function players() { return seats().filter((name) => name !== ""); }
+
+function showSeats() {
+  const shown = variant().max_players;
+  document.querySelectorAll(".player-field").forEach((p, i) => { p.hidden = i >= shown; });
+}
+
+function buildOptions() {
+  const box = $("options");
+  const kept = Object.fromEntries([...box.querySelectorAll("[id^=opt-]")].map((f) => [f.id, f.value]));
+  box.replaceChildren();
+  for (const o of variant().options) {
+    const p = el("p");
+    const label = el("label", o.name.replaceAll("_", " "));
+    label.htmlFor = `opt-${o.name}`;
+    label.title = o.description;
+    let field;
+    const preset = o.default === null ? "none" : String(o.default === true ? "yes" : o.default === false ? "no" : o.default);
+    if (o.kind === "bool" || o.kind === "choice") {
+      field = el("select");
+      field.append(new Option(`preset (${preset})`, ""));
+      const choices = o.kind === "bool" ? ["yes", "no"] : o.choices.map(String);
+      for (const c of choices) field.append(new Option(c.replaceAll("_", " "), c));
+    } else {
+      field = el("input");
+      field.type = "text";
+      field.inputMode = "numeric";
+      field.size = 6;
+      field.placeholder = preset;
+      field.autocomplete = "off";
+    }
+    field.id = `opt-${o.name}`;
+    field.dataset.kind = o.kind;
+    field.setAttribute("aria-describedby", `opt-${o.name}-note`);
+    if (kept[field.id] !== undefined) field.value = kept[field.id];
+    const note = el("small", o.description + (o.nullable ? " (type none for none)" : ""), "hint");
+    note.id = `opt-${o.name}-note`;
+    p.append(label, el("br"), field, el("br"), note);
+    box.append(p);
+  }
+}
+
+/** The options typed, as the log's `rules`, or an error in words. */
+function rules() {
+  const out = {};
+  for (const o of variant().options) {
+    const text = option(o.name);
+    if (text === "") continue;
+    if (o.kind === "bool") out[o.name] = text === "yes";
+    else if (o.kind === "choice") out[o.name] = /^\d+$/.test(text) ? Number(text) : text;
+    else if (o.nullable && text.toLowerCase() === "none") out[o.name] = null;
+    else if (/^-?\d+$/.test(text)) out[o.name] = Number(text);
+    else return { error: `the option ${o.name.replaceAll("_", " ")} is a whole number${o.nullable ? " (or none)" : ""}, not “${text}”` };
+  }
+  return { rules: out };
+}
+
+// ------------------------------------------------------------------ the table
+
+function blankRow() {
+  return { dealer: "", end: "", by: "", upcard: "", value: [], points: [], total: [], games: [[], [], []] };
+}
+
+/** The dealer of a new line: the seat after the last line's dealer (the last seat first). */
+function nextDealer() {
+  const names = players();
+  if (!names.length) return "";
+  const last = rows.length ? rows[rows.length - 1].dealer : "";
+  const at = names.indexOf(last);
+  return at < 0 ? names[names.length - 1] : names[(at + 1) % names.length];
+}
+
+function input(id, label, value, size = 4) {
+  const field = el("input");
+  field.type = "text";
+  field.id = id;
+  field.size = size;
+  field.inputMode = "numeric";
+  field.autocomplete = "off";
+  field.value = value ?? "";
+  field.setAttribute("aria-label", label);
+  return field;
+}
+
+function select(id, label, options, value) {
+  const field = el("select");
+  field.id = id;
+  field.setAttribute("aria-label", label);
+  field.append(new Option("—", ""));
+  for (const [v, text] of options) field.append(new Option(text, v));
+  field.value = value ?? "";
+  return field;
+}
+
+/** The column groups of the sheet: each a heading and, per player, a field of a line. */
+function groups() {
+  const out = [{ key: "value", head: isGin() ? "Deadwood" : "Hand value" }, { key: "points", head: "Points" }];
+  if (hollywood()) for (const g of [1, 2, 3]) out.push({ key: `g${g}`, head: `Game ${g} total` });
+  else out.push({ key: "total", head: "Running total" });
+  return out;
+}
+
+function columns() {
+  return 4 + (oklahoma() ? 1 : 0) + groups().length * Math.max(players().length, 1);
+}
+
+function cell(row, key, seat) {
+  if (key.startsWith("g")) return row.games[Number(key[1]) - 1][seat];
+  return row[key][seat];
+}
+function setCell(row, key, seat, value) {
+  if (key.startsWith("g")) row.games[Number(key[1]) - 1][seat] = value;
+  else row[key][seat] = value;
+}
+
+function render() {
+  const had = document.activeElement;
+  const focusId = had && had.closest && had.closest("#sheet") ? had.id : null;
+  rebuild();
+  const again = focusId && $(focusId);
+  if (again) again.focus();
+  schedule();
+}
+
+function rebuild() {
+  showSeats();
+  const names = players();
+  const table = $("sheet");
+  const head1 = el("tr");
+  const head2 = el("tr");
+  const fixed = ["Deal", "Dealer", "End", isGin() ? "Knocked or gin by" : "Went out"];
+  if (oklahoma()) fixed.push("Upcard");
+  for (const text of fixed) {
+    const th = el("th", text);
+    th.scope = "col";
+    th.rowSpan = 2;
+    head1.append(th);
+  }
+  for (const g of groups()) {
+    const th = el("th", g.head, "group");
+    th.scope = "colgroup";
+    th.colSpan = Math.max(names.length, 1);
+    head1.append(th);
+    for (const name of names.length ? names : ["—"]) {
+      const sub = el("th", name);
+      sub.scope = "col";
+      head2.append(sub);
+    }
+  }
+  table.tHead.replaceChildren(head1, head2);
+
+  const body = table.tBodies[0];
+  body.replaceChildren();
+  const ends = ENDS[isGin() ? "gin" : "rummy"];
+  const who = names.map((n) => [n, n]);
+  rows.forEach((row, d) => {
+    const n = d + 1;
+    const tr = el("tr", undefined, "deal");
+    tr.dataset.deal = String(n);
+    const th = el("th");
+    th.scope = "row";
+    th.append(el("span", "", "mark"), ` ${n}`);
+    th.firstChild.setAttribute("aria-hidden", "true");
+    tr.append(th);
+    const fields = [
+      ["dealer", select(`d${n}-dealer`, `Deal ${n}: dealer`, who, row.dealer)],
+      ["end", select(`d${n}-end`, `Deal ${n}: how it ended`, ends, row.end)],
+      ["by", select(`d${n}-by`, `Deal ${n}: ${isGin() ? "who knocked or went gin" : "who went out"}`, who, row.by)],
+    ];
+    if (oklahoma()) {
+      const upcard = input(`d${n}-upcard`, `Deal ${n}: first upcard (as 7S)`, row.upcard, 3);
+      upcard.inputMode = "text";  // a rank and a suit: letters too
+      fields.push(["upcard", upcard]);
+    }
+    for (const [key, field] of fields) {
+      field.dataset.key = key;
+      tr.append(wrap(field));
+    }
+    for (const g of groups()) {
+      names.forEach((name, seat) => {
+        const what = g.key === "value" ? (isGin() ? "deadwood" : "hand value") : g.key === "points" ? "points" : g.head.toLowerCase();
+        const field = input(`d${n}-${g.key}-${seat + 1}`, `Deal ${n}: ${name}'s ${what}`, cell(row, g.key, seat));
+        field.dataset.key = g.key;
+        field.dataset.seat = String(seat);
+        tr.append(wrap(field));
+      });
+    }
+    for (const field of tr.querySelectorAll("input, select")) field.setAttribute("aria-describedby", `d${n}-note`);
+    const note = el("tr", undefined, "note");
+    note.dataset.deal = String(n);
+    const td = el("td");
+    td.colSpan = columns();
+    const text = el("div", "", "note-text");
+    text.id = `d${n}-note`;
+    td.append(text);
+    note.append(td);
+    body.append(tr, note);
+  });
+
+  const foot = el("tr", undefined, "final");
+  const label = el("th", "Final, with bonuses");
+  label.scope = "row";
+  label.colSpan = 2;
+  foot.append(label);
+  const winner = select("final-winner", "The winner written on the sheet", who, final.winner);
+  const wcell = el("td");
+  wcell.colSpan = 2 + (oklahoma() ? 1 : 0);
+  const wlabel = el("label", "Winner ");
+  wlabel.htmlFor = "final-winner";
+  wcell.append(wlabel, winner);
+  foot.append(wcell);
+  names.forEach((name, seat) => {
+    const field = input(`final-total-${seat + 1}`, `Final total of ${name}`, final.total[seat], 5);
+    field.dataset.seat = String(seat);
+    field.dataset.key = "final";
+    foot.append(wrap(field));
+  });
+  const rest = el("td");
+  rest.colSpan = Math.max(columns() - 4 - (oklahoma() ? 1 : 0) - names.length, 1);
+  foot.append(rest);
+  const footNote = el("tr", undefined, "note");
+  const ftd = el("td");
+  ftd.colSpan = columns();
+  const ftext = el("div", "", "note-text");
+  ftext.id = "final-note";
+  ftd.append(ftext);
+  footNote.append(ftd);
+  table.tFoot.replaceChildren(foot, footNote);
+}
+
+function wrap(field) {
+  const td = el("td");
+  td.append(field);
+  return td;
+}
+
+function addRow(focus = true) {
+  const row = blankRow();
+  row.dealer = nextDealer();
+  row.autoDealer = true;
+  rows.push(row);
+  render();
+  if (focus) $(`d${rows.length}-dealer`).focus();
+}
+
+// A change in a field of the table is kept in `rows` (the table is rebuilt from them
+// when the players or the columns change).
+$("sheet").addEventListener("input", (event) => {
+  const field = event.target;
+  const tr = field.closest("tr");
+  if (field.dataset.key === "final") {
+    final.total[Number(field.dataset.seat)] = field.value;
+  } else if (field.id === "final-winner") {
+    final.winner = field.value;
+  } else if (tr && tr.dataset.deal) {
+    const row = rows[Number(tr.dataset.deal) - 1];
+    const key = field.dataset.key;
+    if (field.dataset.seat !== undefined) setCell(row, key, Number(field.dataset.seat), field.value);
+    else row[key] = field.value;
+    if (key === "dealer") row.autoDealer = false;
+  }
+  schedule();
+});
+
+// Enter in a line goes to the next deal, adding it after the last.
+$("sheet").addEventListener("keydown", (event) => {
+  if (event.key !== "Enter" || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  const tr = event.target.closest("tr.deal");
+  if (!tr) return;
+  event.preventDefault();
+  const n = Number(tr.dataset.deal);
+  check();
+  if (n === rows.length) addRow();
+  else $(`d${n + 1}-dealer`).focus();
+});
+
+$("add-row").addEventListener("click", () => addRow());
+$("remove-row").addEventListener("click", () => {
+  if (rows.length > 1) {
+    rows.pop();
+    render();
+  }
+});
+
+// A change of the setup rebuilds the table once the focus has moved on (a field's
+// change is told as it is left), so that the field just reached is focused again in the
+// table rebuilt and what is typed there is kept.
+function later(change) {
+  setTimeout(() => {
+    change();
+    render();
+  });
+}
+$("variant").addEventListener("input", () => later(() => {
+  buildOptions();
+  redeal();
+}));
+for (const id of ["tournament", "round", "table"]) $(id).addEventListener("input", schedule);
+// A line whose dealer was not chosen by hand, or is no longer a player, gets the seat
+// after the line before (the last seat deals first), as a new line does.
+function redeal() {
+  const names = players();
+  rows.forEach((row, d) => {
+    if ((names.includes(row.dealer) && !row.autoDealer) || !names.length) return;
+    const before = d ? names.indexOf(rows[d - 1].dealer) : -1;
+    row.dealer = before < 0 ? names[names.length - 1] : names[(before + 1) % names.length];
+  });
+}
+document.querySelectorAll(".player-field input").forEach((field) => field.addEventListener("change", () => later(redeal)));
+$("options").addEventListener("change", () => later(() => {}));
+$("options").addEventListener("input", schedule);
+
+// ------------------------------------------------------------------ the log
+
+const INTEGER = /^-?\d+$/;
+
+/** What a line lacks before it can be checked, in words, or null. */
+function missing(row, n) {
+  const names = players();
+  if (!row.dealer || !names.includes(row.dealer)) return `choose who dealt deal ${n}`;
+  if (!row.end) return `choose how deal ${n} ended`;
+  const alone = row.end === "void" || row.end === "blocked";
+  if (!alone && !names.includes(row.by)) return `choose who ${isGin() ? (row.end === "knock" ? "knocked" : "went gin") : "went out"} in deal ${n}`;
+  if (oklahoma() && row.end !== "void" && !/^(10|[2-9TJQKA])[CDHS]$/i.test(row.upcard.trim())) {
+    return `give deal ${n}'s first upcard (Oklahoma sets the knock limit by it), as 7S or TD`;
+  }
+  if (row.end === "void") return null;
+  for (const [seat, name] of names.entries()) {
+    const text = (row.value[seat] ?? "").trim();
+    if (text === "" && (name === row.by && row.end !== "knock")) continue;
+    if (text === "") return `give ${name}'s ${isGin() ? "deadwood" : "hand value"} in deal ${n}`;
+    if (!/^\d+$/.test(text)) return `${name}'s ${isGin() ? "deadwood" : "hand value"} in deal ${n} is a whole number from 0, not “${text}”`;
+  }
+  for (const g of groups()) {
+    if (g.key === "value") continue;
+    for (const [seat, name] of names.entries()) {
+      const text = (cell(row, g.key, seat) ?? "").trim();
+      if (text !== "" && !INTEGER.test(text)) return `${name}'s ${g.head.toLowerCase()} in deal ${n} is a whole number, not “${text}”`;
+    }
+  }
+  return null;
+}
+
+function isBlank(row) {
+  const figures = [row.end, row.by, row.upcard, ...row.value, ...row.points, ...row.total, ...row.games.flat()];
+  return figures.every((v) => (v ?? "").trim() === "");
+}
+
+function byName(list) {
+  const names = players();
+  const out = {};
+  names.forEach((name, seat) => {
+    const text = (list[seat] ?? "").trim();
+    if (INTEGER.test(text)) out[name] = Number(text);
+  });
+  return out;
+}
+
+function dealOf(row) {
+  const names = players();
+  const result = { end: row.end };
+  if (row.end !== "void" && row.end !== "blocked") result.by = row.by;
+  if (row.end !== "void") {
+    const values = {};
+    names.forEach((name, seat) => {
+      const text = (row.value[seat] ?? "").trim();
+      if (text !== "") values[name] = Number(text);
+      else if (name === row.by && (isGin() || row.end !== "blocked")) values[name] = 0;
+    });
+    result.hand_values = values;
+  }
+  const deal = { dealer: row.dealer, result };
+  if (oklahoma() && row.end !== "void") deal.upcard = row.upcard.trim().toUpperCase().replace(/^10/, "T");
+  const claimed = {};
+  const points = byName(row.points);
+  if (Object.keys(points).length) claimed.points = points;
+  if (hollywood()) {
+    const games = row.games.map(byName);
+    while (games.length && !Object.keys(games[games.length - 1]).length) games.pop();
+    if (games.length) claimed.games = games;
+  } else {
+    const totals = byName(row.total);
+    if (Object.keys(totals).length) claimed.totals = totals;
+  }
+  if (Object.keys(claimed).length) deal.claimed = claimed;
+  return deal;
+}
+
+/** The sheet as a rummy-log/1 game: {doc, checked (the lines sent), problems (lines
+ * that cannot be sent yet, by line number), error (why nothing can be sent)}. */
+function sheet() {
+  const names = players();
+  const typed = seats();
+  const out = { doc: null, checked: 0, problems: {}, error: null };
+  if (names.length < variant().min_players) {
+    out.error = `name ${variant().min_players === 2 ? "both" : `at least ${variant().min_players}`} players of the game`;
+    return out;
+  }
+  if (typed.slice(0, names.length).some((name) => name === "")) {
+    out.error = "name the players in seating order, without a gap";
+    return out;
+  }
+  if (new Set(names).size !== names.length) {
+    out.error = "two players have the same name: each needs a name of their own";
+    return out;
+  }
+  const options = rules();
+  if (options.error) {
+    out.error = options.error;
+    return out;
+  }
+  const deals = [];
+  let stop = null;
+  rows.forEach((row, d) => {
+    if (stop !== null) return;
+    if (isBlank(row) && d === rows.length - 1 && d > 0) return;  // a fresh line after the last
+    const lack = missing(row, d + 1);
+    if (lack) {
+      out.problems[d + 1] = lack;
+      stop = d + 1;
+      return;
+    }
+    deals.push(dealOf(row));
+  });
+  out.checked = deals.length;
+  out.waitingAfter = stop;
+  if (!deals.length) {
+    out.error = out.error ?? (stop ? null : "enter the first deal");
+    return out;
+  }
+  const doc = { format: "rummy-log/1", variant: variant().name, players: names };
+  if (Object.keys(options.rules).length) doc.rules = options.rules;
+  const tournament = {};
+  const id = $("tournament").value.trim();
+  const round = $("round").value.trim();
+  const table = $("table").value.trim();
+  if (id) tournament.id = id;
+  if (round) {
+    if (!/^\d+$/.test(round) || Number(round) < 1) {
+      out.error = `the round is a whole number from 1, not “${round}”`;
+      return out;
+    }
+    tournament.round = Number(round);
+  }
+  if (table) tournament.table = table;
+  if (Object.keys(tournament).length) doc.tournament = tournament;
+  doc.deals = deals;
+  const claimed = {};
+  const totals = byName(final.total);
+  if (Object.keys(totals).length) claimed.totals = totals;
+  if (final.winner && names.includes(final.winner)) claimed.winner = final.winner;
+  if (Object.keys(claimed).length) doc.claimed = claimed;
+  out.doc = doc;
+  return out;
+}
+
+// ------------------------------------------------------------------ the checks
+
+function headers() {
+  const out = { "Content-Type": "application/json", Accept: "application/json" };
+  if (keyField.value) out.Authorization = `Bearer ${keyField.value}`;
+  return out;
+}
+
+async function post(doc, dryRun) {
+  const text = JSON.stringify(doc);
+  if (new TextEncoder().encode(text).length > MAX_GAME) {
+    return { ok: false, status: 413, body: null };
+  }
+  const response = await fetch(`${API}/games${dryRun ? "?dry_run=true" : ""}`, { method: "POST", body: text, headers: headers() });
+  let body = null;
+  try { body = await response.json(); } catch { /* not JSON */ }
+  return { ok: response.ok, status: response.status, body };
+}
+
+/** Why the server refused, in words. */
+function refusal(status, body) {
+  if (status === 401) {
+    return keyField.value ? "the server did not take the API key typed above: check it"
+      : "this server needs an API key to check or store a game: type it in the API key field above";
+  }
+  if (status === 403) return "the API key typed above is not one of this server's write keys: check it";
+  if (status === 413) return "the sheet is larger than this server takes in a game";
+  const said = body && [body.detail, body.title].find((t) => typeof t === "string" && t.trim());
+  return said ?? `the server answered ${status}`;
+}
+
+function noteOf(n) { return n === null ? $("final-note") : $(`d${n}-note`); }
+
+function mark(n, state, lines) {
+  const tr = document.querySelector(`tr.deal[data-deal="${n}"]`);
+  if (!tr) return;
+  tr.dataset.state = state;
+  tr.nextElementSibling.dataset.state = state;
+  tr.querySelector(".mark").textContent = SIGNS[state];
+  const note = noteOf(n);
+  note.replaceChildren();
+  for (const line of lines) {
+    const p = el("p");
+    if (line.code) p.append(el("code", line.code), " ");
+    p.append(line.text);
+    note.append(p);
+  }
+}
+
+function sayState(parts) {
+  const box = $("sheet-state");
+  box.replaceChildren(...parts.map((part) => (typeof part === "string" ? el("p", part) : part)));
+}
+
+let timer = null;
+let asked = 0;
+function schedule() {
+  clearTimeout(timer);
+  timer = setTimeout(check, 300);
+}
+
+function clearMarks() {
+  for (const tr of document.querySelectorAll("tr.deal")) mark(Number(tr.dataset.deal), "waiting", []);
+  const fnote = $("final-note");
+  if (fnote) fnote.replaceChildren();
+}
+
+async function check() {
+  clearTimeout(timer);
+  const mine = ++asked;
+  const made = sheet();
+  clearMarks();
+  for (const [n, text] of Object.entries(made.problems)) mark(Number(n), "pending", [{ text: `Not checked yet: ${text}.` }]);
+  if (made.waitingAfter) {
+    for (let n = made.waitingAfter + 1; n <= rows.length; n += 1) {
+      if (!isBlank(rows[n - 1])) mark(n, "waiting", [{ text: `Checked once deal ${made.waitingAfter} is complete.` }]);
+    }
+  }
+  if (!made.doc) {
+    sayState([made.error ? `Not checked yet: ${made.error}.` : "Not checked yet."]);
+    return;
+  }
+  sayState([`Checking ${made.checked} deal${made.checked === 1 ? "" : "s"}…`]);
+  let answer;
+  try {
+    answer = await post(made.doc, true);
+  } catch (error) {
+    if (mine === asked) sayState([`Not checked: the server could not be reached${error && error.message ? ` (${error.message})` : ""}.`]);
+    return;
+  }
+  if (mine !== asked) return;  // a later change is being checked
+  if (answer.status === 422 && answer.body && answer.body.errors) {
+    shown422(answer.body, made.checked);
+    return;
+  }
+  if (!answer.ok) {
+    sayState([`Not checked: ${refusal(answer.status, answer.body)}.`]);
+    return;
+  }
+  shownReport(answer.body.report, made.checked);
+}
+
+/** A sheet the log format refuses: each field's error under its line. */
+function shown422(body, count) {
+  const byDeal = {};
+  const game = [];
+  for (const [path, messages] of Object.entries(body.errors)) {
+    const m = /^deals\.(\d+)\.?(.*)$/.exec(path);
+    const text = `${m ? m[2] || "the deal" : path}: ${[].concat(messages).join(" ")}`;
+    if (m) (byDeal[Number(m[1]) + 1] ??= []).push({ text });
+    else game.push({ text });
+  }
+  for (let n = 1; n <= count; n += 1) mark(n, byDeal[n] ? "illegal" : "waiting", byDeal[n] ?? []);
+  sayState([`Not a valid sheet yet: ${body.detail}.`, ...game.map((g) => el("p", g.text, "refused"))]);
+}
+
+function shownReport(report, count) {
+  const byDeal = {};
+  const game = [];
+  for (const v of report.violations) {
+    const line = { code: v.code, text: v.message, illegal: v.code !== "SCORE_MISMATCH" };
+    if (v.deal === null || v.deal === undefined) game.push(line);
+    else (byDeal[v.deal + 1] ??= []).push(line);
+  }
+  for (let n = 1; n <= count; n += 1) {
+    const lines = byDeal[n] ?? [];
+    const deal = report.deals[n - 1];
+    if (lines.length) {
+      mark(n, lines.some((l) => l.illegal) ? "illegal" : "mismatch", lines);
+    } else {
+      const points = deal ? Object.entries(deal.points).filter(([, p]) => p).map(([who, p]) => `${who} ${p}`) : [];
+      mark(n, "ok", [{ text: `Agrees with the rules${deal && deal.outcome ? ` (${deal.outcome.replaceAll("_", " ")}` : ""}${points.length ? `: ${points.join(", ")}` : deal && deal.outcome ? ": no points" : ""}${deal && deal.outcome ? ")" : ""}.` }]);
+    }
+  }
+  const fnote = $("final-note");
+  fnote.replaceChildren(...game.map((g) => {
+    const p = el("p");
+    p.append(el("code", g.code), ` ${g.text}`);
+    return p;
+  }));
+  const totals = report.totals;
+  const parts = Object.entries(totals.points).map(([who, p]) => `${who} ${p}`);
+  const status = el("p");
+  status.append(el("strong", "Checked: "), el("span", STATUS_WORDS[report.status] ?? report.status, `status status-${report.status}`));
+  status.dataset.status = report.status;
+  status.id = "sheet-status";
+  const legal = report.status === "valid" || report.status === "mismatch";
+  const said = [status, `${legal ? "Totals" : "Points so far"} as the rules give them: ${parts.join(", ")}${legal && totals.winner ? ` · winner ${totals.winner}` : ""}.`];
+  (totals.games ?? []).forEach((g, i) => {
+    const figures = Object.entries(g.points).map(([who, p]) => `${who} ${p}`).join(", ");
+    said.push(`Game ${i + 1}: ${figures}${legal && g.winner ? ` · winner ${g.winner}` : ""}.`);
+  });
+  sayState(said);
+}
+
+// ------------------------------------------------------------------ store, download
+
+$("store").addEventListener("click", async () => {
+  const made = sheet();
+  const out = $("stored");
+  out.replaceChildren();
+  const pending = Object.entries(made.problems);
+  if (!made.doc || pending.length) {
+    out.append(el("p", `Not stored: ${made.error ?? (pending.length ? `deal ${pending[0][0]}: ${pending[0][1]}` : "the sheet is empty")}.`, "refused"));
+    return;
+  }
+  out.append(el("p", "Storing…"));
+  let answer;
+  try {
+    answer = await post(made.doc, false);
+  } catch (error) {
+    out.replaceChildren(el("p", `Not stored: the server could not be reached${error && error.message ? ` (${error.message})` : ""}.`, "refused"));
+    return;
+  }
+  if (!answer.ok) {
+    out.replaceChildren(el("p", `Not stored: ${refusal(answer.status, answer.body)}.`, "refused"));
+    return;
+  }
+  const body = answer.body;
+  const p = el("p");
+  p.id = "stored-line";
+  p.dataset.status = body.status;
+  const link = el("a", `game ${body.id.slice(0, 12)}`, "game-link");
+  link.href = `${PAGES}/games/${encodeURIComponent(body.id)}`;
+  p.append(body.created === false ? "Stored before as " : "Stored as ", link, ` (${STATUS_WORDS[body.status]?.split(":")[0] ?? body.status})`);
+  const tid = made.doc.tournament?.id;
+  if (tid) {
+    const t = el("a", `tournament ${tid}`, "tournament-link");
+    t.href = `${PAGES}/tournaments/${encodeURIComponent(tid)}`;
+    p.append("; see the standings of ", t);
+  }
+  p.append(".");
+  out.replaceChildren(p);
+});
+
+$("download").addEventListener("click", () => {
+  const made = sheet();
+  const out = $("stored");
+  if (!made.doc) {
+    out.replaceChildren(el("p", `Nothing to download yet: ${made.error ?? "enter the first deal"}.`, "refused"));
+    return;
+  }
+  const blob = new Blob([`${JSON.stringify(made.doc, null, 1)}\n`], { type: "application/json" });
+  const link = el("a");
+  link.href = URL.createObjectURL(blob);
+  const t = made.doc.tournament ?? {};
+  const parts = ["sheet", t.id, t.round && `r${t.round}`, t.table && `t${t.table}`].filter(Boolean);
+  link.download = `${parts.join("-").replace(/[^\p{L}\p{N}._-]+/gu, "_")}.json`;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+});
+
+if (SETUP.keyNeeded === "true" && !keyField.value) {
+  $("key-note").textContent = "This server needs an API key to check or store games. It is kept in this browser tab only (session storage), sent only to this server; the upload page shares it.";
+}
+
+buildOptions();
+addRow(false);

@@ -1,0 +1,333 @@
+"""The score-sheet page in a real headless Chromium against the real service (gunicorn
+as shipped, one server for the module, writes behind a key): a gin sheet entered by
+keyboard alone, its slips flagged in words as they are typed, fixed, stored, downloaded
+and found in the tournament's standings; and the sheet usable on a 360 px phone.
+
+Skipped, and saying why, without Chromium or Playwright (as test_browser.py)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from tests.e2e.server import Server
+
+from .test_browser import ARGS, CHROMIUM, Watched, sync_api
+
+KEY = "sheet-test-key"
+TOURNAMENT = "club night"
+
+# Gin to 100, ana and ben, as the paper sheet has it (box 20, no game bonus):
+#  deal  dealer  end    by   deadwood ana/ben  points      totals ana/ben
+#   1    ben     knock  ana     5 / 30         ana 25        25 /   0
+#   2    ana     gin    ben    20 /  –         ben 45        25 /  45   (25 + 20)
+#   3    ben     knock  ana     8 /  6         ben 27        25 /  72   (undercut: 2 + 25)
+#   4    ana     void                                        25 /  72
+#   5    ben     knock  ana     3 / 23         ana 20        45 /  72
+#   6    ana     knock  ben    30 /  2         ben 28        45 / 100   (ben reaches 100)
+# Boxes: ana 2, ben 3 (the void deal is nobody's): ana 45 + 40 = 85, ben 100 + 60 = 160.
+# Each line: dealer (kept as the page fills it), end, by, deadwood, points, totals; a
+# select is chosen by typing its first letter, a blank field is passed over.
+SHEET = [
+    ["", "k", "a", "5", "30", "25", "", "25", "0"],
+    ["", "g", "b", "20", "", "", "45", "25", "45"],
+    ["", "k", "a", "8", "6", "", "27", "25", "72"],
+    ["", "v", "", "", "", "", "", "25", "72"],
+    ["", "k", "a", "3", "23", "20", "", "45", "72"],
+    ["", "k", "b", "30", "2", "", "28", "45", "100"],
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[Server]:
+    srv = Server(tmp_path_factory.mktemp("sheets") / "rummy.duckdb",
+                 env={"RUMMY_API_KEYS": f"scorer:{KEY}", "RUMMY_VERIFY_PROCESSES": "0"}).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def watched(browser, server) -> Iterator[Watched]:
+    page = Watched(browser, f"http://127.0.0.1:{server.port}")
+    yield page
+    page.check()
+    page.close()
+
+
+def api(server: Server, path: str) -> dict:
+    status, body = server.get_json(f"/api/v1{path}")
+    assert status == 200, (path, body)
+    return body
+
+
+def type_fields(page, fields: list[str]) -> None:
+    """Type each field of a line and Tab past it, the last one left focused."""
+    for n, text in enumerate(fields):
+        if text:
+            page.keyboard.type(text)
+        if n < len(fields) - 1:
+            page.keyboard.press("Tab")
+
+
+def focused(page) -> str:
+    return page.evaluate("document.activeElement.id")
+
+
+def test_a_six_deal_gin_sheet_entered_by_keyboard_checked_stored_and_counted(
+        watched, server, tmp_path):
+    page = watched.page
+    page.goto("/")
+    page.locator("#sheet-link a").click()
+    page.wait_for_url("**/sheets/new")
+    assert focused(page) == "variant"  # the first field has the focus: no mouse needed
+    sync_api.expect(page.locator("#variant")).to_have_value("gin")
+    page.keyboard.press("Tab")
+    type_fields(page, ["ana", "ben", TOURNAMENT, "2", "3"])
+    page.keyboard.press("Tab")  # the options, left closed
+    page.keyboard.press("Tab")
+    assert focused(page) == "api-key"
+    page.keyboard.type(KEY)
+    page.keyboard.press("Tab")
+    assert focused(page) == "d1-dealer"
+    sync_api.expect(page.locator("#d1-dealer")).to_have_value("ben")  # ana plays first
+
+    for n, line in enumerate(SHEET, start=1):
+        assert focused(page) == f"d{n}-dealer"
+        if n == 3:  # ben's total slips: 73 written for 72
+            type_fields(page, [*line[:-1], "73"])
+            note = page.locator("#d3-note")
+            sync_api.expect(note).to_contain_text(
+                "SCORE_MISMATCH ben's claimed total after the deal is 73, recomputed 72")
+            sync_api.expect(page.locator('tr.deal[data-deal="3"]')).to_have_attribute(
+                "data-state", "mismatch")
+            page.keyboard.press("Backspace")
+            page.keyboard.type("2")
+            sync_api.expect(note).to_have_text("Agrees with the rules (undercut: ben 27).")
+        elif n == 5:  # ana's deadwood slips: 13, over the knock limit
+            type_fields(page, [*line[:3], "13", *line[4:]])
+            note = page.locator("#d5-note")
+            sync_api.expect(note).to_contain_text(
+                "KNOCK_OVER_LIMIT ana knocked with 13 deadwood; the limit is 10")
+            sync_api.expect(page.locator('tr.deal[data-deal="5"]')).to_have_attribute(
+                "data-state", "illegal")
+            sync_api.expect(page.locator("#sheet-status")).to_contain_text("illegal")
+            for _ in range(5):  # back to the deadwood, as a keyboard user would
+                page.keyboard.press("Shift+Tab")
+            assert focused(page) == "d5-value-1"
+            page.keyboard.press("Control+a")
+            page.keyboard.type("3")
+            sync_api.expect(note).to_have_text("Agrees with the rules (knock: ana 20).")
+        else:
+            type_fields(page, line)
+        if n < len(SHEET):
+            page.keyboard.press("Enter")  # the next deal
+    sync_api.expect(page.locator("#d6-note")).to_have_text(
+        "Agrees with the rules (knock: ben 28).")
+    sync_api.expect(page.locator("tr.deal")).to_have_count(6)
+    page.keyboard.press("Tab")
+    assert focused(page) == "final-winner"
+    type_fields(page, ["b", "85", "160"])
+    status = page.locator("#sheet-status")
+    sync_api.expect(status).to_have_attribute("data-status", "valid")
+    sync_api.expect(page.locator("#sheet-state")).to_contain_text(
+        "Totals as the rules give them: ana 85, ben 160 · winner ben.")
+    for n in range(1, 7):
+        assert page.locator(f'tr.deal[data-deal="{n}"]').get_attribute("data-state") == "ok"
+    assert api(server, "/games")["games"] == []  # every check was a dry run
+
+    for _ in range(4):  # past "Add a deal", "Remove the last deal" and "Store"
+        page.keyboard.press("Tab")
+    assert focused(page) == "download"
+    with page.expect_download() as download:
+        page.keyboard.press("Enter")
+    path = tmp_path / "sheet.json"
+    download.value.save_as(path)
+    assert download.value.suggested_filename == "sheet-club_night-r2-t3.json"
+    log = json.loads(path.read_text())
+    assert log["format"] == "rummy-log/1" and log["variant"] == "gin"
+    assert log["tournament"] == {"id": TOURNAMENT, "round": 2, "table": "3"}
+    assert [d["result"]["end"] for d in log["deals"]] == ["knock", "gin", "knock", "void",
+                                                          "knock", "knock"]
+    assert log["deals"][1]["result"]["hand_values"] == {"ana": 20, "ben": 0}
+    assert log["deals"][2]["claimed"] == {"points": {"ben": 27},
+                                          "totals": {"ana": 25, "ben": 72}}
+    assert log["claimed"] == {"totals": {"ana": 85, "ben": 160}, "winner": "ben"}
+
+    page.keyboard.press("Shift+Tab")
+    assert focused(page) == "store"
+    page.keyboard.press("Enter")
+    stored = page.locator("#stored-line")
+    sync_api.expect(stored).to_have_attribute("data-status", "valid")
+    game_id = stored.locator("a.game-link").get_attribute("href").rsplit("/", 1)[1]
+    game = api(server, f"/games/{game_id}")
+    assert game["status"] == "valid" and game["winner"] == "ben"
+    assert game["report"]["verification"] == "results"
+    assert game["uploader"] == "scorer"
+    # the file downloaded is the game stored: sent again, it is the same game
+    status, _, body = server.request("POST", "/api/v1/games", path.read_bytes(), {
+        "Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
+    assert status == 200 and json.loads(body)["id"] == game_id
+
+    stored.locator("a.tournament-link").click()
+    page.wait_for_url("**/tournaments/club%20night")
+    standings = page.locator('section[aria-labelledby="st-gin"] table.standings tbody tr')
+    sync_api.expect(standings).to_have_count(2)
+    ben = standings.filter(has_text="ben")
+    cells = ben.locator("td").evaluate_all("(cells) => cells.map((c) => c.textContent)")
+    assert cells[:2] == ["1", "160"]  # rank and points
+    ana = standings.filter(has_text="ana")
+    assert ana.locator("td").evaluate_all("(cells) => cells.map((c) => c.textContent)")[
+        :2] == ["2", "85"]
+
+
+def test_a_rummy_sheet_names_the_line_that_is_not_complete_and_checks_the_rest(watched):
+    page = watched.page
+    page.goto("/sheets/new")
+    page.select_option("#variant", "rummy")
+    page.fill("#api-key", KEY)
+    for n, name in enumerate(["ana", "ben", "cy"], start=1):
+        page.fill(f"#player-{n}", name)
+        page.locator(f"#player-{n}").dispatch_event("change")
+    sync_api.expect(page.locator("#d1-value-3")).to_be_visible()
+    assert page.locator("#d1-dealer").input_value() == "cy"
+    # ana goes out; ben holds 12, cy 5: ana scores 17 (winner collects), claimed 18
+    page.select_option("#d1-end", "out")
+    page.select_option("#d1-by", "ana")
+    page.fill("#d1-value-2", "12")
+    sync_api.expect(page.locator("#d1-note")).to_have_text(
+        "Not checked yet: give cy's hand value in deal 1.")
+    page.fill("#d1-value-3", "5")
+    page.fill("#d1-points-1", "18")
+    sync_api.expect(page.locator("#d1-note")).to_contain_text("SCORE_MISMATCH")
+    sync_api.expect(page.locator("#d1-note")).to_contain_text("18")
+    page.fill("#d1-points-1", "17")
+    sync_api.expect(page.locator("#d1-note")).to_have_text(
+        "Agrees with the rules (out: ana 17).")
+    sync_api.expect(page.locator("#sheet-status")).to_have_attribute("data-status",
+                                                                     "incomplete")
+
+
+def test_the_sheet_is_usable_on_a_360_px_phone(browser, server):
+    watched = Watched(browser, f"http://127.0.0.1:{server.port}", 360)
+    page = watched.page
+    page.goto("/sheets/new")
+    page.fill("#api-key", KEY)
+    page.fill("#player-1", "ana")
+    page.fill("#player-2", "ben")
+    page.locator("#player-2").dispatch_event("change")
+    page.locator("#options-box summary").click()
+    page.select_option("#opt-oklahoma", "yes")  # one more column: the upcard
+    page.locator("#d1-upcard").focus()
+    page.keyboard.type("3S")
+    page.select_option("#d1-end", "knock")
+    page.select_option("#d1-by", "ana")
+    page.fill("#d1-value-1", "5")
+    page.fill("#d1-value-2", "30")
+    note = page.locator("#d1-note")
+    # the three of spades sets the limit at 3, and a spade doubles the deal
+    sync_api.expect(note).to_contain_text("KNOCK_OVER_LIMIT ana knocked with 5 deadwood; "
+                                          "the limit is 3")
+    # the page never grows wider than the screen: the sheet scrolls in its own box
+    assert page.evaluate("document.documentElement.scrollWidth") == 360
+    box = page.locator("#sheet-box")
+    assert box.evaluate("(b) => b.scrollWidth > b.clientWidth")
+    assert box.evaluate("(b) => getComputedStyle(b).overflowX") == "auto"
+    # the line's verdict is read on screen whatever the box's scroll
+    for scrolled in (0, 10_000):
+        box.evaluate(f"(b) => {{ b.scrollLeft = {scrolled}; }}")
+        edges = note.evaluate("(n) => { const r = n.getBoundingClientRect(); "
+                              "return [r.left, r.right]; }")
+        assert edges[0] >= 0 and edges[1] <= 360, (scrolled, edges)
+    # a field past the screen's edge is scrolled to when it gets the focus
+    page.locator("#d1-total-2").focus()
+    right = page.locator("#d1-total-2").evaluate("(f) => f.getBoundingClientRect().right")
+    assert right <= 360
+    page.keyboard.type("25")
+    sync_api.expect(note).to_contain_text("KNOCK_OVER_LIMIT")
+    watched.check()
+    watched.close()
+
+
+def test_a_hollywood_sheet_gives_each_deal_its_three_games(watched):
+    """RULES.md's short Hollywood match to 50: ana's first win counts in game 1, her
+    second in game 2 alone (game 1 is over at 50), ben's first win goes nowhere, her
+    third reaches game 2's 80 and game 3's 50.  Each game a shutout: 170, 220, 170."""
+    page = watched.page
+    page.goto("/sheets/new")
+    page.fill("#api-key", KEY)
+    page.fill("#player-1", "ana")
+    page.fill("#player-2", "ben")
+    page.locator("#player-2").dispatch_event("change")
+    page.locator("#options-box summary").click()
+    page.select_option("#opt-hollywood", "yes")
+    page.fill("#opt-target", "50")
+    page.locator("#opt-target").dispatch_event("change")
+    sync_api.expect(page.locator("#sheet thead")).to_contain_text("Game 3 total")
+    assert page.locator("#d1-total-1").count() == 0  # the three games take its place
+    lines = [  # end, by, deadwood ana/ben, points ana/ben, games 1-3 ana/ben
+        ["gin", "ana", "", "25", "50", "", "50", "", "", "", "", ""],
+        ["gin", "ana", "", "5", "30", "", "50", "", "30", "", "", ""],
+        ["knock", "ben", "23", "3", "", "20", "", "20", "", "", "", ""],  # a slip
+        ["gin", "ana", "", "25", "50", "", "50", "", "80", "", "50", ""],
+    ]
+    keys = ["value-1", "value-2", "points-1", "points-2", "g1-1", "g1-2", "g2-1", "g2-2",
+            "g3-1", "g3-2"]
+    for n, line in enumerate(lines, start=1):
+        if n > 1:
+            page.locator(f"#d{n - 1}-value-1").press("Enter")
+        page.select_option(f"#d{n}-end", line[0])
+        page.select_option(f"#d{n}-by", line[1])
+        for key, text in zip(keys, line[2:], strict=True):
+            if text:
+                page.fill(f"#d{n}-{key}", text)
+    note = page.locator("#d3-note")
+    sync_api.expect(note).to_have_text(
+        "SCORE_MISMATCH ben's claimed total in game 1 after the deal is 20, recomputed 0")
+    page.fill("#d3-g1-2", "")  # his first win goes nowhere: game 1 is over
+    sync_api.expect(note).to_have_text("Agrees with the rules (knock: ben 20).")
+    page.select_option("#final-winner", "ana")
+    page.fill("#final-total-1", "560")
+    page.fill("#final-total-2", "0")
+    sync_api.expect(page.locator("#sheet-status")).to_have_attribute("data-status", "valid")
+    state = page.locator("#sheet-state")
+    sync_api.expect(state).to_contain_text("Game 1: ana 170, ben 0 · winner ana.")
+    sync_api.expect(state).to_contain_text("Game 2: ana 220, ben 0 · winner ana.")
+    sync_api.expect(state).to_contain_text("Game 3: ana 170, ben 0 · winner ana.")
+
+
+def test_enter_moves_down_the_sheet_and_a_refused_document_is_said_in_words(watched):
+    page = watched.page
+    page.goto("/sheets/new")
+    page.fill("#api-key", KEY)
+    page.fill("#player-1", "ana")
+    page.fill("#player-2", "..")  # no link could carry this name: the format refuses it
+    page.locator("#player-2").dispatch_event("change")
+    page.select_option("#d1-end", "void")
+    state = page.locator("#sheet-state")
+    sync_api.expect(state).to_contain_text("Not a valid sheet yet: the document is not a "
+                                           "valid rummy-log/1 game")
+    sync_api.expect(state).to_contain_text("players.1:")
+    watched.errors.clear()  # the browser logs the 422 itself
+    page.fill("#player-2", "ben")
+    page.locator("#player-2").dispatch_event("change")
+    sync_api.expect(page.locator("#d1-note")).to_have_text(
+        "Agrees with the rules (void: no points).")
+    page.locator("#d1-end").press("Enter")  # the last line: a new one
+    sync_api.expect(page.locator("tr.deal")).to_have_count(2)
+    assert focused(page) == "d2-dealer"
+    assert page.locator("#d2-dealer").input_value() == "ana"  # the deal passes
+    page.locator("#d1-dealer").press("Enter")  # not the last: down to the next line
+    assert focused(page) == "d2-dealer"
+    sync_api.expect(page.locator("tr.deal")).to_have_count(2)
+    page.locator("#remove-row").click()
+    sync_api.expect(page.locator("tr.deal")).to_have_count(1)
