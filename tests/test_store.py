@@ -441,3 +441,16 @@ def test_the_names_suggested_are_the_live_ones_most_played_first(store):
     # The players of the latest games only; the tournaments of all of them.
     assert filter_names(store, 10, recent=1) == {"player": ["ana", "ben"],
                                                  "tournament": ["cup", "open"]}
+
+
+def test_a_name_matched_ignoring_case_and_accents_names_its_stored_spellings(store):
+    from service.store.db import spellings
+
+    store.add_games([_named("a", "José", "Été"), _named("b", "jose", "Été"),
+                     _named("c", "Zoë", None)])
+    assert spellings(store, GameFilter(player="JOSE", tournament="ete")) == {
+        "player": ["José", "jose"], "tournament": ["Été"]}
+    assert spellings(store, GameFilter(player="jose", tournament="Été")) == {}
+    assert spellings(store, GameFilter(player="zoe", variant="gin")) == {"player": ["Zoë"]}
+    assert spellings(store, GameFilter(player="nobody")) == {"player": []}
+    assert spellings(store, GameFilter(variant="gin")) == {}

@@ -981,6 +981,26 @@ def as_stored(store: Reader, where: GameFilter) -> GameFilter:
     return replace(where, fold_player=not player, fold_tournament=not tournament)
 
 
+def spellings(store: Reader, where: GameFilter, most: int = 20) -> dict[str, list[str]]:
+    """For a player or tournament filter matched folded (no live game holds the name as
+    given), the stored names it matched, ``most`` of each by name: so a page can say
+    whose games it lists.  Empty for names matched as given."""
+    resolved = as_stored(store, where)
+    asked = [(kind, sql, value) for kind, sql, value, fold in (
+        ("player", "SELECT DISTINCT player FROM game_players WHERE "
+                   f"{folded('player')} = {folded('?')} AND {live()} ORDER BY player LIMIT ?",
+         where.player, resolved.fold_player),
+        ("tournament", "SELECT DISTINCT tournament_id FROM games WHERE "
+                       f"{folded('tournament_id')} = {folded('?')} AND {live('id')} "
+                       "ORDER BY tournament_id LIMIT ?", where.tournament,
+         resolved.fold_tournament)) if fold]
+    if not asked:
+        return {}
+    answers = store.read_many([(sql, [value, most]) for _, sql, value in asked])
+    return {kind: [row[0] for row in answer.rows]
+            for (kind, _, _), answer in zip(asked, answers, strict=True)}
+
+
 def folded(expression: str) -> str:
     """A name as the filters compare it when no stored name is the one given: lower
     case, accents stripped (``José`` and ``JOSE`` are ``jose``)."""

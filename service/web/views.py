@@ -39,7 +39,7 @@ from ..engine.rules import OTHER_ORIGINS, PRESETS, SOURCES, source_in_words
 from ..store import GameFilter
 from ..store.analysis import player_analysis
 from ..store.audit import list_tournaments, tournament_audit
-from ..store.db import filter_names
+from ..store.db import filter_names, spellings
 from ..store.stats import (
     SORT_KEYS,
     StatsFilter,
@@ -198,7 +198,8 @@ def games():
                             encode_cursor(rows[-1]["seq"], filters) if more else None)
     return render_template("games.html", title="Games", games=rows, args=args,
                            later=later, earlier=earlier, statuses=verdict.STATUS_WORDS,
-                           names=filter_names(current_store(), SUGGESTED))
+                           names=filter_names(current_store(), SUGGESTED),
+                           spelled=spellings(current_store(), GameFilter(**filters)))
 
 
 @blp.get("/games/<game_id:game_id>")

@@ -242,6 +242,15 @@ def test_the_games_list_finds_a_table_and_suggests_the_stored_names(client, ids)
     assert set(re.findall(r'<td data-label="Game"><a href="/games/([0-9a-f]+)">', html)) \
         == {ids["illegal-gin-discard-of-taken-card"], ids["illegal-rummy-not-your-turn"],
             ids["illegal-greek-invalid-meld"]}
+    # The page says which stored spellings a name typed otherwise matched.
+    assert 'id="spelled-player"' in html and "listed are the games of ana (the same name" in html
+    assert "spelled-tournament" not in html
+    html = _page(client, "/games?player=ana&tournament=Spring-Cup")
+    assert "spelled-player" not in html
+    assert re.search(r'id="spelled-tournament">No tournament is named “Spring-Cup” exactly: '
+                     r'listed are the games of spring-cup \(', html)
+    html = _page(client, "/games?player=Nobody")
+    assert "No player is named “Nobody”, even ignoring case and accents." in html
     page = client.get("/games?round=first", headers=BROWSER)
     assert page.status_code == 400 and "round" in page.get_data(as_text=True)
 
