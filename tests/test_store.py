@@ -416,3 +416,41 @@ def test_past_the_queue_limit_a_write_that_may_be_refused_is(tmp_path):
             assert store.write_health()["queued_games"] == 0
         finally:
             store.close()
+
+
+def _named(source_id: str, player: str, tournament: str | None):
+    doc = gin_game(KNOCK) | {"id": source_id}
+    if tournament is not None:
+        doc["tournament"] = {"id": tournament}
+    text = orjson.dumps(doc).replace(b'"ana"', orjson.dumps(player))
+    doc = orjson.loads(text)
+    game = parse_game(doc)
+    return build_record(doc, text, game, verify(game))
+
+
+def test_the_names_suggested_are_the_live_ones_most_played_first(store):
+    from service.store.db import filter_names
+
+    store.add_games([_named("a", "zoe", "cup"), _named("b", "zoe", "cup"),
+                     _named("c", "ana", "open"), _named("d", "gone", "gone-cup")])
+    store.delete_game(store.list_games(GameFilter(source_id="d"), 1)[0]["id"], None, None,
+                      datetime.now(UTC))
+    assert filter_names(store, 10) == {"player": ["ben", "zoe", "ana"],
+                                       "tournament": ["cup", "open"]}
+    assert filter_names(store, 2) == {"player": ["ben", "zoe"], "tournament": ["cup", "open"]}
+    # The players of the latest games only; the tournaments of all of them.
+    assert filter_names(store, 10, recent=1) == {"player": ["ana", "ben"],
+                                                 "tournament": ["cup", "open"]}
+
+
+def test_a_name_matched_ignoring_case_and_accents_names_its_stored_spellings(store):
+    from service.store.db import spellings
+
+    store.add_games([_named("a", "José", "Été"), _named("b", "jose", "Été"),
+                     _named("c", "Zoë", None)])
+    assert spellings(store, GameFilter(player="JOSE", tournament="ete")) == {
+        "player": ["José", "jose"], "tournament": ["Été"]}
+    assert spellings(store, GameFilter(player="jose", tournament="Été")) == {}
+    assert spellings(store, GameFilter(player="zoe", variant="gin")) == {"player": ["Zoë"]}
+    assert spellings(store, GameFilter(player="nobody")) == {"player": []}
+    assert spellings(store, GameFilter(variant="gin")) == {}

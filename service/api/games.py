@@ -59,7 +59,8 @@ from .spec import PREFIX, problem_responses
 blp = Blueprint("games", __name__, url_prefix=f"{PREFIX}/games",
                 description="Upload rummy-log/1 games, read verdicts, logs and positions")
 
-FILTERS = ("player", "variant", "status", "tournament", "since", "until")
+FILTERS = ("player", "variant", "status", "tournament", "source_id", "round", "table",
+           "since", "until")
 BESIDE = ("batch", "export")  # the routes /games/batch and /games/export
 
 
@@ -160,6 +161,7 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         raise Problem(422, VALIDATION_ERROR, detail, errors=errors) from None
     body: dict[str, Any] = {"id": checked.id, "status": checked.report.status,
                             "created": False, "dry_run": args["dry_run"],
+                            "source_id": checked.source_id, "tournament": checked.tournament,
                             "report": checked.report.to_dict()}
     if args["dry_run"]:
         return body, 200, {}

@@ -15,7 +15,14 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields
 from marshmallow.validate import Length, OneOf, Range
 
-from ..engine.limits import MAX_ID_LENGTH, MAX_PLAYER_LENGTH, TIME_RANGE, calendar_date, instant
+from ..engine.limits import (
+    MAX_ID_LENGTH,
+    MAX_PLAYER_LENGTH,
+    MAX_ROUND,
+    TIME_RANGE,
+    calendar_date,
+    instant,
+)
 from ..engine.report import ILLEGAL, INCOMPLETE, MISMATCH, VALID
 from ..engine.rules import PRESETS
 from ..engine.words import integer_range
@@ -148,13 +155,23 @@ def named(longest: int) -> list[Any]:
     return [Length(1, longest)]
 
 
+FOLDED = ("; the name as stored when a game holds it exactly, else every name equal to "
+          "it ignoring case and accents (José, jose, JOSE)")
+
+
 class ListArgsSchema(Schema):
-    player = fields.String(validate=named(MAX_PLAYER_LENGTH),
-                           metadata={"description": "Games this player took part in"})
+    player = fields.String(validate=named(MAX_PLAYER_LENGTH), metadata={
+        "description": "Games this player took part in" + FOLDED})
     variant = fields.String(validate=OneOf(tuple(PRESETS)))
     status = fields.String(validate=OneOf(STATUSES))
-    tournament = fields.String(validate=named(MAX_ID_LENGTH),
-                               metadata={"description": "The log's tournament.id"})
+    tournament = fields.String(validate=named(MAX_ID_LENGTH), metadata={
+        "description": "The log's tournament.id" + FOLDED})
+    source_id = fields.String(validate=named(MAX_ID_LENGTH), metadata={
+        "description": "The log's own id, exactly as uploaded"})
+    round = fields.Integer(validate=between(1, MAX_ROUND), metadata={
+        "minimum": 1, "maximum": MAX_ROUND, "description": "The log's tournament.round"})
+    table = fields.String(validate=named(MAX_ID_LENGTH), metadata={
+        "description": "The log's tournament.table, exactly"})
     since = Instant(metadata=instant_doc(
         "2024-05-01", "Played (else uploaded) at or after this instant; a date means its "
                       "midnight UTC"))
@@ -185,6 +202,10 @@ class UploadResultSchema(Schema):
     created = fields.Boolean(required=True, metadata={
         "description": "False when the same log was stored before, or on a dry run"})
     dry_run = fields.Boolean(required=True)
+    source_id = fields.String(allow_none=True, metadata={
+        "description": "The log's own id, null when it has none"})
+    tournament = fields.Nested(TournamentSchema, allow_none=True, metadata={
+        "description": "The log's tournament {id, round, table}, null when it has none"})
     report = fields.Dict(required=True, metadata={"description": "The verification report",
                                                   "allOf": [REPORT_REF]})
     links = fields.Nested(LinksSchema, metadata={"description": "Absent on a dry run"})

@@ -21,6 +21,7 @@ from ..engine.model import Game
 from ..engine.report import Report
 from ..engine.words import plural
 from ..store import GameRecord, build_record, game_id
+from ..store.stats import tournament_of
 from .coding import Gunzip, content_coding, request_body
 from .problems import PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, Problem
 
@@ -107,6 +108,17 @@ class Checked:
     game: Game
     report: Report
     id: str  # game_id(document): the same for the same log however formatted
+
+    @property
+    def source_id(self) -> str | None:
+        """The log's own id, if it has one."""
+        return self.document.get("id")
+
+    @property
+    def tournament(self) -> dict[str, Any] | None:
+        """The log's tournament as every answer names it: {id, round, table}, or None."""
+        given = self.document.get("tournament") or {}
+        return tournament_of(given.get("id"), given.get("round"), given.get("table"))
 
     def record(self, uploader: str | None, uploaded_at: datetime | None = None) -> GameRecord:
         """Its rows; ``uploaded_at`` defaults to now (a batch gives one time to all)."""

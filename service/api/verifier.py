@@ -62,6 +62,8 @@ class Entry:
     error: dict[str, Any] | None = None
     log: str | None = None
     bad: bool = False
+    source_id: str | None = None  # the log's own id, to name the game by in the answer
+    tournament: dict[str, Any] | None = None  # the log's {id, round, table}, if any
 
 
 def judge(line: int, text: bytes | None, limit: int, uploader: str | None,
@@ -73,7 +75,8 @@ def judge(line: int, text: bytes | None, limit: int, uploader: str | None,
     try:
         checked = check_log(text, limit)
         record = checked.record(uploader, uploaded_at)
-        return Entry(line, record.id, checked.report.status), record
+        return Entry(line, record.id, checked.report.status, source_id=checked.source_id,
+                     tournament=checked.tournament), record
     except LogValidationError as error:
         detail, errors = validation_problem("the line is not a valid rummy-log/1 game",
                                             error.errors)

@@ -296,10 +296,12 @@ class _GameReplay:
         totals["winner"] = self.sides[winner] if winner is not None else None
         totals["margin"] = margin
         if isinstance(self.board, HollywoodBoard):
+            # each of the three games has no result either when the match is illegal
             totals["games"] = [
                 {"points": dict(zip(self.sides, game_totals, strict=True)),
-                 "winner": self.sides[game_winner] if game_winner is not None else None,
-                 "margin": game_margin}
+                 "winner": self.sides[game_winner]
+                 if game_winner is not None and not self.any_illegal else None,
+                 "margin": 0 if self.any_illegal else game_margin}
                 for game_totals, game_winner, game_margin in self.board.results]
         totals["claimed"] = self.game.claimed
         if self.game.claimed and finished and not self.any_illegal:

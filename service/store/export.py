@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from .db import GameFilter, Reader, filter_sql, keyset_sql
+from .db import GameFilter, Reader, as_stored, filter_sql, keyset_sql
 
 PAGE_SIZE = 100  # logs per query: at most this many uploaded logs are held at once
 BLOCK_SIZE = 256 << 10  # bytes per chunk when streaming the Parquet file
@@ -48,6 +48,7 @@ def iter_logs(store: Reader, where: GameFilter) -> Iterator[bytes]:
     """The matching games' logs exactly as uploaded, newest first, one query per page
     of :data:`PAGE_SIZE` (read when each page is fetched, so tests can lower it)."""
     before: int | None = None
+    where = as_stored(store, where)
     while True:
         size = PAGE_SIZE
         sql, page_params = keyset_sql("seq, log", where, size, before)
@@ -89,7 +90,7 @@ class TempExport:
 def deal_results_parquet(store: Reader, where: GameFilter) -> TempExport:
     """The per-deal results of the matching games written as one Parquet file by
     DuckDB's COPY; the caller streams it with :meth:`TempExport.blocks`."""
-    clauses, params = filter_sql(where)
+    clauses, params = filter_sql(as_stored(store, where))
     games = ("SELECT id, seq, variant, status, finished, game_time, played_at, uploaded_at, "
              "tournament_id, tournament_round, tournament_table FROM games")
     if clauses:

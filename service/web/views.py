@@ -40,6 +40,7 @@ from ..engine.rules import OTHER_ORIGINS, PRESETS, SOURCES, source_in_words
 from ..store import GameFilter
 from ..store.analysis import player_analysis
 from ..store.audit import list_tournaments, ruling_text, tournament_audit
+from ..store.db import filter_names, spellings
 from ..store.desk import current_ruling, ruling_history, withdrawn_games
 from ..store.stats import (
     SORT_KEYS,
@@ -56,6 +57,7 @@ from .crosstable import after_round_arg
 from .forms import local_target, same_origin
 
 GAMES_PAGE = 25
+SUGGESTED = 500  # names suggested by each of the games page's name filters
 # The leaderboard's columns, each a sort key of the API.
 LEADERBOARD_COLUMNS = (("games", "Games"), ("wins", "Wins"), ("win_rate", "Win rate"),
                        ("points_per_deal", "Points per deal"), ("rating", "Rating"),
@@ -198,7 +200,9 @@ def games():
     later, earlier = _pages("web.games", {**query, "limit": limit},
                             encode_cursor(rows[-1]["seq"], filters) if more else None)
     return render_template("games.html", title="Games", games=rows, args=args,
-                           later=later, earlier=earlier, statuses=verdict.STATUS_WORDS)
+                           later=later, earlier=earlier, statuses=verdict.STATUS_WORDS,
+                           names=filter_names(current_store(), SUGGESTED),
+                           spelled=spellings(current_store(), GameFilter(**filters)))
 
 
 @blp.get("/games/<game_id:game_id>")

@@ -30,6 +30,15 @@ def post_batch(client, body: bytes, content_type: str = "application/x-ndjson"):
     return client.post(BATCH, data=body, content_type=content_type)
 
 
+def test_each_result_names_its_game_by_the_logs_id_round_and_table(client):
+    body = ndjson(valid(id="r5-t3", tournament={"id": "cup", "round": 5, "table": "3"}),
+                  illegal(tournament={"id": "cup", "round": 5}), valid_rummy())
+    results = lines_of(post_batch(client, body))
+    assert [(r["source_id"], r["tournament"]) for r in results] == [
+        ("r5-t3", {"id": "cup", "round": 5, "table": "3"}),
+        (None, {"id": "cup", "round": 5, "table": None}), (None, None)]
+
+
 def test_good_illegal_and_malformed_lines_mixed(app, client):
     body = ndjson(valid(id="a"), illegal(), malformed(), b"", b"   ", b"{oops",
                   valid(id="a"), mismatch(), b"[1]", valid_rummy())
@@ -44,7 +53,7 @@ def test_good_illegal_and_malformed_lines_mixed(app, client):
     assert by_line[3]["error"]["errors"]["deals.0.moevs"] == ["Unknown field."]
     assert by_line[6]["error"]["type"] == "/problems/validation-error"
     assert by_line[7] == {"line": 7, "id": by_line[1]["id"], "status": "valid",
-                          "created": False}
+                          "created": False, "source_id": "a", "tournament": None}
     assert by_line[8]["status"] == "mismatch"
     assert "error" in by_line[9]
     assert by_line[10]["status"] == "valid"

@@ -102,6 +102,9 @@ def test_ndjson_is_the_default_format(shared_client, uploaded):
     ("&since=2024-06-01T10:00:00Z", [5, 4]),
     ("&player=nobody", []),
     ("&tournament=spring' OR '1'='1", []),
+    ("&tournament=SPRING&player=Ana", [3, 2, 1]),  # no such spelling: case ignored
+    ("&source_id=g4", [4]),
+    ("&round=1&table=A&variant=gin", [5, 2, 1]),
 ])
 def test_ndjson_applies_the_filters(shared_client, uploaded, query, expected):
     assert exported(shared_client, query) == [one_line(uploaded[n - 1][1]) for n in expected]
@@ -185,6 +188,8 @@ def test_parquet_applies_the_filters(shared_client, uploaded):
     rows = parquet_rows(shared_client, "&variant=rummy&tournament=spring")
     assert {r["game_id"] for r in rows} == {ids[2]}
     assert parquet_rows(shared_client, "&player=nobody") == []
+    rows = parquet_rows(shared_client, "&tournament=Spring&player=BEN&round=1&source_id=g2")
+    assert {r["game_id"] for r in rows} == {ids[1]}
 
 
 def test_parquet_temporary_files_are_deleted(shared_client, uploaded, tmp_path, monkeypatch):
@@ -247,5 +252,6 @@ def test_openapi_documents_both_formats(client):
     assert set(content) == {"application/x-ndjson", "application/vnd.apache.parquet"}
     assert orjson.loads(content["application/x-ndjson"]["example"])["format"] == "rummy-log/1"
     names = {p["name"] for p in operation["parameters"]}
-    assert names == {"player", "variant", "status", "tournament", "since", "until", "format"}
+    assert names == {"player", "variant", "status", "tournament", "source_id", "round",
+                     "table", "since", "until", "format"}
     assert "400" in operation["responses"]

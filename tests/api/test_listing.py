@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+import orjson
 import pytest
 
 from .helpers import API, assert_problem, counts, illegal, incomplete, post_log, valid
@@ -92,6 +93,55 @@ def test_filters(client):
     assert ids("status=valid&since=2024-05-01&until=2024-05-02") == ["a"]
 
 
+def test_games_are_found_by_the_logs_own_id_round_and_table(client):
+    post_log(client, valid(id="r1-t1", tournament={"id": "cup", "round": 1, "table": "1"}))
+    post_log(client, valid(id="r1-t2", tournament={"id": "cup", "round": 1, "table": "2"}))
+    post_log(client, valid(id="r2-t1", tournament={"id": "cup", "round": 2, "table": "1"}))
+    post_log(client, valid(id="R2-T1", tournament={"id": "open", "round": 2}))
+
+    def ids(query: str) -> list[str]:
+        response = client.get(f"{GAMES}?{query}")
+        assert response.status_code == 200, response.data
+        return sorted(item["source_id"] for item in response.get_json()["games"])
+
+    assert ids("source_id=r1-t2") == ["r1-t2"]
+    assert ids("source_id=r2-t1") == ["r2-t1"]  # an id is exact: R2-T1 is another game
+    assert ids("source_id=r3") == []
+    assert ids("round=2") == ["R2-T1", "r2-t1"] and ids("round=3") == []
+    assert ids("table=1") == ["r1-t1", "r2-t1"]
+    assert ids("tournament=cup&round=1&table=1") == ["r1-t1"]
+    walked, pages = walk(client, f"{GAMES}?round=1&limit=1")
+    assert len(walked) == 2 and pages == 2
+    for query in ("round=0", "round=x", "round=1.5", "source_id=", "table="):
+        problem = assert_problem(client.get(f"{GAMES}?{query}"), 400, "invalid-parameter")
+        assert query.split("=")[0] in problem["errors"]
+
+
+def test_player_and_tournament_filters_ignore_case_and_accents(client):
+    for source_id, player, tournament in (("a", "José", "Été Cup"), ("b", "jose", "ete cup"),
+                                          ("c", "Zoë", "Open")):
+        log = orjson.dumps(valid(id=source_id, tournament={"id": tournament}))
+        assert post_log(client, log.replace(b'"ana"', orjson.dumps(player))).status_code == 201
+
+    def ids(query: str) -> list[str]:
+        response = client.get(f"{GAMES}?{quote(query, safe='=&')}")
+        assert response.status_code == 200, response.data
+        return sorted(item["source_id"] for item in response.get_json()["games"])
+
+    # No game holds the name as typed: every name equal to it but for case and accents.
+    assert ids("player=JOSE") == ["a", "b"] and ids("player=Jose") == ["a", "b"]
+    assert ids("player=zoe") == ["c"] and ids("player=ZOË") == ["c"]
+    assert ids("tournament=ETE CUP") == ["a", "b"] and ids("tournament=open") == ["c"]
+    # A name stored exactly as typed means that player, that tournament.
+    assert ids("player=José") == ["a"] and ids("player=jose") == ["b"]
+    assert ids("tournament=Été Cup") == ["a"] and ids("tournament=ete cup") == ["b"]
+    assert ids("player=jos") == [] and ids("tournament=cup") == []
+    # A deleted game's name is no exact match: the folded match finds the live games.
+    deleted = client.get(f"{GAMES}?source_id=b").get_json()["games"][0]["id"]
+    assert client.delete(f"{GAMES}/{deleted}").status_code == 200
+    assert ids("player=jose") == ["a"] and ids("tournament=ete cup") == ["a"]
+
+
 def test_a_filtered_walk_stays_filtered(client):
     upload_many(client, 5)
     for i in range(4):
@@ -120,8 +170,8 @@ HOSTILE = ["'; DROP TABLE games; --", "\" OR 1=1 --", "ana' OR '1'='1", "%00", "
            "log FROM games --", "$1", "?", "NULL", "true", "[]", "{}", "a" * 5000]
 
 
-@pytest.mark.parametrize("name", ["player", "variant", "status", "tournament", "since",
-                                  "until", "limit", "cursor"])
+@pytest.mark.parametrize("name", ["player", "variant", "status", "tournament", "source_id",
+                                  "round", "table", "since", "until", "limit", "cursor"])
 def test_injection_like_values_break_nothing(shared_app, name):
     client = shared_app.test_client()
     upload_many(client, 3)

@@ -62,6 +62,16 @@ def test_upload_stores_then_the_same_log_answers_200(app, client):
     assert counts(app)["games"] == 1
 
 
+def test_the_upload_answer_names_the_game_by_the_logs_id_round_and_table(client):
+    log = valid(id="r2-tA", tournament={"id": "t1", "round": 2, "table": "A"})
+    for query in ("?dry_run=true", ""):
+        body = post_log(client, log, query).get_json()
+        assert (body["source_id"], body["tournament"]) == (
+            "r2-tA", {"id": "t1", "round": 2, "table": "A"}), query
+    body = post_log(client, valid()).get_json()
+    assert (body["source_id"], body["tournament"]) == (None, None)
+
+
 def test_get_game_and_its_exact_log(client):
     raw = json.dumps(valid(id="mine", tournament={"id": "t1", "round": 2, "table": "A"},
                            played_at="2024-05-01T19:30:00+02:00",

@@ -586,3 +586,14 @@ def test_hollywood_is_for_two_players_and_games_for_hollywood() -> None:
     line = won("ana", 30) | {"claimed": {"games": [{"ana": 30}]}}
     assert "deals.0.claimed.games" in schema_errors(game("gin", ["ana", "ben"], [line]))
     assert not schema_errors(game("gin", ["ana", "ben"], [line], {"hollywood": True}))
+
+
+def test_an_illegal_hollywood_match_names_no_winner_of_its_games() -> None:
+    # a deal after the match is over: the match is illegal, and so has no result, nor
+    # has any of its three games (the top-level winner was already null)
+    extra = slip(HOLLYWOOD_SHEET, ("deals",), [*HOLLYWOOD_SHEET["deals"], won("ben", 30)])
+    report = judged(extra)
+    assert report.status == R.ILLEGAL
+    assert (report.totals["winner"], report.totals["margin"]) == (None, 0)
+    assert [(g["winner"], g["margin"]) for g in report.totals["games"]] == [(None, 0)] * 3
+    assert [g["points"] for g in report.totals["games"]][1] == {"ana": 115, "ben": 150}

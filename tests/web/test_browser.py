@@ -170,6 +170,37 @@ def test_upload_one_log_then_a_batch_and_see_each_verdict(watched, server):
     sync_api.expect(page.locator("dl.facts")).to_contain_text("tester")  # the key's name
 
 
+def test_each_uploaded_game_is_named_by_its_log_id_round_and_table(watched, tmp_path):
+    """A batch of one event's tables was listed as "line 1", "line 2"...: each verdict
+    now also names the game as its log does, by its own id, tournament, round and table."""
+    base = json.loads((SAMPLES_DIR / "gin-01.json").read_text())
+    logs = [{**base, "id": "r5-t3", "tournament": {"id": "cup", "round": 5, "table": "3"}},
+            {**base, "tournament": {"id": "cup", "round": 5}},
+            {key: value for key, value in base.items() if key != "tournament"}]
+    batch = tmp_path / "round-5.ndjson"
+    batch.write_text("".join(json.dumps(log) + "\n" for log in logs))
+    single = tmp_path / "one.json"
+    single.write_text(json.dumps({**base, "id": "solo", "tournament": {"id": "cup"}}))
+    page = watched.page
+    page.goto("/")
+    page.fill("#api-key", KEY)
+    page.set_input_files("#files", str(batch))
+    results = page.locator("#results > li")
+    sync_api.expect(page.locator("#upload-state")).to_contain_text("Done")
+    heads = [results.nth(n).locator("p.verdict-line") for n in range(3)]
+    sync_api.expect(heads[0]).to_contain_text(
+        "round-5.ndjson, line 1 (log r5-t3 · cup, round 5, table 3): ")
+    sync_api.expect(heads[1]).to_contain_text("round-5.ndjson, line 2 (cup, round 5): ")
+    sync_api.expect(heads[2]).to_contain_text("round-5.ndjson, line 3: ")
+    assert results.nth(2).locator(".game-name").count() == 0
+    page.check("#dry-run")
+    page.set_input_files("#files", str(single))
+    sync_api.expect(results).to_have_count(4)
+    sync_api.expect(results.nth(3).locator("p.verdict-line")).to_contain_text(
+        "one.json (log solo · cup): ")
+    watched.check()
+
+
 @pytest.mark.usefixtures("ids")
 def test_check_only_stores_nothing_and_the_key_stays_in_the_tab(watched, server):
     page = watched.page
@@ -524,6 +555,30 @@ def test_the_leaderboard_sorts_by_each_column(watched, server):
     shown = page.locator("#leaderboard tbody tr").evaluate_all(
         "(rows) => rows.map((r) => r.dataset.player)")
     assert shown == [r["player"] for r in api(server, "/players?sort=games&order=asc")["players"]]
+
+
+@pytest.mark.usefixtures("ids")
+def test_the_leaderboard_offers_rating_only_while_a_variant_is_chosen(watched):
+    """Drawn with a variant, the form offered rating; choosing "any" then kept it, and
+    showing the leaderboard answered a 400 page."""
+    page = watched.page
+    page.goto("/players?variant=gin&sort=rating")
+    options = "(select) => [...select.options].map((o) => o.value)"
+    assert "rating" in page.locator("#sort").evaluate(options)
+    page.select_option("#variant", "")
+    assert "rating" not in page.locator("#sort").evaluate(options)
+    assert page.locator("#sort").input_value() == "wins"
+    with page.expect_navigation() as shown:
+        page.get_by_role("button", name="Show").click()
+    assert shown.value.status == 200
+    assert "sort=wins" in page.url and "rating" not in page.locator("#sort").evaluate(options)
+    page.select_option("#variant", "gin")
+    values = page.locator("#sort").evaluate(options)
+    assert values.index("rating") == values.index("games") + 1  # back in its place
+    page.select_option("#sort", "rating")
+    with page.expect_navigation() as shown:
+        page.get_by_role("button", name="Show").click()
+    assert shown.value.status == 200 and page.locator("#leaderboard tbody tr").count() > 0
 
 
 def test_the_leaderboard_shows_how_far_behind_the_analysis_is(browser, tmp_path):

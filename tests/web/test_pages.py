@@ -74,7 +74,7 @@ def test_every_page_answers_and_loads_only_from_the_app(client, ids):
     for url in assets:
         response = client.get(url)
         assert response.status_code == 200 and len(response.data) > 100, url
-    for module in ("replay.js", "upload.js", "versus.js"):
+    for module in ("replay.js", "upload.js", "versus.js", "leaderboard.js"):
         source = client.get(f"/assets/{module}").get_data(as_text=True)
         assert "http://" not in source.replace("http://www.w3.org/2000/svg", "")
         assert "https://" not in source
@@ -222,6 +222,38 @@ def test_the_games_list_filters_and_pages_both_ways(client, ids):
         back.append(re.findall(r'<td data-label="Game"><a href="/games/([0-9a-f]+)">', html))
     assert [g for page in reversed(back) for g in page] == seen[:sum(map(len, back))]
     assert len(back) == len(pages) - 1
+
+
+def test_the_games_list_finds_a_table_and_suggests_the_stored_names(client, ids):
+    html = _page(client, "/games?tournament=SPRING-CUP&round=2&table=A")
+    listed = set(re.findall(r'<td data-label="Game"><a href="/games/([0-9a-f]+)">', html))
+    assert listed == {ids["mismatch-gin-deal-points"]}
+    for name, value in (("tournament", "SPRING-CUP"), ("round", "2"), ("table", "A")):
+        assert re.search(rf'<input name="{name}"[^>]* value="{value}"', html), name
+    assert '<input name="source_id" value=""' in html
+    # The names typed are suggested from the stored ones, by the page itself.
+    players = re.search(r'<datalist id="known-players">(.*?)</datalist>', html).group(1)
+    assert {"ana", "ben"} <= set(re.findall(r'<option value="([^"]+)">', players))
+    tournaments = re.search(r'<datalist id="known-tournaments">(.*?)</datalist>', html)
+    assert re.findall(r'<option value="([^"]+)">', tournaments.group(1)) == ["spring-cup"]
+    assert 'list="known-players"' in html and 'list="known-tournaments"' in html
+    html = _page(client, "/games?player=ANA&status=illegal&round=1")
+    assert re.findall(r'<td data-label="Game"><a href="/games/([0-9a-f]+)">', html) == []
+    html = _page(client, "/games?player=ANA&status=illegal")
+    assert set(re.findall(r'<td data-label="Game"><a href="/games/([0-9a-f]+)">', html)) \
+        == {ids["illegal-gin-discard-of-taken-card"], ids["illegal-rummy-not-your-turn"],
+            ids["illegal-greek-invalid-meld"]}
+    # The page says which stored spellings a name typed otherwise matched.
+    assert 'id="spelled-player"' in html and "listed are the games of ana (the same name" in html
+    assert "spelled-tournament" not in html
+    html = _page(client, "/games?player=ana&tournament=Spring-Cup")
+    assert "spelled-player" not in html
+    assert re.search(r'id="spelled-tournament">No tournament is named “Spring-Cup” exactly: '
+                     r'listed are the games of spring-cup \(', html)
+    html = _page(client, "/games?player=Nobody")
+    assert "No player is named “Nobody”, even ignoring case and accents." in html
+    page = client.get("/games?round=first", headers=BROWSER)
+    assert page.status_code == 400 and "round" in page.get_data(as_text=True)
 
 
 def test_the_leaderboard_is_the_apis(client):

@@ -86,13 +86,30 @@ function where(v) {
   return v.move === null ? `deal ${v.deal + 1}` : `deal ${v.deal + 1}, move ${v.move + 1}`;
 }
 
+/** How the log names its game, "" when it names none: its own id, then its
+ * tournament, round and table ("log r5-t3 · spring-cup, round 5, table 3"). */
+function gameName(result) {
+  const parts = [];
+  if (result.source_id) parts.push(`log ${result.source_id}`);
+  const t = result.tournament;
+  if (t) {
+    const place = [t.id, t.round == null ? null : `round ${t.round}`, t.table == null ? null : `table ${t.table}`]
+      .filter((part) => part != null && part !== "");
+    if (place.length) parts.push(place.join(", "));
+  }
+  return parts.join(" · ");
+}
+
 /** One verdict: the status, each violation (a link into the viewer when stored), the
  * totals recomputed beside the claimed ones. */
 function verdict(item, name, result) {
   item.replaceChildren();
   item.dataset.status = result.status;
   const head = el("p", "", "verdict-line");
-  head.append(el("strong", `${name}: `), badge(result.status));
+  const named = gameName(result);
+  head.append(el("strong", name));
+  if (named) head.append(" (", el("span", named, "game-name"), ")");
+  head.append(": ", badge(result.status));
   const id = result.id;
   if (id && !result.dry_run) {
     const link = el("a", ` game ${id.slice(0, 12)}`, "game-link");
