@@ -15,6 +15,14 @@ from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields
 from marshmallow.validate import Length, OneOf
 
+from ..analysis.decisions import (
+    BEST,
+    WITHIN_MARGIN,
+    WORSE,
+    decisions_json,
+    game_decisions,
+    mark_facts,
+)
 from ..analysis.facts import KINDS, analyse
 from ..analysis.luck import analyse_luck
 from ..engine import load_json, parse_game, verify
@@ -57,6 +65,12 @@ class FactSchema(Schema):
         "description": "The move after which the alternative is legal (-1: as dealt)"})
     detail = fields.Dict(metadata={"description": "The kind's own figures"})
     replay = fields.String(metadata={"description": "The position of the decision"})
+    evaluator = fields.String(validate=OneOf((BEST, WITHIN_MARGIN, WORSE)), metadata={
+        "description": "A gin discard error: the evaluator's verdict on the same decision "
+                       "in expected deal points (docs/ANALYSIS.md, Decision loss): best, "
+                       "within_margin (a loss of at most 0.25) or worse"})
+    evaluator_loss = fields.Float(metadata={
+        "description": "A gin discard error: the evaluator's loss of the move, deal points"})
 
 
 class FiguresSchema(Schema):
@@ -82,6 +96,11 @@ class GameAnalysisSchema(Schema):
     by_result = fields.List(fields.Integer(), metadata={
         "description": "The deals recorded by their result (a score sheet): their play is "
                        "not recorded, so they have no facts and no luck"})
+    decisions = fields.Dict(metadata={
+        "description": "Two-player gin: each discard's loss in expected deal points "
+                       "against the evaluator's best throw, from the player's view, and per "
+                       "player the decisions judged, average loss and accuracy "
+                       "(docs/ANALYSIS.md, Decision loss); computed when asked for"})
 
 
 class PlayerFiguresSchema(FiguresSchema):
@@ -243,9 +262,12 @@ def game_analysis(game_id: str) -> dict[str, Any]:
         summary = game_summary(store, game_id)
     for fact in facts:
         fact["replay"] = _replay(game_id, fact["deal"], fact["position"])
+    decisions = game_decisions(game)
+    mark_facts(facts, decisions)
     return {"id": game_id, "stored": stored, "facts": facts, "summary": summary,
             "luck": luck.to_dict(),
-            "by_result": [d for d, deal in enumerate(game.deals) if deal.result is not None]}
+            "by_result": [d for d, deal in enumerate(game.deals) if deal.result is not None],
+            "decisions": decisions_json(game, decisions)}
 
 
 @blp.route("/players/<name:player>/analysis", methods=["GET"], parameters=_path("player"))
