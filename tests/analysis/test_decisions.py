@@ -235,3 +235,28 @@ def test_other_families_have_no_decisions_judged():
                [deal("ben", {"ana": "AC 2C 3C 4H 5H 6H 7S", "ben": "8S 9S 2D 3D JD QC KC"},
                      "QH", ["ana ds 8D", "ana x 7S"])], rules={"target": None})
     assert game_decisions(parse_game(log)) == []
+
+
+def test_the_documents_figures_are_the_codes():
+    """docs/ANALYSIS.md, "Decision loss", quotes the constants and the worked figures."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "ANALYSIS.md").read_text(
+        encoding="utf-8")
+    start = text.index("## Decision loss")
+    section = " ".join(text[start:text.index("\n## ", start + 1)].split())
+    assert f"value(H) = −{PER_DRAWN} · m(H)" in section
+    assert f"`100 · 2^(−loss / {HALF_LOSS:g})`" in section
+    assert f"at most **{MARGIN}** deal points" in section
+    hand = mask(MADE + " KS 2C")
+    king = judge(hand, hand, FULL_DECK & ~hand, parse_card("2C"), gin_tables())[3]
+    assert f"keeping the king loses {king:.2f} points ({accuracy_of(king):.0f}%" in section
+    log = game("gin", ["ana", "ben"],
+               [deal("ben", {"ana": "AC 2C 3C 4H 5H 6H 7S 7D 9C KS",
+                             "ben": "8S 9S 2D 3D JD QC KC 5C 6D AD"}, "QH",
+                     ["ana ds 8D", "ana x 7S", "ben dd 7S", "ben x KC"])],
+               rules={"target": None})
+    first = game_decisions(parse_game(log))[0]
+    assert (f"a loss of {first.loss:.2f} deal points (`played_value` "
+            f"{first.played_value:.1f}, `best_value` {first.best_value:.1f} over the "
+            f"{first.unseen} cards") in section
