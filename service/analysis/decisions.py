@@ -243,8 +243,12 @@ def positions(game: Game) -> Iterator[tuple[Position, SuitTables]]:
                     for c in table.pile:
                         pile |= 1 << c
                     unseen = FULL_DECK & ~hand & ~pile & ~(took[other] & table.hands[other])
-                    yield Position(d, m, p, move.action.value, move.card, hand, throws,
-                                   unseen, table.doubled), tables
+                    at = Position(d, m, p, move.action.value, move.card, hand, throws,
+                                  unseen, table.doubled)
+                    if table.play(move):
+                        break  # an illegal move is not judged, nor what follows it
+                    yield at, tables
+                    continue
             taking = move.action == DRAW and move.source == DISCARD_PILE
             if table.play(move):
                 break

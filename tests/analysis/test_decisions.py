@@ -260,3 +260,13 @@ def test_the_documents_figures_are_the_codes():
     assert (f"a loss of {first.loss:.2f} deal points (`played_value` "
             f"{first.played_value:.1f}, `best_value` {first.best_value:.1f} over the "
             f"{first.unseen} cards") in section
+
+
+def test_an_illegal_throw_is_not_judged_nor_what_follows():
+    # ana knocks with 31 deadwood (the limit is 10): the knock breaks a rule.
+    log = game("gin", ["ana", "ben"],
+               [deal("ben", {"ana": "AC 2C 3C 4H 5H 6H 7S 7D 9C KS",
+                             "ben": "8S 9S 2D 3D JD QC KC 5C 6D AD"}, "QH",
+                     ["ana ds 8D", "ana knock KS", "ben dd KS", "ben x KC"])],
+               rules={"target": None})
+    assert game_decisions(parse_game(log)) == []
