@@ -220,11 +220,19 @@ GAME_EXAMPLE = {"id": "5d69bdc52cdd76ed28a89e91", "stored": True, "facts": [{
     "deal": 1, "move": 16, "player": "ben", "kind": "discard_error",
     "alternative": {"p": "ben", "a": "discard", "card": "KS"}, "cost": 10, "position": 15,
     "detail": {"card": "9H", "left": 14, "best": 4},
-    "replay": "/api/v1/games/5d69bdc52cdd76ed28a89e91/deals/1/moves/15/state"}],
+    "replay": "/api/v1/games/5d69bdc52cdd76ed28a89e91/deals/1/moves/15/state",
+    "evaluator": "worse", "evaluator_loss": 2.0885}],
     "summary": {"ben": {"decisions": 14, "errors": dict.fromkeys(KINDS, 0) | {
         "discard_error": 1}, "per_100": dict.fromkeys(KINDS, 0.0) | {"discard_error": 7.14},
         "average_discard_error": 0.714, "accuracy": 92.86, "fed_given": 0,
-        "fed_received": 1}}}
+        "fed_received": 1}},
+    "decisions": {"players": {"ben": {"decisions": 12, "loss": 2.4126,
+                                      "average_loss": 0.201, "accuracy": 93.12, "best": 9}},
+                  "decisions": [{"deal": 1, "move": 16, "player": "ben", "action": "discard",
+                                 "card": "9H", "best": "KS", "measure": "after_draw",
+                                 "played_value": 11.5938, "best_value": 5.1875,
+                                 "unseen": 32, "throws": 11, "loss": 2.0885}],
+                  "per_drawn": 0.326, "half_loss": 2.0, "margin": 0.25}}
 
 
 @blp.route("/games/<game_id:game_id>/analysis", methods=["GET"])
