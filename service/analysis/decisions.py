@@ -165,11 +165,11 @@ def judge(hand: int, throws: int, unseen: int, card: int, tables: SuitTables
     """The evaluator's best throw (``card`` when it is one of the best, else the lowest
     card among equals), the mean values after one draw of the played and the best, and
     the loss of throwing ``card``."""
-    sums = throw_sums(hand, throws, unseen, tables, 1 << card)
     count = unseen.bit_count()
-    best = min(sums, key=lambda c: (sums[c], c))
     if not count:
-        return best, 0.0, 0.0, 0.0
+        return card, 0.0, 0.0, 0.0  # no card left to draw: every throw is as good
+    sums = throw_sums(hand, throws, unseen, tables, 1 << card)
+    best = min(sums, key=lambda c: (sums[c], c))
     played, least = sums[card], sums[best]
     if played == least:
         best = card  # the played throw is one of the best

@@ -270,3 +270,9 @@ def test_an_illegal_throw_is_not_judged_nor_what_follows():
                      ["ana ds 8D", "ana knock KS", "ben dd KS", "ben x KC"])],
                rules={"target": None})
     assert game_decisions(parse_game(log)) == []
+
+
+def test_with_no_card_left_unseen_every_throw_is_as_good():
+    hand = mask(MADE + " KS 2C")
+    assert judge(hand, hand, 0, parse_card("2C"), gin_tables()) == (parse_card("2C"), 0.0,
+                                                                     0.0, 0.0)
