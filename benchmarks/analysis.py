@@ -1,9 +1,10 @@
 """Analysis speed: the facts of each decision per preset, deals analysed per second on one
 core (games parsed and verified beforehand: the time is ``analyse`` alone), by the wall
 clock and by the process's own CPU time, with the luck too (``+luck``: what the store's
-catch-up computes for each game), beside the CPU time of verifying the same deals
-(what storing a game costs the engine), and how busy the machine was
-(``os.getloadavg``: other processes share its cores).
+catch-up computes for each game) and the decision loss as well (``+decisions``: what a
+game's analysis answer and page compute, two-player gin only), beside the CPU time of
+verifying the same deals (what storing a game costs the engine), and how busy the
+machine was (``os.getloadavg``: other processes share its cores).
 
     python benchmarks/analysis.py                 # every case
     python benchmarks/analysis.py --games 100 --preset gin
@@ -26,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from service.analysis.decisions import game_decisions  # noqa: E402
 from service.analysis.facts import analyse  # noqa: E402
 from service.analysis.luck import analyse_luck  # noqa: E402
 from service.engine import parse_game, verify  # noqa: E402
@@ -74,7 +76,7 @@ def main() -> None:
         pstats.Stats(profile).sort_stats("tottime").print_stats(15)
         return
     print(f"{'case':<16}{'games/s':>10}{'deals/s':>10}{'deals/cpu-s':>13}"
-          f"{'+luck/cpu-s':>13}{'verify/cpu-s':>14}{'facts/deal':>12}{'target':>8}"
+          f"{'+luck/cpu-s':>13}{'+decisions':>12}{'verify/cpu-s':>14}{'facts/deal':>12}{'target':>8}"
           "   load (1, 5, 15 min)")
     for variant, players in CASES:
         if args.preset and variant != args.preset:
@@ -86,12 +88,16 @@ def main() -> None:
         # What the catch-up computes for each game: the facts and the luck.
         _, stored_cpu = best_of(args.runs, lambda c=corpus: [
             (analyse(g, r), analyse_luck(g, r)) for g, r in c])
+        # A game's page and analysis answer judge the gin decisions too, when asked for.
+        _, judged_cpu = best_of(args.runs, lambda c=corpus: [
+            (analyse(g, r), analyse_luck(g, r), game_decisions(g)) for g, r in c])
         _, verify_cpu = best_of(args.runs, lambda c=corpus: [verify(g) for g, _ in c])
         case = f"{variant}/{players}p"
         target = TARGETS.get(case)
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"{case:<16}{len(corpus) / seconds:>10.0f}{deals / seconds:>10.0f}"
-              f"{deals / cpu:>13.0f}{deals / stored_cpu:>13.0f}{deals / verify_cpu:>14.0f}{facts / deals:>12.1f}{target if target else '':>8}   {load}")
+              f"{deals / cpu:>13.0f}{deals / stored_cpu:>13.0f}{deals / judged_cpu:>12.0f}"
+              f"{deals / verify_cpu:>14.0f}{facts / deals:>12.1f}{target if target else '':>8}   {load}")
     print(f"{os.cpu_count()} cores; one process, one core")
 
 

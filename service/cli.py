@@ -266,6 +266,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_analyse(args: argparse.Namespace) -> int:
     """The facts of each decision of every game (docs/ANALYSIS.md): one JSON line per
     game, or a readable paragraph; exits as ``verify`` does."""
+    from .analysis.decisions import decisions_json, game_decisions, mark_facts
     from .analysis.facts import analyse
     from .analysis.luck import analyse_luck
     from .analysis.text import analysis_text, luck_summary
@@ -290,11 +291,17 @@ def cmd_analyse(args: argparse.Namespace) -> int:
             worst = max(worst, EXIT_VALID if report.status == VALID else EXIT_FAILED)
             analysis = analyse(game, report)
             luck = luck_summary(analyse_luck(game, report))
+            decisions = game_decisions(game)
+            judged = decisions_json(game, decisions)
             if args.text:
-                out.write(analysis_text(source, game, analysis, luck).encode() + b"\n")
+                out.write(analysis_text(source, game, analysis, luck, judged).encode()
+                          + b"\n")
             else:
+                whole = analysis.to_dict()
+                mark_facts(whole["facts"], decisions)
                 out.write(orjson.dumps({"source": source, "status": report.status,
-                                        **analysis.to_dict(), "luck": luck}) + b"\n")
+                                        **whole, "luck": luck, "decisions": judged})
+                          + b"\n")
     out.flush()
     return worst
 

@@ -108,15 +108,27 @@ def luck_line(player: str, luck: dict[str, Any]) -> str:
             f"{luck['adjusted'].get(player, 0):.1f}")
 
 
+def decisions_line(player: str, figures: dict[str, Any]) -> str:
+    """A player's decision loss over the game in one line (two-player gin)."""
+    return (f"{player}: {plural(figures['decisions'], 'discard')} judged in expected deal "
+            f"points, average loss {figures['average_loss']:.3f}, accuracy "
+            f"{figures['accuracy']}%")
+
+
 def analysis_text(source: str, game: Game, analysis: Analysis,
-                  luck: dict[str, Any] | None = None) -> str:
-    """A game's facts, its players' figures and luck as a readable paragraph."""
+                  luck: dict[str, Any] | None = None,
+                  decisions: dict[str, Any] | None = None) -> str:
+    """A game's facts, its players' figures, decision loss and luck as a readable
+    paragraph."""
     lines = [f"{source}: {len(analysis.facts)} facts"]
     lines.extend("  " + fact_line(game, fact) for fact in analysis.facts)
     for stop in analysis.stopped:
         lines.append(f"  deal {stop['deal'] + 1}: analysed up to move {stop['move'] + 1}, "
                      f"which broke a rule ({stop['code']})")
     lines.extend("  " + summary_line(p, f) for p, f in analysis.summary().items())
+    if decisions is not None:
+        lines.extend("  " + decisions_line(p, f) for p, f in decisions["players"].items()
+                     if f["decisions"])
     if luck is not None:
         lines.extend("  " + luck_line(p, luck) for p in luck["luck"])
     return "\n".join(lines)

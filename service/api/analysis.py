@@ -15,6 +15,14 @@ from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields
 from marshmallow.validate import Length, OneOf
 
+from ..analysis.decisions import (
+    BEST,
+    WITHIN_MARGIN,
+    WORSE,
+    decisions_json,
+    game_decisions,
+    mark_facts,
+)
 from ..analysis.facts import KINDS, analyse
 from ..analysis.luck import analyse_luck
 from ..engine import load_json, parse_game, verify
@@ -57,6 +65,12 @@ class FactSchema(Schema):
         "description": "The move after which the alternative is legal (-1: as dealt)"})
     detail = fields.Dict(metadata={"description": "The kind's own figures"})
     replay = fields.String(metadata={"description": "The position of the decision"})
+    evaluator = fields.String(validate=OneOf((BEST, WITHIN_MARGIN, WORSE)), metadata={
+        "description": "A gin discard error: the evaluator's verdict on the same decision "
+                       "in expected deal points (docs/ANALYSIS.md, Decision loss): best, "
+                       "within_margin (a loss of at most 0.25) or worse"})
+    evaluator_loss = fields.Float(metadata={
+        "description": "A gin discard error: the evaluator's loss of the move, deal points"})
 
 
 class FiguresSchema(Schema):
@@ -82,6 +96,11 @@ class GameAnalysisSchema(Schema):
     by_result = fields.List(fields.Integer(), metadata={
         "description": "The deals recorded by their result (a score sheet): their play is "
                        "not recorded, so they have no facts and no luck"})
+    decisions = fields.Dict(metadata={
+        "description": "Two-player gin: each discard's loss in expected deal points "
+                       "against the evaluator's best throw, from the player's view, and per "
+                       "player the decisions judged, average loss and accuracy "
+                       "(docs/ANALYSIS.md, Decision loss); computed when asked for"})
 
 
 class PlayerFiguresSchema(FiguresSchema):
@@ -201,11 +220,19 @@ GAME_EXAMPLE = {"id": "5d69bdc52cdd76ed28a89e91", "stored": True, "facts": [{
     "deal": 1, "move": 16, "player": "ben", "kind": "discard_error",
     "alternative": {"p": "ben", "a": "discard", "card": "KS"}, "cost": 10, "position": 15,
     "detail": {"card": "9H", "left": 14, "best": 4},
-    "replay": "/api/v1/games/5d69bdc52cdd76ed28a89e91/deals/1/moves/15/state"}],
+    "replay": "/api/v1/games/5d69bdc52cdd76ed28a89e91/deals/1/moves/15/state",
+    "evaluator": "worse", "evaluator_loss": 2.0885}],
     "summary": {"ben": {"decisions": 14, "errors": dict.fromkeys(KINDS, 0) | {
         "discard_error": 1}, "per_100": dict.fromkeys(KINDS, 0.0) | {"discard_error": 7.14},
         "average_discard_error": 0.714, "accuracy": 92.86, "fed_given": 0,
-        "fed_received": 1}}}
+        "fed_received": 1}},
+    "decisions": {"players": {"ben": {"decisions": 12, "loss": 2.4126,
+                                      "average_loss": 0.201, "accuracy": 93.12, "best": 9}},
+                  "decisions": [{"deal": 1, "move": 16, "player": "ben", "action": "discard",
+                                 "card": "9H", "best": "KS", "measure": "after_draw",
+                                 "played_value": 11.5938, "best_value": 5.1875,
+                                 "unseen": 32, "throws": 11, "loss": 2.0885}],
+                  "per_drawn": 0.326, "half_loss": 2.0, "margin": 0.25}}
 
 
 @blp.route("/games/<game_id:game_id>/analysis", methods=["GET"])
@@ -243,9 +270,12 @@ def game_analysis(game_id: str) -> dict[str, Any]:
         summary = game_summary(store, game_id)
     for fact in facts:
         fact["replay"] = _replay(game_id, fact["deal"], fact["position"])
+    decisions = game_decisions(game)
+    mark_facts(facts, decisions)
     return {"id": game_id, "stored": stored, "facts": facts, "summary": summary,
             "luck": luck.to_dict(),
-            "by_result": [d for d, deal in enumerate(game.deals) if deal.result is not None]}
+            "by_result": [d for d, deal in enumerate(game.deals) if deal.result is not None],
+            "decisions": decisions_json(game, decisions)}
 
 
 @blp.route("/players/<name:player>/analysis", methods=["GET"], parameters=_path("player"))

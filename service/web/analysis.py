@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analysis.facts import FED_CARD, KINDS, analyse
+from ..analysis.decisions import BEST, game_decisions, verdict
+from ..analysis.decisions import figures as decision_figures
+from ..analysis.facts import DISCARD_ERROR, FED_CARD, KINDS, analyse
 from ..analysis.luck import analyse_luck
 from ..analysis.text import fact_line, luck_summary
 from ..engine import verify
@@ -19,14 +21,23 @@ SHOWN_FACTS = 300  # a page lists this many; the JSON has them all
 
 
 def game_analysis(game: Game) -> dict[str, Any]:
-    """The facts (``line``, ``kind``, ``fragment``), the players' figures and luck, the
-    deals a violation stopped, and how many facts were left off the page."""
+    """The facts (``line``, ``kind``, ``fragment``, ``evaluator``), the players' figures,
+    decision loss and luck, the deals a violation stopped, and how many facts were left
+    off the page."""
     report = verify(game)
     analysis = analyse(game, report)
     luck = luck_summary(analyse_luck(game, report))
-    facts = [{"kind": fact.kind, "player": fact.player, "line": fact_line(game, fact),
-              "fragment": replay_fragment(fact.deal, fact.position)}
-             for fact in analysis.facts[:SHOWN_FACTS]]
+    decisions = game_decisions(game)
+    by_move = {(x.deal, x.move): x for x in decisions}
+    facts = []
+    for fact in analysis.facts[:SHOWN_FACTS]:
+        judged = by_move.get((fact.deal, fact.move)) if fact.kind == DISCARD_ERROR else None
+        facts.append({"kind": fact.kind, "player": fact.player,
+                      "line": fact_line(game, fact),
+                      "fragment": replay_fragment(fact.deal, fact.position),
+                      "evaluator": None if judged is None else verdict(judged.loss),
+                      "evaluator_loss": None if judged is None else judged.loss})
+    judged_players = decision_figures(decisions, game.players)
     summary = analysis.summary()
     players = []
     for player in game.players:
@@ -37,8 +48,10 @@ def game_analysis(game: Game) -> dict[str, Any]:
                         "luck": luck["luck"].get(player, 0.0),
                         "points": luck["points"].get(player, 0),
                         "adjusted": luck["adjusted"].get(player, 0.0),
-                        "scored": luck["scored"].get(player, 0)})
-    return {"facts": facts, "count": len(analysis.facts),
+                        "scored": luck["scored"].get(player, 0),
+                        "decisions": judged_players[player]})
+    return {"facts": facts, "count": len(analysis.facts), "judged": bool(decisions),
+            "best": BEST,
             "left_off": max(0, len(analysis.facts) - SHOWN_FACTS), "players": players,
             "stopped": [{**stop, "fragment": replay_fragment(stop["deal"], stop["move"])}
                         for stop in analysis.stopped]}

@@ -315,3 +315,31 @@ def test_a_metrics_scrape_through_the_store_process_is_a_probe(make_app):
     assert "rummy_database_up 1.0" in body and \
         'rummy_games_stored{status="incomplete"} 1.0' in body
     assert asked and set(asked) <= PROBES, asked
+
+
+def test_a_games_analysis_judges_each_gin_discard_in_expected_points(client):
+    """``decisions``: per player the discards judged, average loss and accuracy, each
+    decision with its best throw; a discard error carries the evaluator's verdict on
+    the same decision, whether the facts are computed or read from the store."""
+    gid = post_log(client, discard_error_log()).get_json()["id"]
+    for stored in (False, True):
+        body = client.get(f"{API}/games/{gid}/analysis").get_json()
+        assert body["stored"] is stored
+        decisions = body["decisions"]
+        assert set(decisions) == {"players", "decisions", "per_drawn", "half_loss", "margin"}
+        assert set(decisions["players"]) == {"ana", "ben"}
+        assert set(decisions["players"]["ana"]) == {"decisions", "loss", "average_loss",
+                                                    "accuracy", "best"}
+        first = decisions["decisions"][0]
+        assert set(first) == {"deal", "move", "player", "action", "card", "best", "measure",
+                              "played_value", "best_value", "unseen", "throws", "loss"}
+        # ana threw 7S where KS kept the better hand: the deadwood says so (3 points),
+        # and so does the evaluator, in deal points.
+        assert (first["move"], first["card"], first["best"]) == (1, "7S", "KS")
+        assert first["loss"] > 0.25
+        assert decisions["players"]["ana"]["average_loss"] == first["loss"]
+        error = body["facts"][0]
+        assert error["kind"] == "discard_error"
+        assert error["evaluator"] == "worse" and error["evaluator_loss"] == first["loss"]
+        assert "evaluator" not in body["facts"][1]  # a fed card is not judged so
+        assert error["cost"] == 3  # the fact itself is unchanged

@@ -191,6 +191,16 @@ def test_the_game_page_lists_the_apis_analysis_each_fact_linked_to_its_choice(
         assert f"{luck:+.1f} over" in row.group(1)
     unit = "deal points" if sample.startswith("gin") else "card points"
     assert f"Luck is in {unit}" in html
+    # Two-player gin: each player's decision loss and accuracy, as the API gives them.
+    judged = analysis["decisions"]["players"]
+    assert bool(judged) == sample.startswith("gin")
+    assert ("Decision accuracy" in html) == sample.startswith("gin")
+    for player, figures in judged.items():
+        row = re.search(rf'<tr data-player="{player}">(.*?)</tr>', html, flags=re.S)
+        assert figures["decisions"] > 0
+        assert (f'<td class="decision-loss">{figures["average_loss"]:.3f} over '
+                f'{figures["decisions"]}</td><td class="decision-accuracy">'
+                f'{figures["accuracy"]}%</td>') in row.group(1)
 
 
 def test_an_unfinished_game_has_no_winner(client, ids):

@@ -1,0 +1,324 @@
+"""Decision loss in expected deal points: how much each gin discard gave away, as its
+player could see the game (docs/ANALYSIS.md, "Decision loss").
+
+A **decision** here is a two-player gin turn once the player has drawn and holds eleven
+cards: it ends with a discard, a knock or gin, each of which throws one card.  The legal
+throws are the cards of the hand except a card just taken from the pile (unless the
+rules let it go back).  Each throw keeps ten cards ``H``, valued from the **player's
+view**:
+
+    value(H) = -PER_DRAWN * m(H)
+
+``m(H)`` being the mean, over every card the player has **not seen**, of the value of
+``H`` after drawing that card and the best discard (``values.draw_figures``: the least
+deadwood kept).  The cards seen are the player's eleven, the discard pile as it lies,
+and the cards the opponent took from the pile and still holds; the rest (the stock and
+the opponent's other cards) is what the next stock draw could bring, each as likely.
+
+``PER_DRAWN`` is the deal points a point of ``m`` is worth: the least-squares slope of
+a deal's net points (first player less second) on the difference of the two dealt
+hands' ``m`` (over the 42 cards each does not hold), fitted on the evaluator's own data
+(``tools/gin_value_table.py``'s games; ``benchmarks/decisions.py --fit`` recomputes
+it).  The evaluator's two-term hand value (``GinValues.dealt``) is not used as it
+stands: its deadwood coefficient is positive (deadwood and ``m`` move together in dealt
+hands, and for a given ``m`` more deadwood goes with more outs), so as a decision value
+it would prefer keeping a king to keeping a two; ``m`` alone has no such artefact.
+
+A **knock** or **gin** ends the deal at once: no draw follows, so its throw is judged
+by the deadwood it keeps instead, a point of it a deal point (what the knock scores,
+when it is not undercut, moves one for one with the knocker's deadwood; the best throw
+of a knock may be gin, whose bonus the ``missed_gin`` fact counts exactly).
+
+The **loss** of a decision is ``value(best) - value(played)``: 0 for the throw the
+evaluator prefers, never below 0, and in expected deal points (doubled in a deal that
+Oklahoma's spade doubles).  A player's
+**accuracy** over a set of decisions is the mean of ``100 * 2 ** (-loss / HALF_LOSS)``
+over them: 100 for a decision the evaluator agrees with, 50 for one that gives away
+``HALF_LOSS`` deal points (as lichess averages a per-move accuracy that falls
+exponentially with the win-probability the move lost).
+
+Not judged here: whether to draw from the pile or the stock, and whether to knock or
+play on (the throw of a knock is judged, the knock itself is not, since the evaluator
+holds no honest value for playing on with a hand that could knock: its table was fitted
+on players who mostly knock at once).  What the discard offers the
+opponent is not valued either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine.cards import FULL_DECK, card_name, cards_of
+from ..engine.gin import PLAY, GinTable
+from ..engine.model import DISCARD, DISCARD_PILE, DRAW, GIN, KNOCK, Game
+from .values import SuitTables, deadwood_of, draw_figures, suit_tables
+
+PER_DRAWN = 0.326  # deal points per point of mean value after one draw (fitted, above)
+HALF_LOSS = 2.0  # deal points: a decision losing this many is 50% accurate
+MARGIN = 0.25  # deal points: a loss up to this is "within the margin" of the best
+BEST, WITHIN_MARGIN, WORSE = "best", "within_margin", "worse"
+AFTER_DRAW, DEADWOOD = "after_draw", "deadwood"  # what a decision is judged on
+_THROWS = (DISCARD, KNOCK, GIN)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One judged decision: the card thrown and the evaluator's best (the card thrown
+    when it is one of the best, else the lowest card among equals); what each keeps by
+    the ``measure`` the decision is judged on (``after_draw``: the mean value after one
+    draw over ``unseen`` cards; ``deadwood``: a knock's or gin's deadwood), and the loss
+    in deal points."""
+
+    deal: int
+    move: int
+    player: str
+    action: str
+    card: int
+    best: int
+    measure: str
+    played_value: float
+    best_value: float
+    unseen: int
+    throws: int  # the legal throws
+    loss: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"deal": self.deal, "move": self.move, "player": self.player,
+                "action": self.action, "card": card_name(self.card),
+                "best": card_name(self.best), "measure": self.measure,
+                "played_value": round(self.played_value, 4),
+                "best_value": round(self.best_value, 4), "unseen": self.unseen,
+                "throws": self.throws, "loss": round(self.loss, 4)}
+
+
+def verdict(loss: float) -> str:
+    """``best`` for a loss of 0, ``within_margin`` up to ``MARGIN``, else ``worse``."""
+    if loss <= 1e-9:
+        return BEST
+    return WITHIN_MARGIN if loss <= MARGIN + 1e-9 else WORSE
+
+
+def accuracy_of(loss: float) -> float:
+    """A decision's accuracy in percent (see the module)."""
+    return 100.0 * 2.0 ** (-loss / HALF_LOSS)
+
+
+def _near(card: int) -> int:
+    """The other cards of ``card``'s rank, and the cards of its suit up to two ranks
+    away, counted round the corner (so whatever the ace mode)."""
+    rank, suit = card % 13, card // 13
+    out = 0
+    for s in range(4):
+        if s != suit:
+            out |= 1 << (13 * s + rank)
+    for step in (-2, -1, 1, 2):
+        out |= 1 << (13 * suit + (rank + step) % 13)
+    return out
+
+
+NEAR = tuple(_near(card) for card in range(52))
+
+
+def isolated(hand: int) -> int:
+    """The cards of ``hand`` that no other card of it is near (``NEAR``): such a card
+    cannot be in a meld of the hand with one card more, so after one draw it is kept
+    as deadwood or discarded."""
+    out = 0
+    rest = hand
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        if not hand & NEAR[low.bit_length() - 1]:
+            out |= low
+    return out
+
+
+def throw_sums(hand: int, throws: int, unseen: int, tables: SuitTables,
+               keep: int = 0) -> dict[int, int]:
+    """For the cards ``c`` of the mask ``throws``: the sum over the cards of ``unseen``
+    of the value of ``hand - c`` after drawing that card and the best discard.
+
+    Of the isolated cards of ``hand`` (``isolated``) only the one of most points (the
+    lowest card among equals) and those of ``keep`` are weighed: with ``R`` the rest of
+    the hand, throwing ``x`` keeps ``R + y`` and throwing ``y`` keeps ``R + x``, and an
+    isolated card is worth its points whatever is drawn (kept as deadwood or thrown),
+    so the value after each draw does not fall as the isolated card kept has more
+    points: throwing the isolated card of most points is at least as good."""
+    lonely = isolated(hand) & throws
+    if lonely:
+        points = tables.points
+        top = max(cards_of(lonely), key=lambda c: (points[c], -c))
+        throws &= ~lonely | 1 << top | keep
+    out = {}
+    rest = throws
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        out[low.bit_length() - 1] = draw_figures(hand & ~low, unseen, -1, 0, tables)[1]
+    return out
+
+
+def judge(hand: int, throws: int, unseen: int, card: int, tables: SuitTables
+          ) -> tuple[int, float, float, float]:
+    """The evaluator's best throw (``card`` when it is one of the best, else the lowest
+    card among equals), the mean values after one draw of the played and the best, and
+    the loss of throwing ``card``."""
+    count = unseen.bit_count()
+    if not count:
+        return card, 0.0, 0.0, 0.0  # no card left to draw: every throw is as good
+    sums = throw_sums(hand, throws, unseen, tables, 1 << card)
+    best = min(sums, key=lambda c: (sums[c], c))
+    played, least = sums[card], sums[best]
+    if played == least:
+        best = card  # the played throw is one of the best
+    return best, played / count, least / count, PER_DRAWN * (played - least) / count
+
+
+def judge_knock(hand: int, throws: int, card: int, tables: SuitTables
+                ) -> tuple[int, int, int, int]:
+    """A knock's or gin's throw: the best throw by the deadwood it keeps (``card`` when
+    it is one of the best, else the lowest card among equals), the deadwood kept by the
+    played and by the best, and their difference."""
+    kept = {}
+    rest = throws
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        kept[low.bit_length() - 1] = deadwood_of(hand & ~low, tables)
+    best = min(kept, key=lambda c: (kept[c], c))
+    if kept[card] == kept[best]:
+        best = card
+    return best, kept[card], kept[best], kept[card] - kept[best]
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A decision's position as its player sees it: the eleven cards held, the legal
+    throws (a mask), the cards the player has not seen, the throw played, and whether
+    the deal is doubled."""
+
+    deal: int
+    move: int
+    seat: int
+    action: str
+    card: int
+    hand: int
+    throws: int
+    unseen: int
+    doubled: bool
+
+
+def positions(game: Game) -> Iterator[tuple[Position, SuitTables]]:
+    """The position of every decision of a two-player gin game (none for other
+    variants), each deal up to its first illegal move, with the suit tables of its
+    rules."""
+    rules = game.rules
+    if not rules.is_gin:
+        return
+    for d, deal in enumerate(game.deals):
+        if deal.result is not None:
+            continue
+        seats = tuple(sorted(deal.players)) if deal.players else tuple(
+            range(len(game.players)))
+        if len(seats) != 2:
+            continue
+        table = GinTable(rules, game.players, deal, seats)
+        if table.deal_cards(deal):
+            continue
+        tables = suit_tables(str(rules.ace), table.points)
+        took = dict.fromkeys(seats, 0)  # cards each took from the pile, in sight
+        for m, move in enumerate(deal.moves):
+            p = move.player
+            if table.phase == PLAY and table.drew and p == table.to_move \
+                    and move.action in _THROWS and move.card is not None:
+                hand = table.hands[p]
+                throws = hand
+                if table.taken is not None and not rules.discard_taken_card:
+                    throws &= ~(1 << table.taken)
+                if throws >> move.card & 1:
+                    other = seats[1] if p == seats[0] else seats[0]
+                    pile = 0
+                    for c in table.pile:
+                        pile |= 1 << c
+                    unseen = FULL_DECK & ~hand & ~pile & ~(took[other] & table.hands[other])
+                    at = Position(d, m, p, move.action.value, move.card, hand, throws,
+                                  unseen, table.doubled)
+                    if table.play(move):
+                        break  # an illegal move is not judged, nor what follows it
+                    yield at, tables
+                    continue
+            taking = move.action == DRAW and move.source == DISCARD_PILE
+            if table.play(move):
+                break
+            if taking and table.taken is not None:
+                took[p] |= 1 << table.taken
+
+
+def decide(at: Position, tables: SuitTables) -> tuple[int, str, float, float, float]:
+    """The best throw, the measure, the played and best figures, and the loss (deal
+    points) of one position."""
+    if at.action == DISCARD.value:
+        best, played, least, loss = judge(at.hand, at.throws, at.unseen, at.card, tables)
+        measure = AFTER_DRAW
+    else:
+        best, played, least, loss = judge_knock(at.hand, at.throws, at.card, tables)
+        measure = DEADWOOD
+    return best, measure, played, least, (2 if at.doubled else 1) * loss
+
+
+def game_decisions(game: Game) -> list[Decision]:
+    """Every judged decision of a two-player gin game (none for other variants), each
+    deal up to its first illegal move."""
+    out = []
+    for at, tables in positions(game):
+        best, measure, played, least, loss = decide(at, tables)
+        out.append(Decision(at.deal, at.move, game.players[at.seat], at.action, at.card,
+                            best, measure, played, least,
+                            at.unseen.bit_count() if measure == AFTER_DRAW else 0,
+                            at.throws.bit_count(), loss))
+    return out
+
+
+def figures(decisions: list[Decision], players: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """Per player: decisions judged, their total and average loss (deal points), the
+    accuracy (mean of each decision's), and how many the evaluator judged best."""
+    out: dict[str, dict[str, Any]] = {}
+    for player in players:
+        mine = [x for x in decisions if x.player == player]
+        n = len(mine)
+        total = sum(x.loss for x in mine)
+        out[player] = {
+            "decisions": n,
+            "loss": round(total, 4),
+            "average_loss": round(total / n, 4) if n else None,
+            "accuracy": round(sum(accuracy_of(x.loss) for x in mine) / n, 2) if n else None,
+            "best": sum(1 for x in mine if verdict(x.loss) == BEST),
+        }
+    return out
+
+
+def decisions_json(game: Game, decisions: list[Decision] | None = None) -> dict[str, Any]:
+    """The ``decisions`` key of a game's analysis: per player figures (none when no
+    decision was judged: not a two-player gin game), every decision with its loss and
+    best throw, and the constants they use."""
+    found = game_decisions(game) if decisions is None else decisions
+    return {"players": figures(found, game.players) if found else {},
+            "decisions": [x.to_dict() for x in found],
+            "per_drawn": PER_DRAWN, "half_loss": HALF_LOSS, "margin": MARGIN}
+
+
+def mark_facts(facts: list[dict[str, Any]], decisions: list[Decision]) -> None:
+    """Give each ``discard_error`` fact (a dict) the evaluator's verdict on the same
+    decision: ``evaluator`` (``best``, ``within_margin`` or ``worse``) and
+    ``evaluator_loss`` (deal points).  The fact itself and its cost stay as they are."""
+    by_move = {(x.deal, x.move): x for x in decisions}
+    for fact in facts:
+        if fact.get("kind") != "discard_error":
+            continue
+        found = by_move.get((fact["deal"], fact["move"]))
+        if found is None:
+            continue
+        fact["evaluator"] = verdict(found.loss)
+        fact["evaluator_loss"] = round(found.loss, 4)
