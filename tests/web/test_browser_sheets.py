@@ -142,7 +142,9 @@ def test_a_six_deal_gin_sheet_entered_by_keyboard_checked_stored_and_counted(
     sync_api.expect(page.locator("#sheet-state")).to_contain_text(
         "Totals as the rules give them: ana 85, ben 160 · winner ben.")
     for n in range(1, 7):
-        assert page.locator(f'tr.deal[data-deal="{n}"]').get_attribute("data-state") == "ok"
+        # each line's mark is redrawn when the last check's answer arrives: wait for it
+        sync_api.expect(page.locator(f'tr.deal[data-deal="{n}"]')).to_have_attribute(
+            "data-state", "ok")
     assert api(server, "/games")["games"] == []  # every check was a dry run
 
     for _ in range(4):  # past "Add a deal", "Remove the last deal" and "Store"
