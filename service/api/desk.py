@@ -281,7 +281,7 @@ class SettingsSchema(Schema):
     """A tournament's settings; what a PUT leaves out takes its default."""
 
     name = fields.String(allow_none=True, load_default=None, validate=Length(1, 200))
-    dates = fields.Nested(DatesSchema, load_default=None, metadata={
+    dates = fields.Nested(DatesSchema, metadata={
         "description": "The first and last day, as dates (2024-05-11); left out: none"})
     venue = fields.String(allow_none=True, load_default=None, validate=Length(1, 200))
     ranking = fields.String(load_default="points", validate=OneOf(RANKINGS), metadata={
@@ -316,7 +316,7 @@ def _settings_answer(tournament_id: str) -> dict[str, Any]:
     stored = tournament_settings(current_store(), tournament_id)
     values = DEFAULTS if stored is None else \
         SettingsSchema().load(orjson.loads(stored["settings"]), unknown=RAISE)
-    return {"tournament": tournament_id, **values,
+    return {"tournament": tournament_id, "dates": None, **values,
             "updated_at": None if stored is None else stored["updated_at"],
             "updated_by": None if stored is None else stored["updated_by"],
             "links": {"self": url_for("desk.get_settings", tournament_id=tournament_id),
