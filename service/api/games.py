@@ -41,7 +41,7 @@ from .games_schemas import (
 )
 from .intake import JSON_TYPES, check_log, read_body, require_media_type
 from .log_schemas import LOG_REF
-from .pagination import decode_cursor, encode_cursor, link_header
+from .pagination import Part, decode_key_cursor, encode_key_cursor, link_header
 from .problems import (
     GAME_DELETED,
     INTERNAL_ERROR,
@@ -59,6 +59,7 @@ blp = Blueprint("games", __name__, url_prefix=f"{PREFIX}/games",
                 description="Upload rummy-log/1 games, read verdicts, logs and positions")
 
 FILTERS = ("player", "variant", "status", "tournament", "since", "until")
+GAMES_KEY = (Part.COUNT,)  # the seq of the page's last game
 BESIDE = ("batch", "export")  # the routes /games/batch and /games/export
 
 
@@ -291,7 +292,8 @@ def list_games(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str
     config = settings()
     limit = args.get("limit", config.page_size)
     filters = {name: args.get(name) for name in FILTERS}
-    before = decode_cursor(args["cursor"], filters) if "cursor" in args else None
+    before = decode_key_cursor(args["cursor"], "games", filters, GAMES_KEY).key[0] \
+        if "cursor" in args else None
     rows = current_store().list_games(GameFilter(**filters), limit + 1, before)
     more = len(rows) > limit
     rows = rows[:limit]
@@ -303,6 +305,6 @@ def list_games(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str
     if more:
         query = {name: request.args[name] for name in FILTERS if name in request.args}
         body["next"] = url_for("games.list_games", **query, limit=limit,
-                               cursor=encode_cursor(rows[-1]["seq"], filters))
+                               cursor=encode_key_cursor("games", [rows[-1]["seq"]], filters))
         headers["Link"] = link_header(body["next"])
     return body, 200, headers

@@ -40,6 +40,7 @@ from .moves import moves_table
 from .rating_catchup import HOLD, RatingCatchUp
 from .records import GameRecord
 from .rows import ANALYSIS_ROWS, CHILD_TABLES, ROWS, columns
+from .snapshots import Snapshots
 from .transactions import transaction
 
 _COLUMNS = {table: columns(table) for table in ROWS}
@@ -266,6 +267,17 @@ class StoreReads:
         database (one read-only transaction)."""
         raise NotImplementedError
 
+    def read_page(self, sql: str, params: list[Any], snapshot: str | None,
+                  more_than: int) -> tuple[str | None, tuple[str, ...], list[tuple]]:
+        """One page of a listing read on the snapshot its walk holds (``snapshots``):
+        a new one when ``snapshot`` is None or gone, kept when more than ``more_than``
+        rows came back.  The snapshot the next page reads (None: no next page), the
+        columns' names and the rows.  Here, for a store that does not change (a lake):
+        the statement on a cursor, and no snapshot."""
+        with self.cursor() as cur:
+            rows = cur.execute(sql, params).fetchall()
+            return None, tuple(d[0] for d in cur.description or ()), rows
+
     @property
     def schema_version(self) -> int:
         with self.cursor() as cur:
@@ -361,6 +373,7 @@ class Store(StoreReads):
                 raise StoreLocked(f"the database {self.path} is in use by another process "
                                   "(stop the server, or load through its HTTP API)") from error
             raise StoreError(f"cannot open the database {self.path}: {error}") from error
+        self._snapshots = Snapshots(self._con.cursor)  # the pages of leaderboards
         self._write_lock = threading.Lock()
         self._queue: queue.SimpleQueue[tuple[Games, Future] | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
@@ -460,6 +473,7 @@ class Store(StoreReads):
         if self._writes is not None:
             self._writes.close()
             self._writes = None
+        self._snapshots.close()
         self._con.close()
 
     @contextmanager
@@ -491,6 +505,13 @@ class Store(StoreReads):
                     cur.execute("ROLLBACK")
                 raise
         return results
+
+    def read_page(self, sql: str, params: list[Any], snapshot: str | None,
+                  more_than: int) -> tuple[str | None, tuple[str, ...], list[tuple]]:
+        try:
+            return self._snapshots.page(sql, params, snapshot, more_than)
+        except duckdb.Error as error:
+            raise StoreError(f"database error: {error}") from error
 
     # -- writes -------------------------------------------------------------------------
 
