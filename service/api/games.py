@@ -287,7 +287,11 @@ def get_state(game_id: str, deal: int, move: int) -> dict[str, Any]:
     "description": 'RFC 8288: <next page>; rel="next" when there are more games',
     "schema": {"type": "string"}}})
 @problem_responses(blp, 400, 401, 403)
-@blp.doc(summary="Stored games, newest first, filtered, a page at a time")
+@blp.doc(summary="Stored games, the last played first, filtered, a page at a time",
+         description="By the time the game was played (`played_at`; the upload time when "
+                     "the log has none), then the last uploaded first. Keyset pages "
+                     "(`limit`, `cursor`, `Link: rel=\"next\"`): a game stored during a "
+                     "walk lands before or after the walk's place, never twice.")
 def list_games(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     config = settings()
     limit = args.get("limit", config.page_size)

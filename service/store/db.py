@@ -325,13 +325,16 @@ class StoreReads:
 
     def list_games(self, where: GameFilter, limit: int,
                    before_seq: int | None = None) -> list[dict[str, Any]]:
-        """Newest first; ``before_seq`` continues after the last game of a page."""
-        sql, params = keyset_sql("id, seq, uploaded_at, source_id, variant, status, players, "
-                                 "tournament_id, tournament_round, tournament_table, "
-                                 "played_at, n_deals, "
-                                 f"{RESULT_WINNER} AS winner, "
-                                 f"{RECOMPUTED_LEADER} AS recomputed_leader",
-                                 where, limit, before_seq)
+        """The last played first (``game_time``: played, else uploaded), then the last
+        uploaded (``seq``); ``before_seq`` (the ``seq`` of the last game of a page)
+        continues after that game.  The key of a game never changes, so a page never
+        moves: a game stored meanwhile lands where it belongs, before or after the
+        walk's place, never twice."""
+        sql, params = played_keyset_sql(
+            "id, seq, uploaded_at, source_id, variant, status, players, tournament_id, "
+            "tournament_round, tournament_table, played_at, n_deals, "
+            f"{RESULT_WINNER} AS winner, {RECOMPUTED_LEADER} AS recomputed_leader",
+            where, limit, before_seq)
         with self.cursor() as cur:
             rows = cur.execute(sql, params).fetchall()
             names = [d[0] for d in cur.description]
@@ -956,6 +959,19 @@ def keyset_sql(columns: str, where: GameFilter, limit: int,
         params.append(before_seq)
     sql = f"SELECT {columns} FROM games WHERE " + " AND ".join(clauses)
     return sql + " ORDER BY seq DESC LIMIT ?", [*params, limit]
+
+
+def played_keyset_sql(columns: str, where: GameFilter, limit: int,
+                      before_seq: int | None) -> tuple[str, list[Any]]:
+    """One page of games by ``game_time`` then ``seq``, both descending, continuing
+    after the game numbered ``before_seq`` (its time read from its row: a deleted
+    game's row stays, so a page can continue after a game deleted since)."""
+    clauses, params = filter_sql(where)
+    if before_seq is not None:
+        clauses.append("(game_time, seq) < (SELECT (game_time, seq) FROM games WHERE seq = ?)")
+        params.append(before_seq)
+    sql = f"SELECT {columns} FROM games WHERE " + " AND ".join(clauses)
+    return sql + " ORDER BY game_time DESC, seq DESC LIMIT ?", [*params, limit]
 
 
 def filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:
