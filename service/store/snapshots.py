@@ -92,7 +92,7 @@ class Snapshots:
         if len(rows) <= more_than:
             _end(cur)
             return None, columns, rows
-        name = secrets.token_hex(12)
+        name = secrets.token_hex(8)
         with self._lock:
             self._open[name] = _Snapshot(cur, now, now)
             crowded = sorted(self._open, key=lambda n: self._open[n].used)[:-MOST] \
