@@ -50,7 +50,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.cards import FULL_DECK, card_name, cards_of
+from ..engine.cards import FULL_DECK, card_name, cards_of, unconnected
 from ..engine.gin import PLAY, GinTable
 from ..engine.model import DISCARD, DISCARD_PILE, DRAW, GIN, KNOCK, Game
 from .values import SuitTables, deadwood_of, draw_figures, suit_tables
@@ -125,14 +125,7 @@ def isolated(hand: int) -> int:
     """The cards of ``hand`` that no other card of it is near (``NEAR``): such a card
     cannot be in a meld of the hand with one card more, so after one draw it is kept
     as deadwood or discarded."""
-    out = 0
-    rest = hand
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        if not hand & NEAR[low.bit_length() - 1]:
-            out |= low
-    return out
+    return unconnected(hand, hand, NEAR)
 
 
 def throw_sums(hand: int, throws: int, unseen: int, tables: SuitTables,

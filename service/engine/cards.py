@@ -83,6 +83,19 @@ def cards_of(mask: CardMask) -> list[Card]:
     return out
 
 
+def unconnected(mask: CardMask, hand: CardMask, near: Sequence[CardMask]) -> CardMask:
+    """The cards of ``mask`` that no card of ``hand`` is near (``near[c]``: the mask of
+    the cards near card ``c``, by whatever rule of nearness the caller means)."""
+    out = 0
+    rest = mask
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        if not hand & near[low.bit_length() - 1]:
+            out |= low
+    return out
+
+
 def count(mask: CardMask) -> int:
     return mask.bit_count()
 

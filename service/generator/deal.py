@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..engine import cards
 from ..engine.cards import CARD_NAMES, SUIT_MASK, card_name, cards_of, point_table
 from ..engine.gin import GinTable
 from ..engine.melds import (
@@ -228,14 +229,7 @@ def declared(melds: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
 
 def unconnected(mask: int, hand: int) -> int:
     """The cards of ``mask`` connected to no other card of ``hand``."""
-    out = 0
-    rest = mask
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        if not hand & NEAR[low.bit_length() - 1]:
-            out |= low
-    return out
+    return cards.unconnected(mask, hand, NEAR)
 
 
 def points_of(mask: int, points: tuple[int, ...]) -> int:
