@@ -63,14 +63,14 @@ def test_the_game_page_offers_the_rulings_its_verdict_allows(app, status):
     assert answer["status"] == status
     html = page(client, f"/games/{answer['id']}")
     assert '<section aria-labelledby="director-title" id="director"' in html
-    assert options(html, "ruling") == list(ALLOWED[status])
-    assert options(html, "against") == ["ana", "ben"]
+    assert options(html, "director-ruling") == list(ALLOWED[status])
+    assert options(html, "director-against") == ["ana", "ben"]
     assert f'data-action="ruling" data-game="{answer["id"]}"' in html
     for action in ("withdraw", "replace"):
         assert f'data-action="{action}" data-game="{answer["id"]}"' in html
         assert 'name="reason" required' in form(html, f"{action}-form")
     assert 'name="log" type="file"' in form(html, "replace-form")
-    assert 'name="reason" required' in form(html, "ruling-form")
+    assert 'name="reason" required' in form(html, "director-ruling-form")
     assert 'id="unrule-form"' not in html  # no ruling in force: nothing to withdraw
     # The key is asked for (writes need one here); the buttons wait for the script.
     assert '<input id="director-key"' in html and "Writes are open" not in html
@@ -97,7 +97,7 @@ def test_with_open_writes_the_panel_asks_for_no_key(tmp_path):
         html = page(client, f"/games/{game_id}")
         assert 'id="director-key"' not in html
         assert "Writes are open on this server: the director's actions need no key." in html
-        assert options(html, "ruling") == list(ALLOWED["valid"])
+        assert options(html, "director-ruling") == list(ALLOWED["valid"])
     finally:
         close_app(app)
 
