@@ -164,3 +164,80 @@ def test_a_directors_day_settled_from_the_pages(watched, server, tmp_path):
     assert not page.locator("#director-answer").is_visible()
     assert page.locator("table.standings").first.is_visible()
     shot(page, "director-final-print")
+
+
+def test_a_game_replaced_ruled_unruled_and_withdrawn_from_its_page(watched, server, tmp_path):
+    """The other actions of the panel, each answered in words: a wrong key refused, a
+    corrected log stored in the game's place (the page moves to the new game), a ruling
+    recorded then withdrawn, the game withdrawn (the page moves to its tournament).  The
+    panel fits a 360 px phone."""
+    where = {"tournament": {"id": "corrections", "round": 2, "table": "7"}}
+    old = upload(server, mismatch() | where)["id"]
+    last = upload(server, illegal() | {"tournament": {"id": "corrections", "round": 2,
+                                                      "table": "8"}})["id"]
+    corrected = tmp_path / "corrected.json"
+    corrected.write_text(json.dumps(valid() | where))
+
+    page = watched.page
+    page.set_viewport_size({"width": 360, "height": 800})
+    page.goto(f"/games/{old}#director")
+    assert page.evaluate("document.documentElement.scrollWidth") == 360
+    page.set_viewport_size({"width": 1280, "height": 900})
+    answer = page.locator("#director-answer")
+    page.fill("#director-key", "not-the-key")
+    page.set_input_files("#replace-file", str(corrected))
+    page.fill("#replace-reason", "deal 1 claim mistyped")
+    page.locator("#replace-form button").click()
+    sync_api.expect(answer).to_have_text(
+        "Refused: the key typed is not one of this server's write keys: check it, then try "
+        "again.")
+    watched.errors.clear()  # the browser logs the 403 itself
+    assert api(server, "/tournaments/corrections/withdrawn")["withdrawn"] == []
+
+    page.fill("#director-key", KEY)
+    page.locator("#replace-form button").click()
+    page.wait_for_url(lambda url: "/games/" in url and old not in url)
+    new = page.url.rsplit("/", 1)[1]
+    assert new != old
+    sync_api.expect(answer).to_have_text(
+        f"Game {old[:12]} is replaced by game {new[:12]} (valid; reason: deal 1 claim "
+        "mistyped).")
+    [gone] = api(server, "/tournaments/corrections/withdrawn")["withdrawn"]
+    assert (gone["id"], gone["replaced_by"], gone["reason"]) == (
+        old, new, "deal 1 claim mistyped")
+
+    assert page.locator("#director-ruling option").evaluate_all(
+        "(all) => all.map((o) => o.value)") == ["void", "forfeit"]
+    page.fill("#director-ruling-reason", "played at the wrong table")
+    page.locator("#director-ruling-form button").click()
+    sync_api.expect(page.locator("p#ruling")).to_contain_text("Verdict: valid; ruling: void")
+    page.fill("#unrule-reason", "it was the right table")
+    page.locator("#unrule-form button").click()
+    sync_api.expect(answer).to_have_text(
+        f"The ruling on game {new[:12]} is withdrawn: its matter is open again.")
+    assert page.locator("p#ruling").count() == 0
+    status, _, body = server.request("GET", f"/api/v1/games/{new}/ruling")
+    [entry] = json.loads(body)["history"]
+    assert (entry["withdrawn_by"], entry["withdrawn_reason"]) == ("td", "it was the right table")
+
+    page.fill("#withdraw-reason", "the match was replayed")
+    page.locator("#withdraw-form button").click()
+    page.wait_for_url("**/tournaments/corrections")
+    sync_api.expect(answer).to_have_text(
+        f"Game {new[:12]} is withdrawn (reason: the match was replayed); it no longer counts "
+        "anywhere.")
+    sync_api.expect(page.locator("#withdrawn li")).to_have_count(2)
+    assert server.request("GET", f"/api/v1/games/{new}")[0] == 410
+
+    # The tournament's last game withdrawn: its page is gone, so the game page stays and
+    # says so, its buttons off.
+    page.goto(f"/games/{last}#director")
+    page.fill("#withdraw-reason", "entered in the wrong event")
+    page.locator("#withdraw-form button").click()
+    sync_api.expect(answer).to_have_text(
+        f"Game {last[:12]} is withdrawn (reason: entered in the wrong event); it no longer "
+        "counts anywhere.")
+    watched.errors.clear()  # the browser logs the tournament page's 404 itself
+    assert page.url.endswith(f"/games/{last}#director")
+    assert page.locator("#director button:enabled").count() == 0
+    assert server.request("GET", f"/api/v1/games/{last}")[0] == 410
