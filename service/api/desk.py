@@ -131,8 +131,8 @@ def _state(row: dict[str, Any]) -> dict[str, Any]:
                       "game": game_url(row["id"])}}
 
 
-def _invalid(field: str, message: str) -> Problem:
-    return Problem(422, VALIDATION_ERROR, f"the ruling is not valid: {field}: {message}",
+def _invalid(field: str, message: str, what: str = "the ruling") -> Problem:
+    return Problem(422, VALIDATION_ERROR, f"{what} is not valid: {field}: {message}",
                    errors={field: [message]})
 
 
@@ -194,7 +194,7 @@ def get_ruling(game_id: str) -> dict[str, Any]:
                  "ruling": {"type": "string", "enum": list(RULINGS)},
                  "reason": {"type": "string", "minLength": 1, "pattern": r"\S",
                             "maxLength": MAX_REASON_LENGTH},
-                 "against": {"type": ["string", "null"]}}},
+                 "against": {"type": "string", "nullable": True}}},
              "example": {"ruling": "forfeit", "against": "ana",
                          "reason": "discarded a card she did not hold"}}}})
 def put_ruling(game_id: str) -> dict[str, Any]:
@@ -267,9 +267,9 @@ class DatesSchema(Schema):
 
 
 class MatchPointsSchema(Schema):
-    win = fields.Integer(load_default=2, validate=Range(-1000, 1000))
-    draw = fields.Integer(load_default=1, validate=Range(-1000, 1000))
-    loss = fields.Integer(load_default=0, validate=Range(-1000, 1000))
+    win = fields.Integer(strict=True, load_default=2, validate=Range(-1000, 1000))
+    draw = fields.Integer(strict=True, load_default=1, validate=Range(-1000, 1000))
+    loss = fields.Integer(strict=True, load_default=0, validate=Range(-1000, 1000))
 
 
 def _distinct(values: list[str]) -> None:
@@ -281,8 +281,8 @@ class SettingsSchema(Schema):
     """A tournament's settings; what a PUT leaves out takes its default."""
 
     name = fields.String(allow_none=True, load_default=None, validate=Length(1, 200))
-    dates = fields.Nested(DatesSchema, allow_none=True, load_default=None, metadata={
-        "description": "The first and last day, as dates (2024-05-11)"})
+    dates = fields.Nested(DatesSchema, metadata={
+        "description": "The first and last day, as dates (2024-05-11); left out: none"})
     venue = fields.String(allow_none=True, load_default=None, validate=Length(1, 200))
     ranking = fields.String(load_default="points", validate=OneOf(RANKINGS), metadata={
         "description": "points: total points (the default); wins: games credited as won; "
@@ -301,6 +301,8 @@ class SettingsSchema(Schema):
 
 class SettingsAnswerSchema(SettingsSchema):
     tournament = fields.String(required=True)
+    dates = fields.Nested(DatesSchema, allow_none=True, metadata={
+        "description": "The first and last day; null when not set"})
     updated_at = UtcDateTime(allow_none=True)
     updated_by = fields.String(allow_none=True)
     links = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
@@ -314,7 +316,7 @@ def _settings_answer(tournament_id: str) -> dict[str, Any]:
     stored = tournament_settings(current_store(), tournament_id)
     values = DEFAULTS if stored is None else \
         SettingsSchema().load(orjson.loads(stored["settings"]), unknown=RAISE)
-    return {"tournament": tournament_id, **values,
+    return {"tournament": tournament_id, "dates": None, **values,
             "updated_at": None if stored is None else stored["updated_at"],
             "updated_by": None if stored is None else stored["updated_by"],
             "links": {"self": url_for("desk.get_settings", tournament_id=tournament_id),
@@ -345,6 +347,9 @@ def get_settings(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
                      "standings of GET /tournaments/{id} rank by them from now on; the "
                      "defaults (ranking by total points, no tie-break) rank as before.")
 def put_settings(settings: dict[str, Any], tournament_id: str) -> dict[str, Any]:
+    require_media_type(JSON_TYPES)
+    if not request.get_data():
+        raise _invalid("$", "a JSON object of settings ({} for the defaults)", "the body")
     if not 1 <= len(tournament_id) <= MAX_ID_LENGTH:
         raise Problem(404, NOT_FOUND, f"there is no tournament {tournament_id[:64]!r}")
     stored = SettingsSchema().dump(settings)

@@ -41,7 +41,7 @@ from .games_schemas import (
 )
 from .intake import JSON_TYPES, check_log, read_body, require_media_type
 from .log_schemas import LOG_REF
-from .pagination import decode_cursor, encode_cursor, link_header
+from .pagination import Part, decode_key_cursor, encode_key_cursor, link_header
 from .problems import (
     GAME_DELETED,
     INTERNAL_ERROR,
@@ -61,6 +61,7 @@ blp = Blueprint("games", __name__, url_prefix=f"{PREFIX}/games",
 
 FILTERS = ("player", "variant", "status", "tournament", "source_id", "round", "table",
            "since", "until")
+GAMES_KEY = (Part.COUNT,)  # the seq of the page's last game
 BESIDE = ("batch", "export")  # the routes /games/batch and /games/export
 
 
@@ -320,12 +321,17 @@ def get_state(game_id: str, deal: int, move: int) -> dict[str, Any]:
     "description": 'RFC 8288: <next page>; rel="next" when there are more games',
     "schema": {"type": "string"}}})
 @problem_responses(blp, 400, 401, 403)
-@blp.doc(summary="Stored games, newest first, filtered, a page at a time")
+@blp.doc(summary="Stored games, the last played first, filtered, a page at a time",
+         description="By the time the game was played (`played_at`; the upload time when "
+                     "the log has none), then the last uploaded first. Keyset pages "
+                     "(`limit`, `cursor`, `Link: rel=\"next\"`): a game stored during a "
+                     "walk lands before or after the walk's place, never twice.")
 def list_games(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     config = settings()
     limit = args.get("limit", config.page_size)
     filters = {name: args.get(name) for name in FILTERS}
-    before = decode_cursor(args["cursor"], filters) if "cursor" in args else None
+    before = decode_key_cursor(args["cursor"], "games", filters, GAMES_KEY).key[0] \
+        if "cursor" in args else None
     rows = current_store().list_games(GameFilter(**filters), limit + 1, before)
     more = len(rows) > limit
     rows = rows[:limit]
@@ -337,6 +343,6 @@ def list_games(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str
     if more:
         query = {name: request.args[name] for name in FILTERS if name in request.args}
         body["next"] = url_for("games.list_games", **query, limit=limit,
-                               cursor=encode_cursor(rows[-1]["seq"], filters))
+                               cursor=encode_key_cursor("games", [rows[-1]["seq"]], filters))
         headers["Link"] = link_header(body["next"])
     return body, 200, headers

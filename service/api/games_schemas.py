@@ -86,6 +86,7 @@ YEARS = "^(19[0-9]{2}|[2-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-"
 INSTANT_DOC: dict[str, Any] = {"type": "string", "pattern": YEARS,
                                "anyOf": [{"format": "date"}, {"format": "date-time"}]}
 CURSOR = "^[A-Za-z0-9_-]+$"  # URL-safe base64 without padding
+CURSOR_LONGEST = 1000  # characters (pagination.LONGEST)
 
 
 def instant_doc(example: str, description: str) -> dict[str, Any]:
@@ -93,10 +94,10 @@ def instant_doc(example: str, description: str) -> dict[str, Any]:
     return {**INSTANT_DOC, "example": example, "description": description}
 
 
-def cursor_field(longest: int) -> fields.String:
-    """An opaque page cursor: its shape documented, checked with its digest (bound to
-    the filters) by the server, which answers any cursor not of its making with the one
-    problem type invalid-cursor."""
+def cursor_field(longest: int = CURSOR_LONGEST) -> fields.String:
+    """An opaque page cursor: its shape documented, checked with its signature (bound to
+    the listing and its parameters) by the server, which answers any cursor not of its
+    making with the one problem type invalid-cursor."""
     return fields.String(metadata={
         "minLength": 1, "maxLength": longest, "pattern": CURSOR,
         "description": "Opaque: from the previous page's 'next' link"})
@@ -180,7 +181,7 @@ class ListArgsSchema(Schema):
     limit = fields.Integer(validate=_page_limit,
                            metadata={"minimum": 1, "description": "Games per page (default 50, at most "
                                                     "500 unless configured otherwise)"})
-    cursor = cursor_field(200)
+    cursor = cursor_field()
 
 
 # --------------------------------------------------------------------------- bodies

@@ -15,6 +15,7 @@ from marshmallow.validate import OneOf
 
 from ..engine.limits import MAX_ID_LENGTH, MAX_PLAYER_LENGTH
 from ..engine.rules import PRESETS
+from ..store.snapshots import Walk
 from ..store.stats import (
     ORDERS,
     SORT_KEYS,
@@ -37,7 +38,7 @@ from .games_schemas import (
     instant_doc,
     named,
 )
-from .pagination import decode_key_cursor, encode_key_cursor, link_header
+from .pagination import Part, decode_key_cursor, encode_key_cursor, link_header
 from .problems import INVALID_PARAMETER, NOT_FOUND, Problem
 from .spec import PREFIX, problem_responses
 
@@ -45,6 +46,7 @@ blp = Blueprint("players", __name__, url_prefix=f"{PREFIX}/players",
                 description="Player statistics, leaderboard and head-to-head")
 
 FILTERS = ("variant", "since", "until", "tournament")
+BOARD_KEY = (Part.NUMBER, Part.TEXT, Part.COUNT)  # the sort key's value, player, rank
 
 
 class FilterArgsSchema(Schema):
@@ -60,7 +62,7 @@ class LeaderboardArgsSchema(FilterArgsSchema):
     order = fields.String(load_default="desc", validate=OneOf(tuple(ORDERS)))
     min_games = fields.Integer(load_default=0, validate=between(0, 10**9))
     limit = fields.Integer(validate=_page_limit, metadata={"minimum": 1})
-    cursor = cursor_field(400)
+    cursor = cursor_field()
 
 
 class VariantFiguresSchema(Schema):
@@ -249,11 +251,13 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     if args["sort"] == "rating" and args.get("variant") is None:
         raise Problem(400, INVALID_PARAMETER, "sort=rating needs a variant: ratings are "
                       "kept per variant", errors={"variant": ["required with sort=rating"]})
+    walk = Walk()
     if "cursor" in args:
-        value, player, rank = decode_key_cursor(args["cursor"], scope, 3)
-        after = (value, player)
+        at = decode_key_cursor(args["cursor"], "players", scope, BOARD_KEY)
+        value, player, rank = at.key
+        after, walk = (value, player), Walk(at.snapshot)
     rows = leaderboard(current_store(), _filter(args), args["sort"], args["order"],
-                       args["min_games"], limit + 1, after)
+                       args["min_games"], limit + 1, after, walk)
     more = len(rows) > limit
     rows = rows[:limit]
     for offset, row in enumerate(rows, start=rank + 1):
@@ -265,7 +269,7 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         last = rows[-1]
         query = {k: request.args[k] for k in scope if k in request.args}
         body["next"] = url_for("players.board", **query, limit=limit, cursor=encode_key_cursor(
-            [last[args["sort"]], last["player"], last["rank"]], scope))
+            "players", [last[args["sort"]], last["player"], last["rank"]], scope, walk.snapshot))
         headers["Link"] = link_header(body["next"])
     return body, 200, headers
 

@@ -20,11 +20,12 @@ from ..engine.limits import MAX_PLAYER_LENGTH
 from ..engine.rules import GIN, PRESETS
 from ..ratings import Provisional, Rating, initial_rating, predict_win
 from ..store.rating_reads import current_ratings, rated_player, rating_board, rating_history
+from ..store.snapshots import Walk
 from .auth import read_access
 from .config import current_store, settings
 from .games import game_url
 from .games_schemas import UtcDateTime, _page_limit, between, cursor_field, utc_text
-from .pagination import decode_key_cursor, encode_key_cursor, link_header
+from .pagination import Part, decode_key_cursor, encode_key_cursor, link_header
 from .problems import INVALID_CURSOR, INVALID_PARAMETER, NOT_FOUND, Problem
 from .spec import PREFIX, problem_responses
 
@@ -34,6 +35,8 @@ blp = Blueprint("ratings", __name__, url_prefix=PREFIX,
 VARIANT_DOC = {"description": "The rating pool: one per variant (docs/RATINGS.md)"}
 MAX_PREDICT_PLAYERS = 6
 _NAME = "[^,+]{1,64}"
+BOARD_KEY = (Part.NUMBER, Part.TEXT, Part.TEXT, Part.COUNT)  # ordinal, variant, player, rank
+HISTORY_KEY = (Part.TEXT, Part.COUNT)  # the game's time to the second, its seq
 PLAYERS_PATTERN = (f"^{_NAME}(\\+{_NAME})?(,{_NAME}(\\+{_NAME})?)"
                    f"{{1,{MAX_PREDICT_PLAYERS - 1}}}$")
 
@@ -52,13 +55,13 @@ class BoardArgsSchema(Schema):
     provisional = fields.Boolean(metadata={
         "description": "true: only provisional ratings; false: only settled ones"})
     limit = fields.Integer(validate=_page_limit, metadata={"minimum": 1})
-    cursor = cursor_field(400)
+    cursor = cursor_field()
 
 
 class HistoryArgsSchema(Schema):
     variant = fields.String(validate=OneOf(tuple(PRESETS)), metadata=VARIANT_DOC)
     limit = fields.Integer(validate=_page_limit, metadata={"minimum": 1})
-    cursor = cursor_field(400)
+    cursor = cursor_field()
 
 
 def _raw_players() -> str:
@@ -185,15 +188,13 @@ def _query(names: tuple[str, ...]) -> dict[str, str]:
 def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     limit = args.get("limit", settings().page_size)
     scope = {name: args.get(name) for name in ("variant", "min_games", "provisional")}
-    after, rank = None, 0
+    after, rank, walk = None, 0, Walk()
     if "cursor" in args:
-        ordinal, variant, player, rank = decode_key_cursor(args["cursor"], scope, 4)
-        if not (isinstance(ordinal, float | int) and isinstance(variant, str)
-                and isinstance(player, str) and isinstance(rank, int)):
-            raise Problem(400, INVALID_CURSOR, "the cursor is not valid")
-        after = (float(ordinal), variant, player)
+        at = decode_key_cursor(args["cursor"], "ratings", scope, BOARD_KEY)
+        ordinal, variant, player, rank = at.key
+        after, walk = (float(ordinal), variant, player), Walk(at.snapshot)
     rows = rating_board(current_store(), args.get("variant"), args["min_games"],
-                        args.get("provisional"), _rule(), limit + 1, after)
+                        args.get("provisional"), _rule(), limit + 1, after, walk)
     more = len(rows) > limit
     rows = rows[:limit]
     for offset, row in enumerate(rows, start=rank + 1):
@@ -206,8 +207,9 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     if more:
         last = rows[-1]
         body["next"] = url_for("ratings.board", **_query(tuple(scope)), limit=limit,
-                               cursor=encode_key_cursor([last["ordinal"], last["variant"],
-                                                         last["player"], last["rank"]], scope))
+                               cursor=encode_key_cursor(
+                                   "ratings", [last["ordinal"], last["variant"], last["player"],
+                                               last["rank"]], scope, walk.snapshot))
         headers["Link"] = link_header(body["next"])
     return body, 200, headers
 
@@ -242,10 +244,10 @@ def history(args: dict[str, Any], player: str) -> tuple[dict[str, Any], int, dic
     scope = {"player": player, "variant": variant}
     after = None
     if "cursor" in args:
-        at, seq = decode_key_cursor(args["cursor"], scope, 2)
+        at, seq = decode_key_cursor(args["cursor"], "rating-history", scope, HISTORY_KEY).key
         try:
-            after = (datetime.fromisoformat(at), int(seq))
-        except (TypeError, ValueError):
+            after = (datetime.fromisoformat(at), seq)
+        except ValueError:
             raise Problem(400, INVALID_CURSOR, "the cursor is not valid") from None
     rows = rating_history(store, player, variant, limit + 1, after)
     more = len(rows) > limit
@@ -263,6 +265,7 @@ def history(args: dict[str, Any], player: str) -> tuple[dict[str, Any], int, dic
         last = rows[-1]
         body["next"] = url_for("ratings.history", player=player, **_query(("variant",)),
                                limit=limit, cursor=encode_key_cursor(
+                                   "rating-history",
                                    [utc_text(last["game_time"].replace(microsecond=0)),
                                     last["seq"]], scope))
         headers["Link"] = link_header(body["next"])

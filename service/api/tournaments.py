@@ -42,7 +42,7 @@ from ..store.desk import withdrawn_games
 from .auth import read_access
 from .config import current_store, settings
 from .games_schemas import STATUSES, UtcDateTime, _page_limit, utc_text
-from .pagination import decode_key_cursor, encode_key_cursor, link_header
+from .pagination import Part, decode_key_cursor, encode_key_cursor, link_header
 from .problems import NOT_FOUND, Problem
 from .spec import PREFIX, problem_responses
 
@@ -50,6 +50,7 @@ blp = Blueprint("tournaments", __name__, url_prefix=f"{PREFIX}/tournaments",
                 description="Tournament standings and audits")
 
 CSV_TYPE = "text/csv"
+ID_KEY = (Part.TEXT,)  # the last tournament's id
 CSV_COLUMNS = ("section", "variant", "round", "table", "game", "status", "counted",
                "ruling", "winner", "recomputed_leader", "player", "rank", "points", "claimed_rank", "claimed_points",
                "games", "won", "kind", "detail")
@@ -420,9 +421,7 @@ def list_all(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]
     limit = args.get("limit", settings().page_size)
     after = None
     if "cursor" in args:
-        [after] = decode_key_cursor(args["cursor"], {}, 1)
-        if not isinstance(after, str):
-            after = None
+        [after] = decode_key_cursor(args["cursor"], "tournaments", {}, ID_KEY).key
     rows = list_tournaments(current_store(), limit + 1, after)
     more = len(rows) > limit
     rows = rows[:limit]
@@ -433,7 +432,7 @@ def list_all(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]
     headers: dict[str, str] = {}
     if more:
         body["next"] = url_for("tournaments.list_all", limit=limit,
-                               cursor=encode_key_cursor([rows[-1]["id"]], {}))
+                               cursor=encode_key_cursor("tournaments", [rows[-1]["id"]], {}))
         headers["Link"] = link_header(body["next"])
     return body, 200, headers
 

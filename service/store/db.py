@@ -40,6 +40,7 @@ from .moves import moves_table
 from .rating_catchup import HOLD, RatingCatchUp
 from .records import GameRecord
 from .rows import ANALYSIS_ROWS, CHILD_TABLES, ROWS, columns
+from .snapshots import Snapshots
 from .transactions import transaction
 
 _COLUMNS = {table: columns(table) for table in ROWS}
@@ -289,6 +290,17 @@ class StoreReads:
         database (one read-only transaction)."""
         raise NotImplementedError
 
+    def read_page(self, sql: str, params: list[Any], snapshot: str | None,
+                  more_than: int) -> tuple[str | None, tuple[str, ...], list[tuple]]:
+        """One page of a listing read on the snapshot its walk holds (``snapshots``):
+        a new one when ``snapshot`` is None or gone, kept when more than ``more_than``
+        rows came back.  The snapshot the next page reads (None: no next page), the
+        columns' names and the rows.  Here, for a store that does not change (a lake):
+        the statement on a cursor, and no snapshot."""
+        with self.cursor() as cur:
+            rows = cur.execute(sql, params).fetchall()
+            return None, tuple(d[0] for d in cur.description or ()), rows
+
     @property
     def schema_version(self) -> int:
         with self.cursor() as cur:
@@ -343,14 +355,17 @@ class StoreReads:
 
     def list_games(self, where: GameFilter, limit: int,
                    before_seq: int | None = None) -> list[dict[str, Any]]:
-        """Newest first; ``before_seq`` continues after the last game of a page."""
+        """The last played first (``game_time``: played, else uploaded), then the last
+        uploaded (``seq``); ``before_seq`` (the ``seq`` of the last game of a page)
+        continues after that game.  The key of a game never changes, so a page never
+        moves: a game stored meanwhile lands where it belongs, before or after the
+        walk's place, never twice."""
         where = as_stored(self, where)
-        sql, params = keyset_sql("id, seq, uploaded_at, source_id, variant, status, players, "
-                                 "tournament_id, tournament_round, tournament_table, "
-                                 "played_at, n_deals, "
-                                 f"{RESULT_WINNER} AS winner, "
-                                 f"{RECOMPUTED_LEADER} AS recomputed_leader",
-                                 where, limit, before_seq)
+        sql, params = played_keyset_sql(
+            "id, seq, uploaded_at, source_id, variant, status, players, tournament_id, "
+            "tournament_round, tournament_table, played_at, n_deals, "
+            f"{RESULT_WINNER} AS winner, {RECOMPUTED_LEADER} AS recomputed_leader",
+            where, limit, before_seq)
         with self.cursor() as cur:
             rows = cur.execute(sql, params).fetchall()
             names = [d[0] for d in cur.description]
@@ -392,6 +407,7 @@ class Store(StoreReads):
                 raise StoreLocked(f"the database {self.path} is in use by another process "
                                   "(stop the server, or load through its HTTP API)") from error
             raise StoreError(f"cannot open the database {self.path}: {error}") from error
+        self._snapshots = Snapshots(self._con.cursor)  # the pages of leaderboards
         self._write_lock = threading.Lock()
         self._queue: queue.SimpleQueue[tuple[Games, Future] | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
@@ -491,6 +507,7 @@ class Store(StoreReads):
         if self._writes is not None:
             self._writes.close()
             self._writes = None
+        self._snapshots.close()
         self._con.close()
 
     @contextmanager
@@ -522,6 +539,13 @@ class Store(StoreReads):
                     cur.execute("ROLLBACK")
                 raise
         return results
+
+    def read_page(self, sql: str, params: list[Any], snapshot: str | None,
+                  more_than: int) -> tuple[str | None, tuple[str, ...], list[tuple]]:
+        try:
+            return self._snapshots.page(sql, params, snapshot, more_than)
+        except duckdb.Error as error:
+            raise StoreError(f"database error: {error}") from error
 
     # -- writes -------------------------------------------------------------------------
 
@@ -1150,6 +1174,17 @@ def folded(expression: str) -> str:
     """A name as the filters compare it when no stored name is the one given: lower
     case, accents stripped (``José`` and ``JOSE`` are ``jose``)."""
     return f"strip_accents(lower({expression}))"
+def played_keyset_sql(columns: str, where: GameFilter, limit: int,
+                      before_seq: int | None) -> tuple[str, list[Any]]:
+    """One page of games by ``game_time`` then ``seq``, both descending, continuing
+    after the game numbered ``before_seq`` (its time read from its row: a deleted
+    game's row stays, so a page can continue after a game deleted since)."""
+    clauses, params = filter_sql(where)
+    if before_seq is not None:
+        clauses.append("(game_time, seq) < (SELECT (game_time, seq) FROM games WHERE seq = ?)")
+        params.append(before_seq)
+    sql = f"SELECT {columns} FROM games WHERE " + " AND ".join(clauses)
+    return sql + " ORDER BY game_time DESC, seq DESC LIMIT ?", [*params, limit]
 
 
 def filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..ratings import Provisional, Rating
 from .db import Reader
+from .snapshots import Walk, page_rows
 
 _AT = "date_trunc('second', game_time)"  # the order of rating (service.ratings.ledger)
 BOARD_COLUMNS = ("variant", "player", "mu", "sigma", "ordinal", "games", "last_game",
@@ -28,10 +29,13 @@ def caught_up(store: Reader) -> None:
 
 def rating_board(store: Reader, variant: str | None, min_games: int,
                  provisional: bool | None, rule: Provisional, limit: int,
-                 after: tuple[float, str, str] | None = None) -> list[dict[str, Any]]:
+                 after: tuple[float, str, str] | None = None,
+                 walk: Walk | None = None) -> list[dict[str, Any]]:
     """Ratings by ordinal, highest first, ties by variant then player; ``after`` is the
     (ordinal, variant, player) of the last row of the previous page.  ``provisional``
-    keeps only provisional ratings (True) or only settled ones (False)."""
+    keeps only provisional ratings (True) or only settled ones (False).  The ordinals
+    move as games are stored: with ``walk`` the pages read its snapshot
+    (``snapshots``), ``limit`` being one more than a page."""
     clauses, params = ["games >= ?"], [min_games]
     if variant is not None:
         clauses.append("variant = ?")
@@ -47,13 +51,9 @@ def rating_board(store: Reader, variant: str | None, min_games: int,
     caught_up(store)
     sql = (f"SELECT {', '.join(BOARD_COLUMNS)} FROM ratings WHERE {' AND '.join(clauses)} "
            "ORDER BY ordinal DESC, variant, player LIMIT ?")
-    with store.cursor() as cur:
-        rows = cur.execute(sql, [*params, limit]).fetchall()
-    out = []
-    for row in rows:
-        entry = dict(zip(BOARD_COLUMNS, row, strict=True))
+    out = page_rows(store, sql, [*params, limit], walk, limit - 1)
+    for entry in out:
         entry["provisional"] = rule(entry["sigma"], entry["games"])
-        out.append(entry)
     return out
 
 

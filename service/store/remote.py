@@ -207,8 +207,9 @@ def _send(conn: Connection, reply: tuple) -> bool:
 
 # The operations that change nothing: one may be sent again when its answer was lost.
 # ``catch_up_ratings`` changes what is stored, but sent again it rates nothing more.
-READ_OPERATIONS = frozenset(("query", "read", "counters", "health", "analysis_health", "check",
-                             "rating_health", "catch_up_ratings", "games_by_status"))
+READ_OPERATIONS = frozenset(("query", "read", "page", "counters", "health", "analysis_health",
+                             "check", "rating_health", "catch_up_ratings",
+                             "games_by_status"))
 
 
 class _StaleConnection(Exception):
@@ -235,6 +236,8 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
             return description, cur.fetchall()
     if op == "read":
         return store.read_many(args[0])
+    if op == "page":
+        return store.read_page(*args)
     if op == "submit":
         return store.submit(*args)
     if op == "stage":
@@ -436,6 +439,12 @@ class _StoreCalls(StoreClient, StoreReads):
         """As ``Store.read_many``, in one call: the store process runs the statements in
         one transaction and answers all their results."""
         return self.call("read", [(sql, list(params)) for sql, params in statements])
+
+    def read_page(self, sql: str, params: list[Any], snapshot: str | None,
+                  more_than: int) -> tuple[str | None, tuple[str, ...], list[tuple]]:
+        """As ``Store.read_page``, in one call: the snapshots live in the store process,
+        which every worker reaches."""
+        return self.call("page", sql, list(params), snapshot, more_than)
 
     def add_games(self, games: Sequence[GameRecord] | GameRows) -> list[Answer]:
         return self.call("add", games_of(games))

@@ -16,6 +16,7 @@ from ..engine.rules import GIN, PRESETS
 from .db import Reader, live
 from .luck_sql import luck_ctes
 from .rating_reads import caught_up
+from .snapshots import Walk, page_rows
 
 RUMMY_FIGURES = ("won_out", "won_rummy", "won_blocked", "avg_hand_left_when_losing")
 GIN_FIGURES = ("gins", "knocks", "knocks_won", "undercuts_made", "undercuts_suffered",
@@ -206,7 +207,8 @@ def player_months(store: Reader, player: str,
 
 
 def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_games: int,
-                limit: int, after: tuple[Any, str] | None = None) -> list[dict[str, Any]]:
+                limit: int, after: tuple[Any, str] | None = None,
+                walk: Walk | None = None) -> list[dict[str, Any]]:
     """Players ranked by ``sort`` (a key of SORT_KEYS), ties by player id; ``after`` is the
     (sort value, player) of the last row of the previous page.  With a ``variant`` each
     row has the player's ``rating`` there (the ordinal, docs/RATINGS.md; None when not
@@ -216,7 +218,10 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
     same filters (docs/ANALYSIS.md): ``accuracy`` (percent), ``discard_error`` (average
     per decision), ``errors`` (facts other than fed cards per 100 decisions), ``luck``
     and ``luck_adjusted`` (per scored deal); None when the player has none of them.
-    Sorting on one lists only the players that have it."""
+    Sorting on one lists only the players that have it.
+
+    The figures move as games are stored: with ``walk`` the pages read its snapshot
+    (``snapshots``), ``limit`` being one more than a page."""
     key = SORT_KEYS[sort]
     direction = ORDERS[order]
     where, params = _where(flt)
@@ -295,8 +300,7 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
         FROM page LEFT JOIN a USING (player)"""
         args += 2 * params
     sql += f" ORDER BY {key} {direction}, player ASC"
-    with store.cursor() as cur:
-        rows = cur.execute(sql, args).fetchall()
+    rows = [tuple(row.values()) for row in page_rows(store, sql, args, walk, limit - 1)]
     return [{"player": p, "games": games, "wins": wins, "win_rate": float(rate),
              "deals": deals, "points_per_deal": float(ppd), "rating": rating,
              "accuracy": accuracy, "discard_error": discard, "errors": errors,

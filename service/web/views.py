@@ -26,7 +26,8 @@ from ..api.backlog import analysis_progress
 from ..api.config import current_store, settings
 from ..api.games import FILTERS, _not_found, stored_game
 from ..api.games_schemas import ListArgsSchema, utc_text
-from ..api.pagination import decode_cursor, decode_key_cursor, encode_cursor, encode_key_cursor
+from ..api.pagination import Part, decode_key_cursor, encode_key_cursor
+from ..api.players import BOARD_KEY as PLAYERS_KEY
 from ..api.players import FILTERS as STATS_FILTERS
 from ..api.players import FilterArgsSchema, LeaderboardArgsSchema
 from ..api.problems import Problem
@@ -43,6 +44,7 @@ from ..store.audit import list_tournaments, ruling_text, tournament_audit
 from ..store.counting import RULINGS, allowed
 from ..store.db import filter_names, spellings
 from ..store.desk import current_ruling, ruling_history, withdrawn_games
+from ..store.snapshots import Walk
 from ..store.stats import (
     SORT_KEYS,
     StatsFilter,
@@ -193,13 +195,14 @@ def games():
         args["until"] += timedelta(days=1)
     limit = args.get("limit", GAMES_PAGE)
     filters = {name: args.get(name) for name in FILTERS}
-    before = decode_cursor(args["cursor"], filters) if "cursor" in args else None
+    before = decode_key_cursor(args["cursor"], "games", filters, (Part.COUNT,)).key[0] \
+        if "cursor" in args else None
     rows = current_store().list_games(GameFilter(**filters), limit + 1, before)
     more = len(rows) > limit
     rows = rows[:limit]
     query = {name: request.args[name] for name in FILTERS if request.args.get(name)}
     later, earlier = _pages("web.games", {**query, "limit": limit},
-                            encode_cursor(rows[-1]["seq"], filters) if more else None)
+                            encode_key_cursor("games", [rows[-1]["seq"]], filters) if more else None)
     return render_template("games.html", title="Games", games=rows, args=args,
                            later=later, earlier=earlier, statuses=verdict.STATUS_WORDS,
                            names=filter_names(current_store(), SUGGESTED),
@@ -243,22 +246,25 @@ def players():
     args = _args(LeaderboardArgsSchema())
     limit = args.get("limit", settings().page_size)
     scope = {name: args.get(name) for name in (*STATS_FILTERS, "sort", "order", "min_games")}
-    after, rank = None, 0
+    after, rank, walk = None, 0, Walk()
     if "cursor" in args:
-        value, player, rank = decode_key_cursor(args["cursor"], scope, 3)
-        after = (value, player)
+        at = decode_key_cursor(args["cursor"], "players", scope, PLAYERS_KEY)
+        value, player, rank = at.key
+        after, walk = (value, player), Walk(at.snapshot)
     if args["sort"] == "rating" and args.get("variant") is None:
         abort(400, description="sorting by rating needs a variant: ratings are kept per "
                                "variant, so choose one")
     rows = leaderboard(current_store(), StatsFilter(**{n: args.get(n) for n in STATS_FILTERS}),
-                       args["sort"], args["order"], args["min_games"], limit + 1, after)
+                       args["sort"], args["order"], args["min_games"], limit + 1, after,
+                       walk)
     more = len(rows) > limit
     rows = rows[:limit]
     for offset, row in enumerate(rows, start=rank + 1):
         row["rank"] = offset
     query = {k: request.args[k] for k in scope if request.args.get(k)}
     later, earlier = _pages("web.players", {**query, "limit": limit}, encode_key_cursor(
-        [rows[-1][args["sort"]], rows[-1]["player"], rows[-1]["rank"]], scope) if more else None)
+        "players", [rows[-1][args["sort"]], rows[-1]["player"], rows[-1]["rank"]], scope,
+        walk.snapshot) if more else None)
     columns = [(key, label) for key, label in LEADERBOARD_COLUMNS
                 if key != "rating" or args.get("variant") is not None]
     return render_template("players.html", title="Leaderboard", rows=rows, args=args,
@@ -295,12 +301,13 @@ def player(player: str):
 def tournaments():
     args = _args(TournamentListArgsSchema())
     limit = args.get("limit", settings().page_size)
-    after = decode_key_cursor(args["cursor"], {}, 1)[0] if "cursor" in args else None
+    after = decode_key_cursor(args["cursor"], "tournaments", {}, (Part.TEXT,)).key[0] \
+        if "cursor" in args else None
     rows = list_tournaments(current_store(), limit + 1, after)
     more = len(rows) > limit
     rows = rows[:limit]
     later, earlier = _pages("web.tournaments", {"limit": limit},
-                            encode_key_cursor([rows[-1]["id"]], {}) if more else None)
+                            encode_key_cursor("tournaments", [rows[-1]["id"]], {}) if more else None)
     return render_template("tournaments.html", title="Tournaments", rows=rows, later=later,
                            earlier=earlier)
 

@@ -212,3 +212,40 @@ def test_game_links_match_the_routes(make_app):
             assert links(gid) == {"self": url_for("games.get_game", game_id=gid),
                                   "log": url_for("games.get_log", game_id=gid)}
             assert game_url("a/b c") == url_for("games.get_game", game_id="a/b c")
+
+
+PLAYED = [("a", "2024-03-01T10:00:00Z"), ("b", "2024-01-01T10:00:00Z"),
+          ("c", None), ("d", "2024-02-01T10:00:00Z"), ("e", "2024-01-01T10:00:00Z"),
+          ("f", "2024-04-01T10:00:00+02:00"), ("g", None), ("h", "2024-02-01T09:59:59.5Z")]
+
+
+def test_games_are_listed_by_the_time_they_were_played_then_uploaded(client):
+    """The uploads come in another order than the games were played: the list follows
+    the played time (the upload time for a log without one), the later uploaded first
+    among games of one time, and its pages follow the same order."""
+    ids = {}
+    for name, when in PLAYED:
+        log = valid(id=name) if when is None else valid(id=name, played_at=when)
+        ids[name] = post_log(client, log).get_json()["id"]
+    # c and g have no played time: their upload time, after every played time here.
+    expected = [ids[n] for n in ("g", "c", "f", "a", "d", "h", "e", "b")]
+    assert [g["id"] for g in client.get(f"{GAMES}?limit=50").get_json()["games"]] == expected
+    for limit in (1, 2, 3):
+        seen, _ = walk(client, f"{GAMES}?limit={limit}")
+        assert seen == expected
+    page = client.get("/games", headers={"Accept": "text/html"}).get_data(as_text=True)
+    assert [page.index(f'/games/{ids[n]}"') for n in ("g", "c", "f", "a", "d", "h", "e", "b")] \
+        == sorted(page.index(f'/games/{ids[n]}"') for n in ids)
+
+
+def test_a_game_played_earlier_and_stored_during_the_walk_is_listed_once_or_not(client):
+    for name, when in PLAYED:
+        post_log(client, valid(id=name, played_at=when or "2024-05-01T00:00:00Z"))
+    first = client.get(f"{GAMES}?limit=3").get_json()
+    # One played before the walk's place (listed on a later page), one after it (not).
+    early = post_log(client, valid(id="early", played_at="2023-06-01T00:00:00Z")).get_json()
+    late = post_log(client, valid(id="late", played_at="2025-01-01T00:00:00Z")).get_json()
+    rest, _ = walk(client, first["next"])
+    seen = [g["id"] for g in first["games"]] + rest
+    assert len(seen) == len(set(seen)) == len(PLAYED) + 1
+    assert seen[-1] == early["id"] and late["id"] not in seen

@@ -134,7 +134,12 @@ def test_links_to_a_tournament_and_a_player_with_any_name_work(client):
     assert links["self"] == f"{API}/tournaments/cup%2F..%2F2024%20%231%3Ffinal"
     audit = follow(client, f"{API}/tournaments", links["self"])
     assert audit.status_code == 200 and audit.get_json()["id"] == ODD_TOURNAMENT
-    assert audit.get_json()["links"] == links
+    audit_links = audit.get_json()["links"]
+    assert {name: audit_links[name] for name in links} == links
+    # The desk's links of such a tournament work too.
+    assert follow(client, links["self"], audit_links["withdrawn"]).get_json()["withdrawn"] == []
+    assert follow(client, links["self"], audit_links["settings"]).get_json()["tournament"] \
+        == ODD_TOURNAMENT
     report = follow(client, links["self"], links["report"])
     assert report.status_code == 200 and report.mimetype == "text/csv"
     for game in audit.get_json()["games"]:

@@ -118,9 +118,13 @@ def test_settings_are_stored_read_and_checked(ranks):
                        ({"tie_breaks": ["coin_toss"]}, "tie_breaks.0"),
                        ({"dates": {"start": "2024-05-12", "end": "2024-05-11"}}, "dates.end"),
                        ({"colour": "red"}, "colour"),
-                       ({"match_points": {"win": "lots"}}, "match_points.win")):
+                       ({"match_points": {"win": "lots"}}, "match_points.win"),
+                       ({"match_points": {"loss": 0.5}}, "match_points.loss")):
         problem = assert_problem(ranks.put(url, json=bad, headers=KEY), 422, "validation-error")
         assert any(path.startswith(field) for path in problem["errors"]), (bad, problem)
+    assert_problem(ranks.put(url, headers=KEY), 415, "unsupported-media-type")
+    assert_problem(ranks.put(url, data=b"", content_type="application/json", headers=KEY),
+                   422, "validation-error")
     assert ranks.get(url).get_json() == body  # nothing changed
     assert_problem(ranks.put(url, json={}), 401, "unauthorized")
     assert_problem(ranks.get(f"{API}/tournaments/nosuch/settings"), 404, "not-found")

@@ -68,7 +68,8 @@ def write_after_first_query(store: Store | RemoteStore, write: Callable[[], None
     yields a list that holds 1 once it ran.
 
     Here: the store's cursors are wrapped, so the write lands between the statements the
-    read runs on its cursor.  Store process: its calls are wrapped, so the write lands
+    read runs on its cursor (and its reads of a page, one statement each, are followed
+    by the write: ``read_page``).  Store process: its calls are wrapped, so the write lands
     between the calls of the read (a read that is one call has none to land between)."""
     done: list[int] = []
 
@@ -82,7 +83,7 @@ def write_after_first_query(store: Store | RemoteStore, write: Callable[[], None
 
         def call(op: str, *args: Any) -> Any:
             answer = real_call(op, *args)
-            if op in ("query", "read"):
+            if op in ("query", "read", "page"):
                 after()
             return answer
 
@@ -113,11 +114,20 @@ def write_after_first_query(store: Store | RemoteStore, write: Callable[[], None
         with real_cursor() as cur:
             yield Cursor(cur)
 
+    real_page = store.read_page
+
+    def read_page(*args: Any) -> Any:
+        answer = real_page(*args)
+        after()
+        return answer
+
     store.cursor = cursor  # type: ignore[method-assign]
+    store.read_page = read_page  # type: ignore[method-assign]
     try:
         yield done
     finally:
         del store.cursor
+        del store.read_page
 
 
 def answer(client: Any, path: str) -> tuple[int, Any]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from flask import Flask
 
-from service.api.config import Settings
-from service.api.pagination import decode_cursor, encode_cursor, fingerprint
+from service.api.config import EXTENSION, Settings
+from service.api.pagination import Part, decode_key_cursor, encode_key_cursor, fingerprint
 from service.api.problems import Problem, flatten_messages
 
 
@@ -38,15 +39,37 @@ def test_bad_settings_stop_the_start(env):
         Settings.load(environ=env)
 
 
+def _signing_app(secret: str) -> Flask:
+    app = Flask(__name__)
+    app.extensions[EXTENSION] = Settings.load({"RUMMY_LABEL_SECRET": secret}, environ={})
+    return app
+
+
 def test_cursor_round_trip_and_binding():
     filters = {"player": "ana", "status": None}
-    cursor = encode_cursor(42, filters)
-    assert "=" not in cursor and decode_cursor(cursor, filters) == 42
-    assert decode_cursor(cursor, {"status": None, "player": "ana"}) == 42
-    assert fingerprint({"a": 1, "b": None}) == fingerprint({"a": 1})
-    with pytest.raises(Problem) as raised:
-        decode_cursor(cursor, {"player": "ben"})
-    assert raised.value.code == 400 and raised.value.kind == "invalid-cursor"
+    with _signing_app("a-secret-of-this-test").app_context():
+        cursor = encode_key_cursor("games", [42], filters)
+        assert "=" not in cursor
+        assert decode_key_cursor(cursor, "games", filters, (Part.COUNT,)).key == [42]
+        assert decode_key_cursor(cursor, "games", {"status": None, "player": "ana"},
+                                 (Part.COUNT,)).key == [42]
+        assert fingerprint("games", {"a": 1, "b": None}) == fingerprint("games", {"a": 1})
+        assert fingerprint("games", {"a": 1}) != fingerprint("players", {"a": 1})
+        for listing, scope, shape in (("games", {"player": "ben"}, (Part.COUNT,)),
+                                      ("players", filters, (Part.COUNT,)),
+                                      ("games", filters, (Part.TEXT,)),
+                                      ("games", filters, (Part.COUNT, Part.COUNT))):
+            with pytest.raises(Problem) as raised:
+                decode_key_cursor(cursor, listing, scope, shape)
+            assert raised.value.code == 400 and raised.value.kind == "invalid-cursor"
+        snapshot = encode_key_cursor("players", [1.5, "ana", 3], {}, "ab12")
+        assert decode_key_cursor(snapshot, "players", {}, (Part.NUMBER, Part.TEXT, Part.COUNT)
+                                 ).snapshot == "ab12"
+    # Signed under another secret, the same cursor is not ours.
+    with _signing_app("another-secret-of-this-test").app_context(), \
+            pytest.raises(Problem) as raised:
+        decode_key_cursor(cursor, "games", filters, (Part.COUNT,))
+    assert raised.value.kind == "invalid-cursor"
 
 
 def test_flatten_messages_drops_locations():
