@@ -213,9 +213,10 @@ def games():
 @read_access
 def game(game_id: str):
     data = _game(game_id)
-    ruling = current_ruling(ruling_history(current_store(), game_id))
+    history = ruling_history(current_store(), game_id)
+    ruling = current_ruling(history)
     return render_template("game.html", title=f"Game {game_id}", game=data,
-                           ruling=ruling, ruling_text=ruling_text,
+                           ruling=ruling, ruling_text=ruling_text, history=history,
                            allowed=allowed(data["status"]), meanings=RULINGS,
                            key_needed=writes_need_a_key(),
                            said=verdict.verdict(data), deals=verdict.deal_rows(data),

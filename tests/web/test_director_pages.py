@@ -84,6 +84,7 @@ def test_a_ruling_in_force_can_be_withdrawn_from_the_page(app):
     assert client.put(f"/api/v1/games/{game_id}/ruling", headers=KEY, json={
         "ruling": "void", "reason": "cards exposed"}).status_code == 200
     html = page(client, f"/games/{game_id}")
+    assert 'id="ruling-history"' in html
     assert "In force: void." in form(html, "unrule-form")
     assert 'name="reason" required' in form(html, "unrule-form")
     assert "Record another ruling (it supersedes the one in force)" in html
@@ -133,3 +134,25 @@ def test_each_open_matter_of_the_tournament_page_has_its_action(app):
     html = page(client, "/tournaments/desk")
     assert "✔ Final" in html and 'id="director-key"' not in html and "<form class=\"director" \
         not in html
+
+
+def test_the_game_page_lists_every_ruling_with_who_gave_or_withdrew_it(app):
+    client = app.test_client()
+    game_id = post_log(client, illegal(), headers=KEY).get_json()["id"]
+    assert 'id="ruling-history"' not in page(client, f"/games/{game_id}")
+    for body in ({"ruling": "void", "reason": "cards exposed"},
+                 {"ruling": "forfeit", "against": "ana", "reason": "second look"}):
+        assert client.put(f"/api/v1/games/{game_id}/ruling", headers=KEY,
+                          json=body).status_code == 200
+    assert client.delete(f"/api/v1/games/{game_id}/ruling?reason=appeal+upheld",
+                         headers=KEY).status_code == 200
+    html = page(client, f"/games/{game_id}")
+    [listed] = re.findall(r'<ol class="ruling-history"[^>]*>(.*?)</ol>', html, re.S)
+    entries = re.findall(r'<li data-state="([^"]+)">(.*?)</li>', listed, re.S)
+    assert [state for state, _ in entries] == ["superseded", "withdrawn"]
+    assert entries[0][1].startswith("void, by director, <time")
+    assert "(reason: cards exposed); superseded by the next" in entries[0][1]
+    assert entries[1][1].startswith("forfeit against ana, by director, <time")
+    assert "; withdrawn by director, <time" in entries[1][1]
+    assert entries[1][1].endswith("(reason: appeal upheld)")
+    assert 'id="unrule-form"' not in html and 'id="ruling"' not in html
