@@ -41,6 +41,7 @@ from ..engine.rules import OTHER_ORIGINS, PRESETS, SOURCES, source_in_words
 from ..store import GameFilter
 from ..store.analysis import player_analysis
 from ..store.audit import list_tournaments, ruling_text, tournament_audit
+from ..store.counting import RULINGS, allowed
 from ..store.db import filter_names, spellings
 from ..store.desk import current_ruling, ruling_history, withdrawn_games
 from ..store.snapshots import Walk
@@ -212,9 +213,12 @@ def games():
 @read_access
 def game(game_id: str):
     data = _game(game_id)
-    ruling = current_ruling(ruling_history(current_store(), game_id))
+    history = ruling_history(current_store(), game_id)
+    ruling = current_ruling(history)
     return render_template("game.html", title=f"Game {game_id}", game=data,
-                           ruling=ruling, ruling_text=ruling_text,
+                           ruling=ruling, ruling_text=ruling_text, history=history,
+                           allowed=allowed(data["status"]), meanings=RULINGS,
+                           key_needed=writes_need_a_key(),
                            said=verdict.verdict(data), deals=verdict.deal_rows(data),
                            totals=verdict.total_rows(data), where=verdict.where,
                            gin=PRESETS[data["variant"]].family == "gin",
@@ -319,7 +323,9 @@ def tournament(tournament_id: str):
                            audit=audit, summary=audit.summary,
                            withdrawn=withdrawn_games(current_store(), audit.id) or [],
                            ruling_text=ruling_text, withdrawal_text=withdrawal_text,
-                           fragment=verdict.replay_fragment)
+                           fragment=verdict.replay_fragment,
+                           by_id={row["id"]: row for row in audit.games}, allowed=allowed,
+                           meanings=RULINGS, key_needed=writes_need_a_key())
 
 
 @blp.get("/variants")

@@ -1,0 +1,184 @@
+// The director's actions on the game and tournament pages: each form goes to the API
+// with fetch, the write key (typed once, kept in this tab's sessionStorage under the
+// same name the upload and sheet pages use) sent as a Bearer header.  No cookie carries
+// the key, so another site's page cannot send these requests on the director's behalf.
+// The answer is said in words (the problem's detail when refused); after a change the
+// page is loaded again, to show the state the server now holds, and says what was done.
+
+const API = document.body.dataset.api;
+const PAGES = document.body.dataset.root;
+const KEY = "rummy-audit.api-key";
+const SAID = "rummy-audit.director-said";
+const answer = document.getElementById("director-answer");
+const keyField = document.getElementById("director-key");
+
+if (keyField) {
+  keyField.value = sessionStorage.getItem(KEY) ?? "";
+  keyField.addEventListener("input", () => {
+    if (keyField.value) sessionStorage.setItem(KEY, keyField.value);
+    else sessionStorage.removeItem(KEY);
+  });
+}
+
+function key() {
+  return keyField ? keyField.value.trim() : "";
+}
+
+function headers(type) {
+  const out = { Accept: "application/json" };
+  if (type) out["Content-Type"] = type;
+  if (key()) out.Authorization = `Bearer ${key()}`;
+  return out;
+}
+
+function say(text, refused) {
+  if (!answer) return;
+  answer.textContent = text;
+  answer.classList.toggle("error", Boolean(refused));
+  answer.dataset.state = refused ? "refused" : "done";
+}
+
+/** Why the server refused, in words. */
+function problemText(body, status) {
+  if (status === 401) {
+    return key()
+      ? "the server did not take the key it was sent: check the write key field"
+      : "this server needs a write key for the director's actions: type it in the write key field, then try again";
+  }
+  if (status === 403) return "the key typed is not one of this server's write keys: check it, then try again";
+  if (body && typeof body === "object") {
+    const said = [body.detail, body.title].find((text) => typeof text === "string" && text.trim());
+    const fields = body.errors && typeof body.errors === "object"
+      ? Object.entries(body.errors).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(" ") : JSON.stringify(v)}`).join("; ")
+      : "";
+    const text = said ?? `the server answered ${status}`;
+    return fields && !text.includes(fields) ? `${text} (${fields})` : text;
+  }
+  return `the server answered ${status}`;
+}
+
+async function call(method, path, body, type) {
+  const response = await fetch(`${API}${path}`, { method, body, headers: headers(type) });
+  const text = await response.text();
+  let parsed = null;
+  try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+  return { ok: response.ok, status: response.status, body: parsed };
+}
+
+const game = (id) => `/games/${encodeURIComponent(id)}`;
+const short = (id) => id.slice(0, 12);
+
+/** Done: said again on the page loaded next (here, or at ``target``). */
+function done(text, target) {
+  sessionStorage.setItem(SAID, text);
+  if (target) location.assign(target);
+  else location.reload();
+}
+
+const ACTIONS = {
+  async ruling(form) {
+    const ruling = form.elements.ruling.value;
+    const body = { ruling, reason: form.elements.reason.value.trim() };
+    if (ruling === "forfeit") body.against = form.elements.against.value;
+    const id = form.dataset.game;
+    const r = await call("PUT", `${game(id)}/ruling`, JSON.stringify(body), "application/json");
+    if (!r.ok) return problemText(r.body, r.status);
+    const inForce = r.body.ruling;
+    done(`Recorded on game ${short(id)}: ${inForce.ruling}${inForce.against ? ` against ${inForce.against}` : ""} (reason: ${inForce.reason}).`);
+    return null;
+  },
+  async unrule(form) {
+    const id = form.dataset.game;
+    const r = await call("DELETE", `${game(id)}/ruling`,
+      JSON.stringify({ reason: form.elements.reason.value.trim() }), "application/json");
+    if (!r.ok) return problemText(r.body, r.status);
+    done(`The ruling on game ${short(id)} is withdrawn: its matter is open again.`);
+    return null;
+  },
+  async withdraw(form) {
+    const id = form.dataset.game;
+    const reason = form.elements.reason.value.trim();
+    const r = await call("DELETE", game(id), JSON.stringify({ reason }), "application/json");
+    if (!r.ok) return problemText(r.body, r.status);
+    const text = `Game ${short(id)} is withdrawn (reason: ${r.body.reason ?? reason}); it no longer counts anywhere.`;
+    const panel = document.getElementById("director");
+    const back = panel?.dataset.tournament;
+    // Back to its tournament, unless that was its last game (the page is then gone).
+    const there = back ? await fetch(back, { method: "HEAD" }).catch(() => null) : null;
+    if (there?.ok) return done(text, back);
+    say(text, false);
+    panel?.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+    return null;
+  },
+  async replace(form) {
+    const id = form.dataset.game;
+    const file = form.elements.log.files[0];
+    const reason = form.elements.reason.value.trim();
+    const query = new URLSearchParams({ replaces: id, reason });
+    const r = await call("POST", `/games?${query}`, await file.text(), "application/json");
+    if (!r.ok) return problemText(r.body, r.status);
+    const words = { valid: "valid", mismatch: "with wrong claims", illegal: "illegal", incomplete: "unfinished" };
+    done(`Game ${short(id)} is replaced by game ${short(r.body.id)} (${words[r.body.status] ?? r.body.status}; reason: ${reason}).`,
+      `${PAGES}/games/${encodeURIComponent(r.body.id)}`);
+    return null;
+  },
+  async keep(form, submitter) {
+    const kept = submitter?.value;
+    if (!kept) return "choose the game to keep";
+    const reason = form.elements.reason.value.trim();
+    const others = form.dataset.games.split(" ").filter((id) => id && id !== kept);
+    for (const id of others) {
+      const r = await call("DELETE", game(id), JSON.stringify({ reason }), "application/json");
+      if (!r.ok) return `game ${short(id)} was not withdrawn: ${problemText(r.body, r.status)}`;
+    }
+    done(`Kept game ${short(kept)}; withdrawn: ${others.map(short).join(", ")} (reason: ${reason}).`);
+    return null;
+  },
+};
+
+function showAgainst(form) {
+  const line = form.querySelector(".against-line");
+  if (line) line.hidden = form.elements.ruling.value !== "forfeit";
+}
+
+for (const form of document.querySelectorAll("form.director-form")) {
+  form.querySelectorAll("button").forEach((b) => { b.disabled = false; });
+  if (form.dataset.action === "ruling") {
+    showAgainst(form);
+    form.elements.ruling.addEventListener("change", () => showAgainst(form));
+  }
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (keyField && !key()) {
+      say("This server needs a write key for the director's actions: type it in the write key field, then try again.", true);
+      keyField.focus();
+      return;
+    }
+    const reason = form.elements.reason;
+    if (reason && !reason.value.trim()) {
+      say("Every action of the director needs a reason: type it, then try again.", true);
+      reason.focus();
+      return;
+    }
+    const buttons = [...form.querySelectorAll("button")];
+    buttons.forEach((b) => { b.disabled = true; });
+    say("Sending…", false);
+    let refused;
+    try {
+      refused = await ACTIONS[form.dataset.action](form, event.submitter);
+    } catch (error) {
+      refused = `the server could not be reached${error && error.message ? ` (${error.message})` : ""}`;
+    }
+    if (refused) {
+      say(`Refused: ${refused}.`, true);
+      buttons.forEach((b) => { b.disabled = false; });
+    }
+  });
+}
+
+document.querySelectorAll("[data-director-nojs]").forEach((note) => note.remove());
+const said = sessionStorage.getItem(SAID);
+if (said && answer) {
+  sessionStorage.removeItem(SAID);
+  say(said, false);
+}

@@ -1,0 +1,243 @@
+"""A director's day in a real headless Chromium against the real service (gunicorn as
+shipped, one server for the module, writes behind a key): a round is uploaded with a
+table entered twice, an illegal game and a wrong claim; the tournament page says
+provisional with three matters; the director, typing the write key once, keeps one copy
+of the table, refuses nothing by mistake (a refusal is said in words), rules on the two
+games from the pages; the page says Final, its standings are the CSV's, and its print
+view has no menu.
+
+Skipped, and saying why, without Chromium or Playwright (as test_browser.py)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from tests.api.helpers import illegal, mismatch, valid
+from tests.e2e.server import Server
+
+from .test_browser import ARGS, CHROMIUM, SHOTS, Watched, sync_api
+
+KEY = "director-test-key"
+TOURNAMENT = "director-day"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[Server]:
+    srv = Server(tmp_path_factory.mktemp("director") / "rummy.duckdb",
+                 env={"RUMMY_API_KEYS": f"td:{KEY}", "RUMMY_VERIFY_PROCESSES": "0",
+                      "RUMMY_ANALYSIS": "0"}).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def watched(browser, server) -> Iterator[Watched]:
+    page = Watched(browser, f"http://127.0.0.1:{server.port}")
+    yield page
+    page.check()
+    page.close()
+
+
+def api(server: Server, path: str) -> dict:
+    status, body = server.get_json(f"/api/v1{path}")
+    assert status == 200, (path, body)
+    return body
+
+
+def upload(server: Server, log: dict) -> dict:
+    status, _, body = server.request("POST", "/api/v1/games", json.dumps(log).encode(), {
+        "Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
+    assert status == 201, body
+    return json.loads(body)
+
+
+def at(log: dict, table: str) -> dict:
+    return log | {"tournament": {"id": TOURNAMENT, "round": 1, "table": table}}
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 1000
+
+
+def test_a_directors_day_settled_from_the_pages(watched, server, tmp_path):
+    first = upload(server, at(valid(), "A"))["id"]
+    again = upload(server, at(valid(id="typed-again"), "A"))["id"]
+    bad = upload(server, at(illegal(), "B"))
+    wrong = upload(server, at(mismatch(), "C"))
+    assert (bad["status"], wrong["status"]) == ("illegal", "mismatch")
+    bad, wrong = bad["id"], wrong["id"]
+
+    page = watched.page
+    page.goto(f"/tournaments/{TOURNAMENT}")
+    state = page.locator("#state-title")
+    sync_api.expect(state).to_have_text("Provisional: 3 matters open")
+    assert page.locator("li.matter").evaluate_all("(all) => all.map((m) => m.dataset.kind)") \
+        == ["duplicate_table", "illegal_game", "score_mismatch"]
+    shot(page, "director-provisional-1280")
+
+    # The re-entered table: keep the first copy. The key is typed here, once.
+    page.fill("#director-key", KEY)
+    keep = page.locator('form[data-action="keep"]')
+    keep.locator('input[name="reason"]').fill("table A entered twice")
+    keep.locator(f'button[value="{first}"]').click()
+    answer = page.locator("#director-answer")
+    sync_api.expect(answer).to_have_text(
+        f"Kept game {first[:12]}; withdrawn: {again[:12]} (reason: table A entered twice).")
+    sync_api.expect(state).to_have_text("Provisional: 2 matters open")
+    withdrawn = api(server, f"/tournaments/{TOURNAMENT}/withdrawn")["withdrawn"]
+    assert [(w["id"], w["deleted_by"], w["reason"]) for w in withdrawn] == [
+        (again, "td", "table A entered twice")]
+
+    # The illegal game, from its own page: the key is there already.
+    page.locator('li.matter[data-kind="illegal_game"] a', has_text="the director's panel").click()
+    page.wait_for_url(f"**/games/{bad}#director")
+    sync_api.expect(page.locator("#director-key")).to_have_value(KEY)
+    assert page.locator("#director-ruling option").evaluate_all("(all) => all.map((o) => o.value)") \
+        == ["void", "forfeit", "to_violation", "stands"]
+    against = page.locator("#director-against")
+    sync_api.expect(against).to_be_hidden()  # only a forfeit is against a player
+    # A refusal is said in words: the game's own log is no correction.
+    log = tmp_path / "same.json"
+    log.write_bytes(server.request("GET", f"/api/v1/games/{bad}/log")[2])
+    page.set_input_files("#replace-file", str(log))
+    page.fill("#replace-reason", "corrected")
+    page.locator("#replace-form button").click()
+    sync_api.expect(answer).to_have_text(
+        f"Refused: this log is the one of game {bad}: a correction is a changed log; "
+        "nothing changed.")
+    watched.errors.clear()  # the browser logs the 409 itself
+    page.select_option("#director-ruling", "forfeit")
+    sync_api.expect(against).to_be_visible()
+    page.select_option("#director-against", "ana")
+    page.fill("#director-ruling-reason", "discarded a card she did not hold")
+    page.locator("#director-ruling-form button").click()
+    sync_api.expect(answer).to_have_text(
+        f"Recorded on game {bad[:12]}: forfeit against ana (reason: discarded a card she did "
+        "not hold).")
+    sync_api.expect(page.locator("#ruling")).to_contain_text(
+        "Verdict: illegal; ruling: forfeit against ana (td,")
+    shot(page, "director-game-1280")
+
+    # The wrong claim, inline on the tournament page.
+    page.goto(f"/tournaments/{TOURNAMENT}")
+    sync_api.expect(state).to_have_text("Provisional: 1 matter open")
+    sync_api.expect(page.locator("#director-key")).to_have_value(KEY)
+    matter = page.locator('li.matter[data-kind="score_mismatch"]')
+    matter.locator("select[name=ruling]").select_option("recomputed")
+    matter.locator("input[name=reason]").fill("the claim was mistyped")
+    matter.locator("button").click()
+    sync_api.expect(state).to_have_text("✔ Final")
+    sync_api.expect(answer).to_have_text(
+        f"Recorded on game {wrong[:12]}: recomputed (reason: the claim was mistyped).")
+    assert api(server, f"/tournaments/{TOURNAMENT}")["final"] is True
+    assert page.locator("#rulings li.ruling").count() == 2
+
+    # The CSV's standings are the page's.
+    shown = page.locator("table.standings tbody tr").evaluate_all(
+        "(rows) => rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent.trim()))")
+    response = page.request.get(page.locator("a", has_text="Download CSV").get_attribute("href"))
+    assert response.ok
+    rows = [row for row in csv.DictReader(io.StringIO(response.text().lstrip("\ufeff")))
+            if row["section"] == "standings"]
+    assert rows and [[r["player"], r["rank"], r["points"], r["games"], r["won"]]
+                     for r in rows] == [[c[0], c[1], c[2], c[5], c[6]] for c in shown]
+
+    # Printed: no menu, no director's forms.
+    page.emulate_media(media="print")
+    assert not page.locator("header.site nav").is_visible()
+    assert not page.locator("#director-answer").is_visible()
+    assert page.locator("table.standings").first.is_visible()
+    shot(page, "director-final-print")
+
+
+def test_a_game_replaced_ruled_unruled_and_withdrawn_from_its_page(watched, server, tmp_path):
+    """The other actions of the panel, each answered in words: a wrong key refused, a
+    corrected log stored in the game's place (the page moves to the new game), a ruling
+    recorded then withdrawn, the game withdrawn (the page moves to its tournament).  The
+    panel fits a 360 px phone."""
+    where = {"tournament": {"id": "corrections", "round": 2, "table": "7"}}
+    old = upload(server, mismatch() | where)["id"]
+    last = upload(server, illegal() | {"tournament": {"id": "corrections", "round": 2,
+                                                      "table": "8"}})["id"]
+    corrected = tmp_path / "corrected.json"
+    corrected.write_text(json.dumps(valid() | where))
+
+    page = watched.page
+    page.set_viewport_size({"width": 360, "height": 800})
+    page.goto(f"/games/{old}#director")
+    assert page.evaluate("document.documentElement.scrollWidth") == 360
+    page.set_viewport_size({"width": 1280, "height": 900})
+    answer = page.locator("#director-answer")
+    page.fill("#director-key", "not-the-key")
+    page.set_input_files("#replace-file", str(corrected))
+    page.fill("#replace-reason", "deal 1 claim mistyped")
+    page.locator("#replace-form button").click()
+    sync_api.expect(answer).to_have_text(
+        "Refused: the key typed is not one of this server's write keys: check it, then try "
+        "again.")
+    watched.errors.clear()  # the browser logs the 403 itself
+    assert api(server, "/tournaments/corrections/withdrawn")["withdrawn"] == []
+
+    page.fill("#director-key", KEY)
+    page.locator("#replace-form button").click()
+    page.wait_for_url(lambda url: "/games/" in url and old not in url)
+    new = page.url.rsplit("/", 1)[1]
+    assert new != old
+    sync_api.expect(answer).to_have_text(
+        f"Game {old[:12]} is replaced by game {new[:12]} (valid; reason: deal 1 claim "
+        "mistyped).")
+    [gone] = api(server, "/tournaments/corrections/withdrawn")["withdrawn"]
+    assert (gone["id"], gone["replaced_by"], gone["reason"]) == (
+        old, new, "deal 1 claim mistyped")
+
+    assert page.locator("#director-ruling option").evaluate_all(
+        "(all) => all.map((o) => o.value)") == ["void", "forfeit"]
+    page.fill("#director-ruling-reason", "played at the wrong table")
+    page.locator("#director-ruling-form button").click()
+    sync_api.expect(page.locator("p#ruling")).to_contain_text("Verdict: valid; ruling: void")
+    page.fill("#unrule-reason", "it was the right table")
+    page.locator("#unrule-form button").click()
+    sync_api.expect(answer).to_have_text(
+        f"The ruling on game {new[:12]} is withdrawn: its matter is open again.")
+    assert page.locator("p#ruling").count() == 0
+    status, _, body = server.request("GET", f"/api/v1/games/{new}/ruling")
+    [entry] = json.loads(body)["history"]
+    assert (entry["withdrawn_by"], entry["withdrawn_reason"]) == ("td", "it was the right table")
+
+    page.fill("#withdraw-reason", "the match was replayed")
+    page.locator("#withdraw-form button").click()
+    page.wait_for_url("**/tournaments/corrections")
+    sync_api.expect(answer).to_have_text(
+        f"Game {new[:12]} is withdrawn (reason: the match was replayed); it no longer counts "
+        "anywhere.")
+    sync_api.expect(page.locator("#withdrawn li")).to_have_count(2)
+    assert server.request("GET", f"/api/v1/games/{new}")[0] == 410
+
+    # The tournament's last game withdrawn: its page is gone, so the game page stays and
+    # says so, its buttons off.
+    page.goto(f"/games/{last}#director")
+    page.fill("#withdraw-reason", "entered in the wrong event")
+    page.locator("#withdraw-form button").click()
+    sync_api.expect(answer).to_have_text(
+        f"Game {last[:12]} is withdrawn (reason: entered in the wrong event); it no longer "
+        "counts anywhere.")
+    watched.errors.clear()  # the browser logs the tournament page's 404 itself
+    assert page.url.endswith(f"/games/{last}#director")
+    assert page.locator("#director button:enabled").count() == 0
+    assert server.request("GET", f"/api/v1/games/{last}")[0] == 410

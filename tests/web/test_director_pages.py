@@ -1,0 +1,158 @@
+"""The director's actions on the pages, as served: the game page's panel offers the
+rulings the game's verdict allows (and only those), a forfeit's player, the withdrawal
+of the ruling in force, of the game, and its replacement; the tournament page gives each
+open matter its action inline.  The browser side is tests/web/test_browser_director.py."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+
+from service.api import close_app, create_app
+from service.api.config import VARIABLES
+from service.store.counting import ALLOWED
+from tests.api.helpers import illegal, incomplete, mismatch, post_log, valid
+
+from .conftest import BROWSER
+
+
+def make_app(path, **config: str) -> Flask:
+    return create_app({**dict.fromkeys(VARIABLES, ""), "RUMMY_STORE_PROCESS": "0",
+                       "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_ANALYSIS": "0", "TESTING": True,
+                       "RUMMY_DB": str(path / "rummy.duckdb"), **config})
+
+
+@pytest.fixture
+def app(tmp_path) -> Iterator[Flask]:
+    app = make_app(tmp_path, RUMMY_API_KEYS="director:write-key")
+    yield app
+    close_app(app)
+
+
+KEY = {"Authorization": "Bearer write-key"}
+LOGS = {"valid": valid, "mismatch": mismatch, "illegal": illegal, "incomplete": incomplete}
+
+
+def at(log, round_, table):
+    return log | {"tournament": {"id": "desk", "round": round_, "table": table}}
+
+
+def page(client, path: str) -> str:
+    response = client.get(path, headers=BROWSER)
+    assert response.status_code == 200, response.data[:300]
+    return response.get_data(as_text=True)
+
+
+def options(html: str, select_id: str) -> list[str]:
+    [inside] = re.findall(rf'<select id="{select_id}"[^>]*>(.*?)</select>', html, re.S)
+    return re.findall(r'<option value="([^"]+)"', inside)
+
+
+def form(html: str, form_id: str) -> str:
+    [inside] = re.findall(rf'<form [^>]*id="{form_id}"[^>]*>(.*?)</form>', html, re.S)
+    return inside
+
+
+@pytest.mark.parametrize("status", list(LOGS))
+def test_the_game_page_offers_the_rulings_its_verdict_allows(app, status):
+    client = app.test_client()
+    answer = post_log(client, LOGS[status](), headers=KEY).get_json()
+    assert answer["status"] == status
+    html = page(client, f"/games/{answer['id']}")
+    assert '<section aria-labelledby="director-title" id="director"' in html
+    assert options(html, "director-ruling") == list(ALLOWED[status])
+    assert options(html, "director-against") == ["ana", "ben"]
+    assert f'data-action="ruling" data-game="{answer["id"]}"' in html
+    for action in ("withdraw", "replace"):
+        assert f'data-action="{action}" data-game="{answer["id"]}"' in html
+        assert 'name="reason" required' in form(html, f"{action}-form")
+    assert 'name="log" type="file"' in form(html, "replace-form")
+    assert 'name="reason" required' in form(html, "director-ruling-form")
+    assert 'id="unrule-form"' not in html  # no ruling in force: nothing to withdraw
+    # The key is asked for (writes need one here); the buttons wait for the script.
+    assert '<input id="director-key"' in html and "Writes are open" not in html
+    assert re.search(r'<button type="submit" disabled>Record the ruling</button>', html)
+    assert "director.js" in html
+
+
+def test_a_ruling_in_force_can_be_withdrawn_from_the_page(app):
+    client = app.test_client()
+    game_id = post_log(client, illegal(), headers=KEY).get_json()["id"]
+    assert client.put(f"/api/v1/games/{game_id}/ruling", headers=KEY, json={
+        "ruling": "void", "reason": "cards exposed"}).status_code == 200
+    html = page(client, f"/games/{game_id}")
+    assert 'id="ruling-history"' in html
+    assert "In force: void." in form(html, "unrule-form")
+    assert 'name="reason" required' in form(html, "unrule-form")
+    assert "Record another ruling (it supersedes the one in force)" in html
+
+
+def test_with_open_writes_the_panel_asks_for_no_key(tmp_path):
+    app = make_app(tmp_path)
+    try:
+        client = app.test_client()
+        game_id = post_log(client, valid()).get_json()["id"]
+        html = page(client, f"/games/{game_id}")
+        assert 'id="director-key"' not in html
+        assert "Writes are open on this server: the director's actions need no key." in html
+        assert options(html, "director-ruling") == list(ALLOWED["valid"])
+    finally:
+        close_app(app)
+
+
+def test_each_open_matter_of_the_tournament_page_has_its_action(app):
+    client = app.test_client()
+    first, bad, again, wrong = (post_log(client, log, headers=KEY).get_json()["id"] for log in (
+        at(valid(), 1, "A"), at(illegal(), 2, "A"), at(valid(id="edited"), 1, "A"),
+        at(mismatch(), 3, "A")))
+    html = page(client, "/tournaments/desk")
+    assert "Provisional: 3 matters open" in html
+    matters = dict(re.findall(r'<li class="matter" data-kind="([^"]+)">(.*?)</li>', html,
+                              re.S))
+    keep = matters["duplicate_table"]
+    assert f'data-action="keep" data-games="{first} {again}"' in keep
+    assert re.findall(r'<button type="submit" name="keep" value="([^"]+)"', keep) == [
+        first, again]
+    assert 'name="reason" required' in keep
+    for kind, game_id, status in (("illegal_game", bad, "illegal"),
+                                  ("score_mismatch", wrong, "mismatch")):
+        matter = matters[kind]
+        assert f'href="/games/{game_id}#director"' in matter
+        assert f'data-action="ruling" data-game="{game_id}"' in matter
+        [select] = re.findall(r'<select id="(m\d-ruling)"', matter)
+        assert options(matter, select) == list(ALLOWED[status])
+    assert '<input id="director-key"' in html
+
+    # Final: nothing left to act on, no key asked for.
+    client.delete(f"/api/v1/games/{again}?reason=twice", headers=KEY)
+    for game_id in (bad, wrong):
+        client.put(f"/api/v1/games/{game_id}/ruling", headers=KEY,
+                   json={"ruling": "void", "reason": "r"})
+    html = page(client, "/tournaments/desk")
+    assert "✔ Final" in html and 'id="director-key"' not in html and "<form class=\"director" \
+        not in html
+
+
+def test_the_game_page_lists_every_ruling_with_who_gave_or_withdrew_it(app):
+    client = app.test_client()
+    game_id = post_log(client, illegal(), headers=KEY).get_json()["id"]
+    assert 'id="ruling-history"' not in page(client, f"/games/{game_id}")
+    for body in ({"ruling": "void", "reason": "cards exposed"},
+                 {"ruling": "forfeit", "against": "ana", "reason": "second look"}):
+        assert client.put(f"/api/v1/games/{game_id}/ruling", headers=KEY,
+                          json=body).status_code == 200
+    assert client.delete(f"/api/v1/games/{game_id}/ruling?reason=appeal+upheld",
+                         headers=KEY).status_code == 200
+    html = page(client, f"/games/{game_id}")
+    [listed] = re.findall(r'<ol class="ruling-history"[^>]*>(.*?)</ol>', html, re.S)
+    entries = re.findall(r'<li data-state="([^"]+)">(.*?)</li>', listed, re.S)
+    assert [state for state, _ in entries] == ["superseded", "withdrawn"]
+    assert entries[0][1].startswith("void, by director, <time")
+    assert "(reason: cards exposed); superseded by the next" in entries[0][1]
+    assert entries[1][1].startswith("forfeit against ana, by director, <time")
+    assert "; withdrawn by director, <time" in entries[1][1]
+    assert entries[1][1].endswith("(reason: appeal upheld)")
+    assert 'id="unrule-form"' not in html and 'id="ruling"' not in html
