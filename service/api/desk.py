@@ -326,7 +326,7 @@ SETTINGS_PATH = "/tournaments/<name:tournament_id>/settings"
 DEFAULTS = SettingsSchema().load({})
 
 
-def _settings_answer(tournament_id: str) -> dict[str, Any]:
+def settings_answer(tournament_id: str) -> dict[str, Any]:
     stored = tournament_settings(current_store(), tournament_id)
     values = DEFAULTS if stored is None else \
         SettingsSchema().load(orjson.loads(stored["settings"]), unknown=RAISE)
@@ -348,7 +348,7 @@ def get_settings(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
     if not (1 <= len(tournament_id) <= MAX_ID_LENGTH
             and tournament_known(current_store(), tournament_id)):
         raise Problem(404, NOT_FOUND, f"there is no tournament {tournament_id[:64]!r}")
-    return _settings_answer(tournament_id)
+    return settings_answer(tournament_id)
 
 
 @blp.route(SETTINGS_PATH, methods=["PUT"], parameters=TOURNAMENT_PARAMETER)
@@ -369,4 +369,4 @@ def put_settings(settings: dict[str, Any], tournament_id: str) -> dict[str, Any]
     stored = SettingsSchema().dump(settings)
     current_store().put_settings(tournament_id, orjson.dumps(stored), g.uploader,
                                  datetime.now(UTC))
-    return _settings_answer(tournament_id)
+    return settings_answer(tournament_id)
