@@ -33,7 +33,9 @@ from typing import Any, TypeVar
 from flask import current_app, g, request
 from flask_smorest import Blueprint
 
-from .config import ApiKey, Settings
+from ..engine.limits import MAX_ID_LENGTH
+from ..store.desk import tournament_public
+from .config import ApiKey, Settings, current_store
 from .problems import FORBIDDEN, UNAUTHORIZED, Problem
 
 SCHEME_NAME = "bearerAuth"
@@ -194,6 +196,29 @@ def write_access(func: F) -> F:
     the uploader label (or None) in ``g.uploader``.  Place it right under the route, so
     it runs before the arguments are parsed."""
     return _guard(func, "write")
+
+
+def read_access_or_public(func: F) -> F:
+    """As ``read_access``, but a tournament whose settings say ``"public": true`` is read
+    without a key.  Only for views of one tournament, named by their ``tournament_id``
+    argument: the key is checked first (no store query for a reader holding one), and
+    only when it is missing or refused is the store asked whether that tournament is
+    public; if not, the key's 401/403 stands."""
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        keyring: Keyring = current_app.extensions[KEYRING_EXTENSION]
+        if keyring.read is not None:
+            try:
+                _authorize(keyring.read, cookie=True)
+            except Problem:
+                tournament_id = kwargs.get("tournament_id")
+                if not (isinstance(tournament_id, str)
+                        and 1 <= len(tournament_id) <= MAX_ID_LENGTH
+                        and tournament_public(current_store(), tournament_id)):
+                    raise
+        return func(*args, **kwargs)
+
+    return Blueprint.doc(security=[{SCHEME_NAME: []}], **{ACCESS: "read"})(wrapper)
 
 
 def read_access(func: F) -> F:

@@ -28,7 +28,7 @@ from ..store.desk import (
     tournament_settings,
     withdrawn_games,
 )
-from .auth import read_access, write_access
+from .auth import read_access, read_access_or_public, write_access
 from .config import current_store
 from .games import _not_found, _reason_body, game_url
 from .games_schemas import MAX_REASON_LENGTH, STATUSES, DeleteArgsSchema, UtcDateTime
@@ -233,7 +233,7 @@ def delete_ruling(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 @blp.route("/tournaments/<name:tournament_id>/withdrawn", methods=["GET"],
            parameters=TOURNAMENT_PARAMETER)
-@read_access
+@read_access_or_public
 @blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, WithdrawnListSchema)
 @problem_responses(blp, 400, 401, 403, 404)
@@ -272,6 +272,15 @@ class MatchPointsSchema(Schema):
     loss = fields.Integer(strict=True, load_default=0, validate=Range(-1000, 1000))
 
 
+class StrictBoolean(fields.Boolean):
+    """true or false, and nothing a loose reading takes for one ("yes", 1)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise ValidationError("true or false")
+        return value
+
+
 def _distinct(values: list[str]) -> None:
     if len(set(values)) != len(values):
         raise ValidationError("each tie-break once")
@@ -297,6 +306,11 @@ class SettingsSchema(Schema):
                                                 "the other tied players), points, wins, "
                                                 "points_difference (own points less the "
                                                 "opponents' average, summed)"})
+    public = StrictBoolean(load_default=False, metadata={
+        "description": "true: this tournament's answers and pages (GET /tournaments/{id}, "
+                       "its report.csv, crosstable, withdrawn games and settings) are "
+                       "readable without a read key even when the server requires one; "
+                       "its games and players still need the key"})
 
 
 class SettingsAnswerSchema(SettingsSchema):
@@ -312,7 +326,7 @@ SETTINGS_PATH = "/tournaments/<name:tournament_id>/settings"
 DEFAULTS = SettingsSchema().load({})
 
 
-def _settings_answer(tournament_id: str) -> dict[str, Any]:
+def settings_answer(tournament_id: str) -> dict[str, Any]:
     stored = tournament_settings(current_store(), tournament_id)
     values = DEFAULTS if stored is None else \
         SettingsSchema().load(orjson.loads(stored["settings"]), unknown=RAISE)
@@ -325,7 +339,7 @@ def _settings_answer(tournament_id: str) -> dict[str, Any]:
 
 
 @blp.route(SETTINGS_PATH, methods=["GET"], parameters=TOURNAMENT_PARAMETER)
-@read_access
+@read_access_or_public
 @blp.arguments(NoArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, SettingsAnswerSchema)
 @problem_responses(blp, 400, 401, 403, 404)
@@ -334,7 +348,7 @@ def get_settings(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
     if not (1 <= len(tournament_id) <= MAX_ID_LENGTH
             and tournament_known(current_store(), tournament_id)):
         raise Problem(404, NOT_FOUND, f"there is no tournament {tournament_id[:64]!r}")
-    return _settings_answer(tournament_id)
+    return settings_answer(tournament_id)
 
 
 @blp.route(SETTINGS_PATH, methods=["PUT"], parameters=TOURNAMENT_PARAMETER)
@@ -355,4 +369,4 @@ def put_settings(settings: dict[str, Any], tournament_id: str) -> dict[str, Any]
     stored = SettingsSchema().dump(settings)
     current_store().put_settings(tournament_id, orjson.dumps(stored), g.uploader,
                                  datetime.now(UTC))
-    return _settings_answer(tournament_id)
+    return settings_answer(tournament_id)

@@ -39,7 +39,7 @@ from ..store.audit import (
 from ..store.counting import MATTER_KINDS
 from ..store.crosstable import crosstable
 from ..store.desk import withdrawn_games
-from .auth import read_access
+from .auth import read_access, read_access_or_public
 from .config import current_store, settings
 from .games_schemas import STATUSES, UtcDateTime, _page_limit, utc_text
 from .pagination import Part, decode_key_cursor, encode_key_cursor, link_header
@@ -442,7 +442,7 @@ TOURNAMENT_PARAMETER = [{"in": "path", "name": "tournament_id", "required": True
 
 
 @blp.route("/<name:tournament_id>", methods=["GET"], parameters=TOURNAMENT_PARAMETER)
-@read_access
+@read_access_or_public
 @blp.arguments(AuditArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, TournamentReportSchema, example=EXAMPLE)
 @problem_responses(blp, 400, 401, 403, 404)
@@ -474,7 +474,7 @@ def get_tournament(args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
 
 @blp.route("/<name:tournament_id>/crosstable", methods=["GET"],
            parameters=TOURNAMENT_PARAMETER)
-@read_access
+@read_access_or_public
 @blp.arguments(AuditArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, CrosstableSchema, example={
     "id": "spring", "after_round": None, "final": True, "tables": [{
@@ -500,7 +500,7 @@ def get_crosstable(args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
 
 @blp.route("/<name:tournament_id>/report.csv", methods=["GET"],
            parameters=TOURNAMENT_PARAMETER)
-@read_access
+@read_access_or_public
 @blp.arguments(AuditArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, content_type=CSV_TYPE, example=EXAMPLE_CSV, headers={
     "Content-Disposition": {"description": "attachment; filename=tournament-<id>.csv (ASCII), "

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from .db import Reader
 
 _HISTORY = ("n", "ruling", "against", "reason", "by", "at", "withdrawn_at",
@@ -62,6 +64,22 @@ def tournament_settings(store: Reader, tournament_id: str) -> dict[str, Any] | N
                           "WHERE tournament_id = ?", [tournament_id]).fetchone()
     return None if row is None else dict(zip(("settings", "updated_at", "updated_by"), row,
                                              strict=True))
+
+
+def tournament_public(store: Reader, tournament_id: str) -> bool:
+    """Whether the tournament's settings make it public (``"public": true``): readable
+    without a read key.  One row by its key; no settings, or a document that does not
+    say so, is not public."""
+    with store.cursor() as cur:
+        row = cur.execute("SELECT settings FROM tournament_settings WHERE tournament_id = ?",
+                          [tournament_id]).fetchone()
+    if row is None:
+        return False
+    try:
+        document = orjson.loads(row[0])
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(document, dict) and document.get("public") is True
 
 
 def tournament_known(store: Reader, tournament_id: str) -> bool:

@@ -71,7 +71,7 @@ def _this_page() -> str:
 def install(app: Flask) -> None:
     """Register the pages (before the API's ``/`` redirect, which they take over for
     browsers) and their error pages."""
-    from . import crosstable, sheets, versus, views  # noqa: F401 - register the routes on ``blp``
+    from . import crosstable, settings, sheets, versus, views  # noqa: F401 - register the routes on ``blp``
 
     app.register_blueprint(blp)
     app.register_error_handler(404, _unknown_path)

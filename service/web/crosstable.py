@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import render_template, request
 from marshmallow import EXCLUDE, ValidationError
 
-from ..api.auth import read_access
+from ..api.auth import read_access_or_public
 from ..api.config import current_store
 from ..api.problems import Problem
 from ..api.tournaments import AuditArgsSchema
@@ -25,7 +25,7 @@ def after_round_arg() -> int | None:
 
 
 @blp.get("/tournaments/<name:tournament_id>/crosstable")
-@read_access
+@read_access_or_public
 def tournament_crosstable(tournament_id: str):
     after = after_round_arg()
     audit = tournament_audit(current_store(), tournament_id, after)

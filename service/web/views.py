@@ -18,6 +18,7 @@ from ..api.analysis import holds_analyses
 from ..api.auth import (
     READ_COOKIE,
     read_access,
+    read_access_or_public,
     reads_need_a_key,
     reads_with,
     writes_need_a_key,
@@ -171,7 +172,8 @@ def readable(endpoint: str, **values: Any) -> str:
 
 @blp.app_context_processor
 def _links() -> dict[str, Any]:
-    return {"api_url": api_url, "presets": tuple(PRESETS), "readable": readable}
+    return {"api_url": api_url, "presets": tuple(PRESETS), "readable": readable,
+            "visitor_reads": visitor_reads}
 
 
 @blp.get("/")
@@ -314,7 +316,7 @@ def tournaments():
 
 
 @blp.get("/tournaments/<name:tournament_id>")
-@read_access
+@read_access_or_public
 def tournament(tournament_id: str):
     audit = tournament_audit(current_store(), tournament_id, after_round_arg())
     if audit is None:

@@ -100,7 +100,8 @@ def test_settings_are_stored_read_and_checked(ranks):
     defaults = ranks.get(url).get_json()
     assert defaults == {"tournament": "ranks", "name": None, "dates": None, "venue": None,
                         "ranking": "points", "match_points": {"win": 2, "draw": 1, "loss": 0},
-                        "tie_breaks": [], "updated_at": None, "updated_by": None,
+                        "tie_breaks": [], "public": False, "updated_at": None,
+                        "updated_by": None,
                         "links": {"self": url, "tournament": f"{API}/tournaments/ranks"}}
     settings = {"name": "Spring Ranks", "dates": {"start": "2024-05-11", "end": "2024-05-12"},
                 "venue": "Club house", "ranking": "wins", "tie_breaks": ["points"]}
@@ -111,7 +112,7 @@ def test_settings_are_stored_read_and_checked(ranks):
     assert body["updated_by"] == "director" and body["updated_at"].endswith("Z")
     assert ranks.get(url).get_json() == body
     assert ranks.get(f"{API}/tournaments/ranks").get_json()["settings"] == {
-        **settings, "match_points": {"win": 2, "draw": 1, "loss": 0}}
+        **settings, "match_points": {"win": 2, "draw": 1, "loss": 0}, "public": False}
 
     for bad, field in (({"ranking": "elo"}, "ranking"),
                        ({"tie_breaks": ["wins", "wins"]}, "tie_breaks"),

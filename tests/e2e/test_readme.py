@@ -69,4 +69,5 @@ def test_directors_workflow_curl_examples(tmp_path):
     assert '"replaced":{' in out and '"status":"valid"' in out
     assert '"ruling":"forfeit"' in out and '"against":"ben"' in out
     assert "final" in lines and '"replaced_by":"' in out
+    assert '"name":"Spring Cup"' in out and '"public":true' in out  # published
     assert lines[-1] == "replaced game: 410"

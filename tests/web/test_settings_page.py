@@ -1,0 +1,79 @@
+"""The settings page of a tournament: the form shows the stored settings, the tournament
+page links to it, and it reads as the tournament's other pages do (a read key, or none
+for a public tournament)."""
+
+from __future__ import annotations
+
+import re
+
+from service.api import close_app, create_app
+from service.api.config import VARIABLES
+from tests.api.helpers import post_log, valid
+from tests.api.test_desk import at
+
+from .conftest import BROWSER
+
+WRITE = {"Authorization": "Bearer write-key"}
+READ = {**BROWSER, "Authorization": "Bearer read-key"}
+SETTINGS = {"name": "Spring Open", "dates": {"start": "2024-05-11", "end": "2024-05-12"},
+            "venue": "Club house", "ranking": "match_points",
+            "match_points": {"win": 3, "draw": 1, "loss": -1},
+            "tie_breaks": ["points_difference", "head_to_head"], "public": False}
+
+
+def selected(page: str, select_id: str) -> str:
+    block = re.search(rf'<select id="{select_id}"[^>]*>(.*?)</select>', page, re.S)
+    assert block, select_id
+    [value] = re.findall(r'<option value="([^"]*)" selected>', block[1])
+    return value
+
+
+def value(page: str, input_id: str) -> str:
+    found = re.search(rf'<input id="{input_id}"[^>]*value="([^"]*)"', page)
+    assert found, input_id
+    return found[1]
+
+
+def test_the_form_shows_the_stored_settings(tmp_path):
+    app = create_app({**dict.fromkeys(VARIABLES, ""), "RUMMY_STORE_PROCESS": "0",
+                      "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_ANALYSIS": "0",
+                      "RUMMY_API_KEYS": "director:write-key", "RUMMY_READ_KEYS": "read-key",
+                      "RUMMY_DB": str(tmp_path / "rummy.duckdb")})
+    try:
+        shows_the_stored_settings(app.test_client())
+    finally:
+        close_app(app)
+
+
+def shows_the_stored_settings(client):
+    assert post_log(client, at(valid(), "spring"), headers=WRITE).status_code == 201
+
+    page = client.get("/tournaments/spring/settings", headers=READ).get_data(as_text=True)
+    assert value(page, "s-name") == "" and selected(page, "s-ranking") == "points"
+    assert [value(page, f"s-mp-{p}") for p in ("win", "draw", "loss")] == ["2", "1", "0"]
+    assert [selected(page, f"s-tb-{n}") for n in range(1, 5)] == [""] * 4
+    assert 'id="s-public" name="public" type="checkbox">' in page  # not checked
+
+    assert client.put("/api/v1/tournaments/spring/settings", json=SETTINGS,
+                      headers=WRITE).status_code == 200
+    page = client.get("/tournaments/spring/settings", headers=READ).get_data(as_text=True)
+    assert (value(page, "s-name"), value(page, "s-venue")) == ("Spring Open", "Club house")
+    assert (value(page, "s-start"), value(page, "s-end")) == ("2024-05-11", "2024-05-12")
+    assert selected(page, "s-ranking") == "match_points"
+    assert [value(page, f"s-mp-{p}") for p in ("win", "draw", "loss")] == ["3", "1", "-1"]
+    assert [selected(page, f"s-tb-{n}") for n in range(1, 5)] == [
+        "points_difference", "head_to_head", "", ""]
+    assert 'data-url="/api/v1/tournaments/spring/settings"' in page
+    assert "by director" in page and 'id="api-key"' in page
+
+    tournament = client.get("/tournaments/spring", headers=READ).get_data(as_text=True)
+    assert 'href="/tournaments/spring/settings" id="settings-link"' in tournament
+
+    # Read as the tournament: 401 without a key, open once the tournament is public.
+    assert client.get("/tournaments/spring/settings", headers=BROWSER).status_code == 401
+    assert client.put("/api/v1/tournaments/spring/settings", json={**SETTINGS, "public": True},
+                      headers=WRITE).status_code == 200
+    page = client.get("/tournaments/spring/settings", headers=BROWSER)
+    assert page.status_code == 200
+    assert 'id="s-public" name="public" type="checkbox" checked>' in page.get_data(as_text=True)
+    assert client.get("/tournaments/nosuch/settings", headers=READ).status_code == 404
