@@ -33,6 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 import duckdb
 import pyarrow as pa
 
+from ..engine.report import MOVES
 from ..ratings import RatedGame
 from . import ratings as rating_tables
 from .migrations import BOOKKEEPING, MIGRATIONS
@@ -92,6 +93,7 @@ class GameFilter:
     source_id: str | None = None
     round: int | None = None
     table: str | None = None
+    verification: str | None = None
     # Set by ``as_stored``: no live game holds the name as given, so it is matched
     # folded (the API never sets these; they are not filters of their own).
     fold_player: bool = False
@@ -217,6 +219,15 @@ Statement = tuple[str, Sequence[Any]]  # SQL of this package and its parameters
 # ``recomputed_leader`` and never as the winner.
 RESULT_WINNER = "CASE WHEN finished AND status <> 'illegal' THEN winner END"
 RECOMPUTED_LEADER = "CASE WHEN NOT (finished AND status <> 'illegal') THEN winner END"
+
+# How much of a game was checked: ``moves`` (every move), ``results`` (every deal recorded
+# by its result, as on a score sheet: arithmetic and rules) or ``mixed``; read from the
+# stored report, which names it only when some deal was recorded by its result.  The
+# substring test spares parsing the reports of the games without one (nearly all): a
+# key cannot be matched inside a string value, whose quotes are escaped.
+VERIFICATION = (f"CASE WHEN contains(report, '\"verification\"') THEN coalesce("
+                f"json_extract_string(report, '$.verification'), '{MOVES}') "
+                f"ELSE '{MOVES}' END")
 
 # A deleted game (a row of ``deletions``) keeps its rows, and is left out of every read
 # but the audit trail's: each statement over a table of games or their rows filters on
@@ -349,7 +360,8 @@ class StoreReads:
                                  "tournament_id, tournament_round, tournament_table, "
                                  "played_at, n_deals, "
                                  f"{RESULT_WINNER} AS winner, "
-                                 f"{RECOMPUTED_LEADER} AS recomputed_leader",
+                                 f"{RECOMPUTED_LEADER} AS recomputed_leader, "
+                                 f"{VERIFICATION} AS verification",
                                  where, limit, before_seq)
         with self.cursor() as cur:
             rows = cur.execute(sql, params).fetchall()
@@ -1175,6 +1187,9 @@ def filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:
         if value is not None:
             clauses.append(f"{column} = ?")
             params.append(value)
+    if where.verification is not None:
+        clauses.append(f"{VERIFICATION} = ?")
+        params.append(where.verification)
     if where.since is not None:
         clauses.append("game_time >= ?")
         params.append(where.since)

@@ -8,7 +8,7 @@ import copy
 
 from tests.engine.test_sheets import GIN_SHEET, GIN_WORKED, HOLLYWOOD_SHEET, knock
 
-from .helpers import API, assert_problem, counts, post_log
+from .helpers import API, assert_problem, counts, lines_of, ndjson, post_log
 
 
 def mixed() -> dict:
@@ -83,3 +83,49 @@ def test_variant_statistics_count_sheet_deals_but_not_their_turns(client):
     assert gin["avg_turns"] == 3
     # deal 0: ben dealt, ana first and won; deal 1: ana dealt, ben first and won
     assert gin["first_player_win_share"] == 1
+
+
+def test_the_games_list_names_how_much_of_each_game_was_checked(client):
+    moves = post_log(client, GIN_WORKED).get_json()["id"]
+    sheet = post_log(client, GIN_SHEET).get_json()["id"]
+    both = post_log(client, mixed()).get_json()["id"]
+    listed = client.get(f"{API}/games").get_json()["games"]
+    assert {g["id"]: g["verification"] for g in listed} == {
+        moves: "moves", sheet: "results", both: "mixed"}
+    for level, gid in (("moves", moves), ("results", sheet), ("mixed", both)):
+        page = client.get(f"{API}/games?verification={level}").get_json()["games"]
+        assert [g["id"] for g in page] == [gid]
+    assert_problem(client.get(f"{API}/games?verification=paper"), 400, "invalid-parameter")
+
+
+def test_an_upload_answer_carries_the_verification_level(client):
+    assert post_log(client, GIN_SHEET, "?dry_run=true").get_json()["verification"] == "results"
+    assert post_log(client, GIN_SHEET).get_json()["verification"] == "results"
+    assert post_log(client, GIN_WORKED).get_json()["verification"] == "moves"
+    lines = lines_of(client.post(f"{API}/games/batch", data=ndjson(GIN_SHEET, GIN_WORKED,
+                                                                   mixed()),
+                                 content_type="application/x-ndjson"))
+    assert [line["verification"] for line in lines] == ["results", "moves", "mixed"]
+
+
+def test_the_games_page_marks_the_sheet_game_only(client):
+    sheet = post_log(client, GIN_SHEET).get_json()["id"]
+    moves = post_log(client, GIN_WORKED).get_json()["id"]
+    html = client.get("/games").get_data(as_text=True)
+    rows = {gid: row for row in html.split("<tr>")[2:] for gid in (sheet, moves)
+            if gid[:12] in row}
+    assert "· sheet" in rows[sheet]
+    assert "arithmetic and rules checked; play not recorded" in rows[sheet]
+    assert "class=\"level" not in rows[moves]
+    filtered = client.get("/games?verification=results").get_data(as_text=True)
+    assert sheet[:12] in filtered and moves[:12] not in filtered
+
+
+def test_the_player_page_marks_the_sheet_game_only(client):
+    sheet = post_log(client, GIN_SHEET).get_json()["id"]
+    moves = post_log(client, GIN_WORKED).get_json()["id"]
+    html = client.get("/players/ana").get_data(as_text=True)
+    items = {gid: item for item in html.split("<li>") for gid in (sheet, moves)
+             if gid[:12] in item}
+    assert "· sheet" in items[sheet].split("</li>")[0]
+    assert "class=\"level" not in items[moves].split("</li>")[0]
