@@ -5,6 +5,8 @@ analysis of decisions) says the deal has none, instead of failing."""
 from __future__ import annotations
 
 import copy
+import csv
+import io
 
 from tests.engine.test_sheets import GIN_SHEET, GIN_WORKED, HOLLYWOOD_SHEET, knock
 
@@ -129,3 +131,25 @@ def test_the_player_page_marks_the_sheet_game_only(client):
              if gid[:12] in item}
     assert "· sheet" in items[sheet].split("</li>")[0]
     assert "class=\"level" not in items[moves].split("</li>")[0]
+
+
+def _at_table(log: dict, table: str) -> dict:
+    return dict(log, tournament={"id": "club-night", "round": 1, "table": table})
+
+
+def test_the_tournament_names_each_games_verification_level(client):
+    sheet = post_log(client, _at_table(GIN_SHEET, "A")).get_json()["id"]
+    moves = post_log(client, _at_table(GIN_WORKED, "B")).get_json()["id"]
+    body = client.get(f"{API}/tournaments/club-night").get_json()
+    assert {g["id"]: g["verification"] for g in body["games"]} == {
+        sheet: "results", moves: "moves"}
+    report = client.get(f"{API}/tournaments/club-night/report.csv").data.decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(report, newline="")))
+    assert {(r["game"], r["verification"]) for r in rows if r["section"] == "games"} == {
+        (sheet, "results"), (moves, "moves")}
+    html = client.get("/tournaments/club-night").get_data(as_text=True)
+    games = html[html.index('id="games-title"'):]
+    cells = {gid: games[games.index(gid[:12]):].split("</tr>")[0] for gid in (sheet, moves)}
+    assert "· sheet" in cells[sheet]
+    assert "arithmetic and rules checked; play not recorded" in cells[sheet]
+    assert "class=\"level" not in cells[moves]
