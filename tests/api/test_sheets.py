@@ -153,3 +153,15 @@ def test_the_tournament_names_each_games_verification_level(client):
     assert "· sheet" in cells[sheet]
     assert "arithmetic and rules checked; play not recorded" in cells[sheet]
     assert "class=\"level" not in cells[moves]
+
+
+def test_head_to_head_names_each_recent_games_level_and_marks_the_sheet(client):
+    sheet = post_log(client, GIN_SHEET).get_json()["id"]
+    moves = post_log(client, GIN_WORKED).get_json()["id"]
+    body = client.get(f"{API}/players/ana/versus/ben").get_json()
+    assert {g["id"]: g["verification"] for g in body["recent"]} == {
+        sheet: "results", moves: "moves"}
+    html = client.get("/players/ana/versus?opponent=ben").get_data(as_text=True)
+    items = {gid: html[html.index(f'data-game="{gid}"'):].split("</li>")[0]
+             for gid in (sheet, moves)}
+    assert "· sheet" in items[sheet] and "class=\"level" not in items[moves]
