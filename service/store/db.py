@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import duckdb
+import orjson
 import pyarrow as pa
 
 from ..engine.report import MOVES
@@ -220,6 +221,15 @@ Statement = tuple[str, Sequence[Any]]  # SQL of this package and its parameters
 RESULT_WINNER = "CASE WHEN finished AND status <> 'illegal' THEN winner END"
 RECOMPUTED_LEADER = "CASE WHEN NOT (finished AND status <> 'illegal') THEN winner END"
 
+def verification_of(report: str) -> str:
+    """``VERIFICATION`` of one stored report, read here: over a page of games, the SQL
+    expression was computed for every game of the table before the page was cut
+    (0.3 s over 300,000 games, against 0.01 s for the page with the report itself)."""
+    if '"verification"' not in report:
+        return MOVES
+    return orjson.loads(report).get("verification", MOVES)
+
+
 # How much of a game was checked: ``moves`` (every move), ``results`` (every deal recorded
 # by its result, as on a score sheet: arithmetic and rules) or ``mixed``; read from the
 # stored report, which names it only when some deal was recorded by its result.  The
@@ -360,13 +370,17 @@ class StoreReads:
                                  "tournament_id, tournament_round, tournament_table, "
                                  "played_at, n_deals, "
                                  f"{RESULT_WINNER} AS winner, "
-                                 f"{RECOMPUTED_LEADER} AS recomputed_leader, "
-                                 f"{VERIFICATION} AS verification",
+                                 f"{RECOMPUTED_LEADER} AS recomputed_leader, report",
                                  where, limit, before_seq)
         with self.cursor() as cur:
             rows = cur.execute(sql, params).fetchall()
             names = [d[0] for d in cur.description]
-        return [dict(zip(names, row, strict=True)) for row in rows]
+        out = []
+        for row in rows:
+            game = dict(zip(names, row, strict=True))
+            game["verification"] = verification_of(game.pop("report"))
+            out.append(game)
+        return out
 
     def games_by_status(self) -> dict[str, int]:
         with self.cursor() as cur:
