@@ -8,6 +8,9 @@ import copy
 import csv
 import io
 
+import orjson
+import pyarrow.parquet as pq
+
 from tests.engine.test_sheets import GIN_SHEET, GIN_WORKED, HOLLYWOOD_SHEET, knock
 
 from .helpers import API, assert_problem, counts, lines_of, ndjson, post_log
@@ -165,3 +168,14 @@ def test_head_to_head_names_each_recent_games_level_and_marks_the_sheet(client):
     items = {gid: html[html.index(f'data-game="{gid}"'):].split("</li>")[0]
              for gid in (sheet, moves)}
     assert "· sheet" in items[sheet] and "class=\"level" not in items[moves]
+
+
+def test_the_export_takes_the_verification_filter(client):
+    post_log(client, GIN_SHEET)
+    post_log(client, GIN_WORKED)
+    logs = client.get(f"{API}/games/export?verification=results").data.splitlines()
+    assert [orjson.loads(line)["deals"][0].get("result") is not None for line in logs] == [True]
+    moves = client.get(f"{API}/games/export?format=parquet&verification=moves")
+    assert moves.status_code == 200
+    assert set(pq.read_table(io.BytesIO(moves.data)).column("game_id").to_pylist()) == {
+        post_log(client, GIN_WORKED).get_json()["id"]}
