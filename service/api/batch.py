@@ -42,6 +42,7 @@ import orjson
 from flask import Response, current_app, g, request, stream_with_context
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
+from marshmallow.validate import OneOf
 from werkzeug.exceptions import HTTPException
 
 from ..engine.words import plural
@@ -50,7 +51,7 @@ from .auth import write_access
 from .coding import RATIO_FLOOR, Gunzip, content_coding, request_body
 from .config import Settings, current_store, current_verifier, settings
 from .games import REUPLOADED, deletion_fields
-from .games_schemas import TournamentSchema
+from .games_schemas import LEVEL_DOC, LEVELS, TournamentSchema
 from .intake import NDJSON_TYPES, BodyTooLarge, iter_lines, require_media_type
 from .problems import (
     BATCH_STOPPED,
@@ -105,6 +106,7 @@ class LineResultSchema(Schema):
     line = fields.Integer(required=True, metadata={"description": "Input line, from 1"})
     id = fields.String()
     status = fields.String()
+    verification = fields.String(validate=OneOf(LEVELS), metadata={"description": LEVEL_DOC})
     created = fields.Boolean()
     source_id = fields.String(allow_none=True, metadata={
         "description": "The log's own id (null when it has none), to tell the games apart"})
@@ -190,7 +192,7 @@ def _commit(parts: list[Part], guard: _Guard) -> bytes:
                     result = {"line": entry.line, "error": deleted[game_id]}
                 else:
                     result = {"line": entry.line, "id": game_id, "status": entry.status,
-                              "created": created, "source_id": entry.source_id,
+                              "verification": entry.verification, "created": created, "source_id": entry.source_id,
                               "tournament": entry.tournament}
             out.append(orjson.dumps(result))
     answer = b"\n".join(out) + b"\n" if out else b""
@@ -392,7 +394,7 @@ def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
 @blp.response(200, LineResultSchema, content_type=MEDIA_TYPE,
               description="NDJSON, one result per non-blank input line, in order",
               example={"line": 1, "id": "5d69bdc52cdd76ed28a89e91", "status": "valid",
-                       "created": True, "source_id": "r5-t3",
+                       "verification": "moves", "created": True, "source_id": "r5-t3",
                        "tournament": {"id": "spring-cup", "round": 5, "table": "3"}})
 @problem_responses(blp, 400, 401, 403, 413, 415)
 @blp.doc(summary="Verify and store many logs (NDJSON, one game a line)",

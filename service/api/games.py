@@ -59,8 +59,8 @@ from .spec import PREFIX, problem_responses
 blp = Blueprint("games", __name__, url_prefix=f"{PREFIX}/games",
                 description="Upload rummy-log/1 games, read verdicts, logs and positions")
 
-FILTERS = ("player", "variant", "status", "tournament", "source_id", "round", "table",
-           "since", "until")
+FILTERS = ("player", "variant", "status", "verification", "tournament", "source_id", "round",
+           "table", "since", "until")
 GAMES_KEY = (Part.COUNT,)  # the seq of the page's last game
 BESIDE = ("batch", "export")  # the routes /games/batch and /games/export
 
@@ -138,7 +138,7 @@ def _deleted(status: int, deletion: dict[str, Any], what: str) -> Problem:
 @blp.arguments(UploadArgsSchema(), location="query", unknown=RAISE,  # one instance: hot path
                error_status_code=400)
 @blp.response(201, UploadResultSchema, description="Verified and stored", example={
-    "id": EXAMPLE_ID, "status": "valid", "created": True, "dry_run": False,
+    "id": EXAMPLE_ID, "status": "valid", "verification": "moves", "created": True, "dry_run": False,
     "report": EXAMPLE_REPORT, "links": EXAMPLE_LINKS})
 @blp.alt_response(200, schema=UploadResultSchema, success=True,
                   description="The same log was stored before (created false), or a dry run")
@@ -161,7 +161,7 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
                                             error.errors)
         raise Problem(422, VALIDATION_ERROR, detail, errors=errors) from None
     body: dict[str, Any] = {"id": checked.id, "status": checked.report.status,
-                            "created": False, "dry_run": args["dry_run"],
+                            "verification": checked.report.verification, "created": False, "dry_run": args["dry_run"],
                             "source_id": checked.source_id, "tournament": checked.tournament,
                             "report": checked.report.to_dict()}
     if args["dry_run"]:

@@ -23,13 +23,17 @@ from ..engine.limits import (
     calendar_date,
     instant,
 )
-from ..engine.report import ILLEGAL, INCOMPLETE, MISMATCH, VALID
+from ..engine.report import ILLEGAL, INCOMPLETE, MISMATCH, MIXED, MOVES, RESULTS, VALID
 from ..engine.rules import PRESETS
 from ..engine.words import integer_range
 from .config import settings
 from .log_schemas import REPORT_REF
 
 STATUSES = (VALID, ILLEGAL, MISMATCH, INCOMPLETE)
+LEVELS = (MOVES, RESULTS, MIXED)
+LEVEL_DOC = ("How much of the game was checked: moves (every deal recorded move by move: "
+             "every move verified), results (every deal recorded by its result, as on a "
+             "score sheet: arithmetic and rules checked, play not recorded) or mixed")
 MAX_REASON_LENGTH = 1000
 
 EXAMPLE_ID = "5d69bdc52cdd76ed28a89e91"
@@ -165,6 +169,8 @@ class ListArgsSchema(Schema):
         "description": "Games this player took part in" + FOLDED})
     variant = fields.String(validate=OneOf(tuple(PRESETS)))
     status = fields.String(validate=OneOf(STATUSES))
+    verification = fields.String(validate=OneOf(LEVELS), metadata={
+        "description": "Games checked this far: " + LEVEL_DOC})
     tournament = fields.String(validate=named(MAX_ID_LENGTH), metadata={
         "description": "The log's tournament.id" + FOLDED})
     source_id = fields.String(validate=named(MAX_ID_LENGTH), metadata={
@@ -200,6 +206,8 @@ class LinksSchema(Schema):
 class UploadResultSchema(Schema):
     id = fields.String(required=True, metadata={"example": EXAMPLE_ID})
     status = fields.String(required=True, validate=OneOf(STATUSES))
+    verification = fields.String(required=True, validate=OneOf(LEVELS),
+                                 metadata={"description": LEVEL_DOC})
     created = fields.Boolean(required=True, metadata={
         "description": "False when the same log was stored before, or on a dry run"})
     dry_run = fields.Boolean(required=True)
@@ -248,6 +256,8 @@ class GameSummarySchema(Schema):
     source_id = fields.String(allow_none=True)
     variant = fields.String(required=True)
     status = fields.String(required=True)
+    verification = fields.String(required=True, validate=OneOf(LEVELS),
+                                 metadata={"description": LEVEL_DOC})
     players = fields.List(fields.String(), required=True)
     tournament = fields.Nested(TournamentSchema, allow_none=True, metadata={
         "description": "The log's tournament {id, round, table}, as in every answer"})

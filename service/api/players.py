@@ -29,6 +29,7 @@ from .auth import read_access
 from .backlog import ANALYSIS_FIELD, analysis_progress
 from .config import current_store, settings
 from .games_schemas import (
+    LEVEL_DOC,
     Instant,
     TournamentSchema,
     UtcDateTime,
@@ -146,6 +147,7 @@ class RecentGameSchema(Schema):
     id = fields.String()
     variant = fields.String()
     status = fields.String()
+    verification = fields.String(metadata={"description": LEVEL_DOC})
     winner = fields.String(allow_none=True)
     game_time = UtcDateTime()
     tournament = fields.Nested(TournamentSchema, allow_none=True, metadata={
@@ -281,7 +283,7 @@ def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     "players": ["ana", "ben"], "games": 8, "finished": 7, "wins": {"ana": 4, "ben": 2},
     "points": {"ana": 517, "ben": 162}, "recent": [{
         "id": "5d69bdc52cdd76ed28a89e91", "variant": "gin", "status": "valid",
-        "winner": "ana", "game_time": "2024-03-01T20:00:00Z",
+        "verification": "moves", "winner": "ana", "game_time": "2024-03-01T20:00:00Z",
         "tournament": {"id": "spring", "round": 1, "table": "A"},
         "points": {"ana": 185, "ben": 0}}]})
 @problem_responses(blp, 400, 401, 403, 404)

@@ -41,7 +41,7 @@ from ..store.crosstable import crosstable
 from ..store.desk import withdrawn_games
 from .auth import read_access, read_access_or_public
 from .config import current_store, settings
-from .games_schemas import STATUSES, UtcDateTime, _page_limit, utc_text
+from .games_schemas import LEVEL_DOC, LEVELS, STATUSES, UtcDateTime, _page_limit, utc_text
 from .pagination import Part, decode_key_cursor, encode_key_cursor, link_header
 from .problems import NOT_FOUND, Problem
 from .spec import PREFIX, problem_responses
@@ -53,7 +53,7 @@ CSV_TYPE = "text/csv"
 ID_KEY = (Part.TEXT,)  # the last tournament's id
 CSV_COLUMNS = ("section", "variant", "round", "table", "game", "status", "counted",
                "ruling", "winner", "recomputed_leader", "player", "rank", "points", "claimed_rank", "claimed_points",
-               "games", "won", "kind", "detail")
+               "games", "won", "kind", "detail", "verification")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]+")
 _UNSAFE_UNICODE = re.compile(r"[^\w.-]+")  # letters of any script, digits, _ . -
@@ -178,6 +178,8 @@ class TournamentGameSchema(Schema):
     round = fields.Integer(allow_none=True)
     table = fields.String(allow_none=True)
     status = fields.String(required=True, validate=OneOf(STATUSES))
+    verification = fields.String(required=True, validate=OneOf(LEVELS),
+                                 metadata={"description": LEVEL_DOC})
     counted = fields.Boolean(required=True, metadata={
         "description": "Counts for the verified standings (finished, not illegal)"})
     players = fields.List(fields.String(), required=True)
@@ -307,7 +309,7 @@ EXAMPLE: dict[str, Any] = {
          "claimed_rank": 2, "claimed_points": 0, "claimed_games": 2}]}],
     "games": [
         {"id": _G1, "variant": "gin", "round": 1, "table": "A", "status": "valid",
-         "counted": True, "players": ["ana", "ben"], "winner": "ana", "recomputed_leader": None,
+         "verification": "moves", "counted": True, "players": ["ana", "ben"], "winner": "ana", "recomputed_leader": None,
          "played_at": None,
          "points": {"ana": 139, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
          "ruling": None, "credited": {"ana": 139, "ben": 0}, "credited_winners": ["ana"],
@@ -315,7 +317,7 @@ EXAMPLE: dict[str, Any] = {
          "links": {"self": f"{PREFIX}/games/{_G1}", "log": f"{PREFIX}/games/{_G1}/log",
                    "ruling": f"{PREFIX}/games/{_G1}/ruling"}},
         {"id": _G2, "variant": "gin", "round": 2, "table": "A", "status": "illegal",
-         "counted": False, "players": ["ana", "ben"], "winner": None, "recomputed_leader": None,
+         "verification": "moves", "counted": False, "players": ["ana", "ben"], "winner": None, "recomputed_leader": None,
          "played_at": None,
          "points": {"ana": 0, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
          "ruling": None, "credited": {}, "credited_winners": [],
@@ -348,14 +350,14 @@ EXAMPLE: dict[str, Any] = {
 }
 EXAMPLE_CSV = (
     "section,variant,round,table,game,status,counted,ruling,winner,recomputed_leader,player,"
-    "rank,points,claimed_rank,claimed_points,games,won,kind,detail\r\n"
-    "standings,gin,,,,,,,,,ana,1,139,1,278,1,1,,higher total ranks first\r\n"
+    "rank,points,claimed_rank,claimed_points,games,won,kind,detail,verification\r\n"
+    "standings,gin,,,,,,,,,ana,1,139,1,278,1,1,,higher total ranks first,\r\n"
     f"games,gin,1,A,{_G1},valid,true,,ana,,ana,,139,,139,,,,\"credited 139, credited a "
-    "win: the recomputed result\"\r\n"
+    "win: the recomputed result\",moves\r\n"
     f"discrepancies,gin,,,,,,,,,ana,1,139,1,278,,,standing_differs,ana (gin): claimed 278 "
-    "...\r\n"
+    "...,\r\n"
     f"open,,2,A,{_G2},,,,,,,,,,,,,illegal_game,game {_G2} (round 2, table A): illegal: "
-    "...\r\n")
+    "...,\r\n")
 
 
 # --------------------------------------------------------------------------- views
@@ -605,7 +607,8 @@ def _csv(audit: TournamentAudit, withdrawn: list[dict[str, Any]]) -> str:
                          "recomputed_leader": game["recomputed_leader"], "player": player,
                          "points": game["points"].get(player),
                          "claimed_points": game["claimed"].get(player),
-                         "detail": _game_detail(game, player)})
+                         "detail": _game_detail(game, player),
+                         "verification": game["verification"]})
     for item in audit.discrepancies:
         rows.append({"section": "discrepancies", "variant": item["variant"],
                      "game": " ".join(item["games"]), "player": item["player"],

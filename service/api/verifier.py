@@ -64,6 +64,7 @@ class Entry:
     bad: bool = False
     source_id: str | None = None  # the log's own id, to name the game by in the answer
     tournament: dict[str, Any] | None = None  # the log's {id, round, table}, if any
+    verification: str | None = None  # moves, results or mixed (``engine.report``)
 
 
 def judge(line: int, text: bytes | None, limit: int, uploader: str | None,
@@ -76,7 +77,8 @@ def judge(line: int, text: bytes | None, limit: int, uploader: str | None,
         checked = check_log(text, limit)
         record = checked.record(uploader, uploaded_at)
         return Entry(line, record.id, checked.report.status, source_id=checked.source_id,
-                     tournament=checked.tournament), record
+                     tournament=checked.tournament,
+                     verification=checked.report.verification), record
     except LogValidationError as error:
         detail, errors = validation_problem("the line is not a valid rummy-log/1 game",
                                             error.errors)

@@ -38,7 +38,7 @@ import orjson
 
 from ..engine.words import plural, where
 from . import counting
-from .db import LIVE, RECOMPUTED_LEADER, RESULT_WINNER, Reader
+from .db import LIVE, RECOMPUTED_LEADER, RESULT_WINNER, VERIFICATION, Reader
 
 ILLEGAL_GAME = "illegal_game"
 SCORE_MISMATCH = "score_mismatch"
@@ -51,7 +51,7 @@ HIGHER, LOWER = "higher", "lower"  # which total ranks first
 # ``{scope}``: which tournaments, a SQL condition on ``tournament_id`` with parameters
 # of its own (one tournament for an audit, a page of them for the list).
 _GAMES_SQL = f"""
-SELECT tournament_id, id, variant, status, finished,
+SELECT tournament_id, id, variant, status, {VERIFICATION} AS verification, finished,
        finished AND status <> 'illegal' AS legal_result,
        tournament_round AS round, tournament_table AS "table", players,
        {RESULT_WINNER} AS winner, {RECOMPUTED_LEADER} AS recomputed_leader,

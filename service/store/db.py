@@ -31,8 +31,10 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import duckdb
+import orjson
 import pyarrow as pa
 
+from ..engine.report import MOVES
 from ..ratings import RatedGame
 from . import ratings as rating_tables
 from .migrations import BOOKKEEPING, MIGRATIONS
@@ -93,6 +95,7 @@ class GameFilter:
     source_id: str | None = None
     round: int | None = None
     table: str | None = None
+    verification: str | None = None
     # Set by ``as_stored``: no live game holds the name as given, so it is matched
     # folded (the API never sets these; they are not filters of their own).
     fold_player: bool = False
@@ -218,6 +221,24 @@ Statement = tuple[str, Sequence[Any]]  # SQL of this package and its parameters
 # ``recomputed_leader`` and never as the winner.
 RESULT_WINNER = "CASE WHEN finished AND status <> 'illegal' THEN winner END"
 RECOMPUTED_LEADER = "CASE WHEN NOT (finished AND status <> 'illegal') THEN winner END"
+
+def verification_of(report: str) -> str:
+    """``VERIFICATION`` of one stored report, read here: over a page of games, the SQL
+    expression was computed for every game of the table before the page was cut
+    (0.3 s over 300,000 games, against 0.01 s for the page with the report itself)."""
+    if '"verification"' not in report:
+        return MOVES
+    return orjson.loads(report).get("verification", MOVES)
+
+
+# How much of a game was checked: ``moves`` (every move), ``results`` (every deal recorded
+# by its result, as on a score sheet: arithmetic and rules) or ``mixed``; read from the
+# stored report, which names it only when some deal was recorded by its result.  The
+# substring test spares parsing the reports of the games without one (nearly all): a
+# key cannot be matched inside a string value, whose quotes are escaped.
+VERIFICATION = (f"CASE WHEN contains(report, '\"verification\"') THEN coalesce("
+                f"json_extract_string(report, '$.verification'), '{MOVES}') "
+                f"ELSE '{MOVES}' END")
 
 # A deleted game (a row of ``deletions``) keeps its rows, and is left out of every read
 # but the audit trail's: each statement over a table of games or their rows filters on
@@ -364,12 +385,17 @@ class StoreReads:
         sql, params = played_keyset_sql(
             "id, seq, uploaded_at, source_id, variant, status, players, tournament_id, "
             "tournament_round, tournament_table, played_at, n_deals, "
-            f"{RESULT_WINNER} AS winner, {RECOMPUTED_LEADER} AS recomputed_leader",
+            f"{RESULT_WINNER} AS winner, {RECOMPUTED_LEADER} AS recomputed_leader, report",
             where, limit, before_seq)
         with self.cursor() as cur:
             rows = cur.execute(sql, params).fetchall()
             names = [d[0] for d in cur.description]
-        return [dict(zip(names, row, strict=True)) for row in rows]
+        out = []
+        for row in rows:
+            game = dict(zip(names, row, strict=True))
+            game["verification"] = verification_of(game.pop("report"))
+            out.append(game)
+        return out
 
     def games_by_status(self) -> dict[str, int]:
         with self.cursor() as cur:
@@ -1210,6 +1236,9 @@ def filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:
         if value is not None:
             clauses.append(f"{column} = ?")
             params.append(value)
+    if where.verification is not None:
+        clauses.append(f"{VERIFICATION} = ?")
+        params.append(where.verification)
     if where.since is not None:
         clauses.append("game_time >= ?")
         params.append(where.since)

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from ..engine.rules import GIN, PRESETS
-from .db import Reader, live
+from .db import VERIFICATION, Reader, live
 from .luck_sql import luck_ctes
 from .rating_reads import caught_up
 from .snapshots import Walk, page_rows
@@ -329,7 +329,7 @@ def head_to_head(store: Reader, a: str, b: str,
             "AND y.player <> x.player "
             "WHERE x.player = ? AND (x.team IS NULL OR x.team IS DISTINCT FROM y.team)) "
             "SELECT f.game_id, f.finished, f.a_won, f.b_won, f.a_points, f.b_points, "
-            "f.recency <= ?, g.variant, g.status, "
+            f"f.recency <= ?, g.variant, g.status, {VERIFICATION}, "
             "CASE WHEN g.finished AND g.status <> 'illegal' THEN g.winner END, "
             "g.game_time, g.tournament_id, g.tournament_round, g.tournament_table "
             "FROM faced f LEFT JOIN games g ON g.id = f.game_id AND f.recency <= ? "
@@ -350,9 +350,9 @@ def head_to_head(store: Reader, a: str, b: str,
         points[a] += a_points
         points[b] += b_points
         if is_recent:
-            variant, status, winner, game_time, tournament, round_, table = details
+            variant, status, level, winner, game_time, tournament, round_, table = details
             recent.append({"id": gid, "variant": variant, "status": status,
-                           "winner": winner, "game_time": game_time,
+                           "verification": level, "winner": winner, "game_time": game_time,
                            "tournament": tournament_of(tournament, round_, table),
                            "points": {a: a_points, b: b_points}})
     return {"players": [a, b], "games": len(rows), "finished": finished, "wins": wins,

@@ -38,6 +38,7 @@ from ..api.tournaments import ListArgsSchema as TournamentListArgsSchema
 from ..api.tournaments import withdrawal_text
 from ..api.variants import describe_variants
 from ..engine.limits import calendar_date
+from ..engine.report import VERIFICATION_WORDS
 from ..engine.rules import OTHER_ORIGINS, PRESETS, SOURCES, source_in_words
 from ..store import GameFilter
 from ..store.analysis import player_analysis
@@ -136,6 +137,9 @@ def api_url(path: str) -> str:
 
 
 _INSTANT = re.compile(r"(\d{4,}-\d\d-\d\d)T(\d\d:\d\d)")
+
+# The words of a verification level, for the mark beside a verdict (``macros.html``).
+blp.add_app_template_global(VERIFICATION_WORDS, "level_words")
 
 
 @blp.app_template_filter("when")

@@ -52,7 +52,7 @@ def test_good_illegal_and_malformed_lines_mixed(app, client):
     assert by_line[3]["error"]["type"] == "/problems/validation-error"
     assert by_line[3]["error"]["errors"]["deals.0.moevs"] == ["Unknown field."]
     assert by_line[6]["error"]["type"] == "/problems/validation-error"
-    assert by_line[7] == {"line": 7, "id": by_line[1]["id"], "status": "valid",
+    assert by_line[7] == {"line": 7, "id": by_line[1]["id"], "status": "valid", "verification": "moves",
                           "created": False, "source_id": "a", "tournament": None}
     assert by_line[8]["status"] == "mismatch"
     assert "error" in by_line[9]

@@ -252,6 +252,6 @@ def test_openapi_documents_both_formats(client):
     assert set(content) == {"application/x-ndjson", "application/vnd.apache.parquet"}
     assert orjson.loads(content["application/x-ndjson"]["example"])["format"] == "rummy-log/1"
     names = {p["name"] for p in operation["parameters"]}
-    assert names == {"player", "variant", "status", "tournament", "source_id", "round",
-                     "table", "since", "until", "format"}
+    assert names == {"player", "variant", "status", "verification", "tournament",
+                     "source_id", "round", "table", "since", "until", "format"}
     assert "400" in operation["responses"]

@@ -179,6 +179,7 @@ def test_games_are_listed_by_round_and_table(shared_client, spring):
     by_key = dict(zip(("r1a", "r1b", "r1c", "r2a", "r2b", "r3a", "r3b"), games, strict=True))
     assert by_key["r1a"] == {
         "id": spring["r1a"], "variant": "gin", "round": 1, "table": "A", "status": "valid",
+        "verification": "moves",
         "counted": True, "players": ["ana", "ben"], "winner": "ana",
         "recomputed_leader": None, "played_at": None,
         "points": {"ana": 139, "ben": 0}, "claimed": {"ana": 139, "ben": 0},
@@ -281,7 +282,7 @@ def test_csv_report_has_the_same_figures(shared_client, spring):
                              "counted", "ruling", "winner", "recomputed_leader", "player",
                              "rank", "points",
                              "claimed_rank", "claimed_points", "games", "won", "kind",
-                             "detail"]
+                             "detail", "verification"]
     sections = [row["section"] for row in rows]
     assert sections == ["standings"] * 6 + ["games"] * 14 + ["discrepancies"] * 9 \
         + ["open"] * 4

@@ -333,3 +333,30 @@ def test_enter_moves_down_the_sheet_and_a_refused_document_is_said_in_words(watc
     sync_api.expect(page.locator("tr.deal")).to_have_count(2)
     page.locator("#remove-row").click()
     sync_api.expect(page.locator("tr.deal")).to_have_count(1)
+
+
+def test_the_upload_page_marks_a_sheet_game_beside_its_verdict(watched, tmp_path):
+    """A score sheet uploaded as a file is answered with its verdict and, beside it, a
+    mark saying its play was not recorded; a move-by-move log gets no mark."""
+    from tests.engine.test_sheets import GIN_SHEET, GIN_WORKED
+
+    batch = tmp_path / "club.ndjson"
+    batch.write_text("".join(json.dumps(log) + "\n" for log in (GIN_SHEET, GIN_WORKED)))
+    page = watched.page
+    page.goto("/")
+    page.fill("#api-key", KEY)
+    page.check("#dry-run")
+    sheet = tmp_path / "sheet.json"
+    sheet.write_text(json.dumps(GIN_SHEET))
+    page.set_input_files("#files", str(sheet))
+    results = page.locator("#results > li")
+    sync_api.expect(page.locator("#upload-state")).to_contain_text("Done")
+    mark = results.nth(0).locator("p.verdict-line .level")
+    sync_api.expect(mark).to_contain_text("· sheet")
+    assert mark.get_attribute("title") == "arithmetic and rules checked; play not recorded"
+    page.uncheck("#dry-run")
+    page.set_input_files("#files", str(batch))
+    sync_api.expect(results).to_have_count(3)
+    sync_api.expect(results.nth(1).locator("p.verdict-line .level")).to_contain_text("sheet")
+    sync_api.expect(results.nth(2).locator("p.verdict-line")).to_contain_text("line 2")
+    assert results.nth(2).locator(".level").count() == 0

@@ -15,6 +15,8 @@ const FORM = document.getElementById("upload").dataset;
 const MAX_GAME = Number(FORM.maxGameBytes);
 const MAX_BATCH = Number(FORM.maxBatchBytes);
 const KEY_NEEDED = FORM.keyNeeded === "true";
+// How much of a game was checked, in words, by the answer's verification level.
+const LEVEL_WORDS = JSON.parse(FORM.levels || "{}");
 const STATUS_WORDS = { valid: "valid", mismatch: "with wrong claims", illegal: "illegal", incomplete: "unfinished" };
 
 const keyField = $("api-key");
@@ -41,6 +43,20 @@ function badge(status) {
   const span = el("span", "", `status status-${status}`);
   span.append(el("span", SIGNS[status] ?? "?"), ` ${WORDS[status] ?? status}`);
   span.firstChild.setAttribute("aria-hidden", "true");
+  return span;
+}
+
+/** A game with deals recorded by their result (a score sheet) had its play unchecked:
+ * a short mark beside its verdict, with the words for a screen reader and on hover;
+ * nothing for a game whose every move was checked. */
+function levelMark(level) {
+  if (!level || level === "moves") return null;
+  const words = LEVEL_WORDS[level] ?? level;
+  const span = el("span", "", `level level-${level}`);
+  span.title = words;
+  const shown = el("span", `· ${level === "results" ? "sheet" : "part sheet"}`);
+  shown.setAttribute("aria-hidden", "true");
+  span.append(shown, el("span", `(${words})`, "visually-hidden"));
   return span;
 }
 
@@ -110,6 +126,8 @@ function verdict(item, name, result) {
   head.append(el("strong", name));
   if (named) head.append(" (", el("span", named, "game-name"), ")");
   head.append(": ", badge(result.status));
+  const mark = levelMark(result.verification);
+  if (mark) head.append(" ", mark);
   const id = result.id;
   if (id && !result.dry_run) {
     const link = el("a", ` game ${id.slice(0, 12)}`, "game-link");
