@@ -49,3 +49,26 @@ def keyed(tmp_path) -> Iterator[Flask]:
                       "RUMMY_DB": str(tmp_path / "rummy.duckdb")})
     yield app
     close_app(app)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """One headless Chromium per browser test module."""
+    from .chromium import launch, sync_api  # skips the module without Chromium
+
+    with sync_api.sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def watched(browser, server):
+    """A fresh page on the module's ``server``; at its end no console error, no uncaught
+    exception and no request to anywhere else may have happened."""
+    from .chromium import Watched
+
+    page = Watched(browser, f"http://127.0.0.1:{server.port}")
+    yield page
+    page.check()
+    page.close()

@@ -15,34 +15,20 @@ from __future__ import annotations
 import copy
 import gzip
 import json
-import os
 import re
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.e2e.server import Server
 
+from .chromium import SHOTS, Watched, api, sync_api
 from .conftest import ROOT, SAMPLES
 
 SAMPLES_DIR = ROOT / "sample_logs"
 
-CHROMIUM = os.environ.get("RUMMY_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
-SHOTS = ROOT / "build" / "screenshots"
 THROUGH_THE_PAGE = "gin-3p"  # uploaded by the upload test, not beforehand
 KEY = "browser-test-key"  # writes need it: the upload page must send it
-
-sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need "
-                               "Playwright: pip install -e '.[test]'")
-if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-    pytest.skip(f"the browser tests need Chromium at {CHROMIUM}: apt-get install chromium "
-                "(or set RUMMY_CHROMIUM to its path)", allow_module_level=True)
-# A shared two-core machine can be slow: wait for what the page shows for up to 30 s
-# (a batch's verdicts wait for its games' commits).
-sync_api.expect.set_options(timeout=30_000)
 
 
 @pytest.fixture(scope="module")
@@ -66,54 +52,6 @@ def ids(server: Server) -> dict[str, str]:
         assert status == 201, body
         out[path.stem] = json.loads(body)["id"]
     return out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-class Watched:
-    """A page whose console errors, exceptions and requests are recorded."""
-
-    def __init__(self, browser, base: str, width: int = 1280) -> None:
-        self.base = base
-        self.context = browser.new_context(viewport={"width": width, "height": 900},
-                                           base_url=base)
-        self.page = self.context.new_page()
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error"
-                     else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.context.on("request", lambda r: self.requests.append(r.url))
-
-    def check(self) -> None:
-        assert self.errors == []
-        assert self.requests, "the page made no request"
-        outside = [url for url in self.requests if not url.startswith(self.base + "/")
-                   and not url.startswith("data:")]
-        assert outside == []
-
-    def close(self) -> None:
-        self.context.close()
-
-
-@pytest.fixture
-def watched(browser, server) -> Iterator[Watched]:
-    page = Watched(browser, f"http://127.0.0.1:{server.port}")
-    yield page
-    page.check()
-    page.close()
-
-
-def api(server: Server, path: str) -> dict:
-    status, body = server.get_json(f"/api/v1{path}")
-    assert status == 200, (path, body)
-    return body
 
 
 def test_upload_one_log_then_a_batch_and_see_each_verdict(watched, server):

@@ -20,7 +20,7 @@ import pytest
 from tests.api.helpers import illegal, mismatch, valid
 from tests.e2e.server import Server
 
-from .test_browser import ARGS, CHROMIUM, SHOTS, Watched, sync_api
+from .chromium import SHOTS, Watched, api, sync_api
 
 KEY = "director-test-key"
 TOURNAMENT = "director-day"
@@ -33,28 +33,6 @@ def server(tmp_path_factory) -> Iterator[Server]:
                       "RUMMY_ANALYSIS": "0"}).start()
     yield srv
     srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def watched(browser, server) -> Iterator[Watched]:
-    page = Watched(browser, f"http://127.0.0.1:{server.port}")
-    yield page
-    page.check()
-    page.close()
-
-
-def api(server: Server, path: str) -> dict:
-    status, body = server.get_json(f"/api/v1{path}")
-    assert status == 200, (path, body)
-    return body
 
 
 def upload(server: Server, log: dict) -> dict:
@@ -241,3 +219,52 @@ def test_a_game_replaced_ruled_unruled_and_withdrawn_from_its_page(watched, serv
     assert page.url.endswith(f"/games/{last}#director")
     assert page.locator("#director button:enabled").count() == 0
     assert server.request("GET", f"/api/v1/games/{last}")[0] == 410
+
+
+def test_a_public_tournament_opens_without_a_key_and_a_private_one_asks_for_it(
+        browser, tmp_path):
+    """On a server whose reads need a key, the director makes one event public: a
+    visitor with no key reads its standings, crosstable and CSV, is asked for a key by
+    the other event and by the public one's games, and gets in once the key is typed."""
+    private = Server(tmp_path / "rummy.duckdb",
+                     env={"RUMMY_API_KEYS": f"td:{KEY}", "RUMMY_READ_KEYS": "club:read-key",
+                          "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_ANALYSIS": "0"}).start()
+    try:
+        games = {}
+        for event in ("open-cup", "club-cup"):
+            log = valid() | {"tournament": {"id": event, "round": 1, "table": "A"}}
+            games[event] = upload(private, log)["id"]
+        status, _, body = private.request(
+            "PUT", "/api/v1/tournaments/open-cup/settings",
+            json.dumps({"name": "The open cup", "public": True}).encode(),
+            {"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
+        assert status == 200, body
+
+        visitor = Watched(browser, f"http://127.0.0.1:{private.port}")
+        page = visitor.page
+        try:
+            shown = page.goto("/tournaments/open-cup")
+            assert shown.status == 200
+            sync_api.expect(page.locator("h1")).to_contain_text("The open cup")
+            sync_api.expect(page.locator("#public-note")).to_be_visible()
+            assert page.locator("table.standings tbody tr").count() == 2
+            assert page.goto("/tournaments/open-cup/crosstable").status == 200
+            csv_answer = page.request.get("/api/v1/tournaments/open-cup/report.csv")
+            assert csv_answer.status == 200 and "ana" in csv_answer.text()
+
+            # The other event, and the public one's own games, ask for the key.
+            for path in ("/tournaments/club-cup", f"/games/{games['open-cup']}"):
+                assert page.goto(path).status == 401, path
+                sync_api.expect(page.locator("h1")).to_have_text("A read key is needed")
+            page.goto("/key?next=/tournaments/club-cup")
+            page.fill("#read-key", "read-key")
+            page.locator("#key-form button[type=submit]").click()
+            page.wait_for_url("**/tournaments/club-cup")
+            assert page.locator("table.standings tbody tr").count() == 2
+            sync_api.expect(page.locator("#public-note")).to_have_count(0)
+        finally:
+            visitor.close()
+        # A 401 answer is logged by the browser as a failed resource: the only errors.
+        assert all("401" in error for error in visitor.errors), visitor.errors
+    finally:
+        private.stop()

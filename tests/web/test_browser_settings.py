@@ -16,7 +16,7 @@ from tests.api.helpers import valid
 from tests.api.test_desk import at
 from tests.e2e.server import Server
 
-from .test_browser import ARGS, CHROMIUM, Watched, sync_api
+from .chromium import sync_api
 
 KEY = "settings-test-key"
 
@@ -31,22 +31,6 @@ def server(tmp_path_factory) -> Iterator[Server]:
     assert status == 201, body
     yield srv
     srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def watched(browser, server) -> Iterator[Watched]:
-    page = Watched(browser, f"http://127.0.0.1:{server.port}")
-    yield page
-    page.check()
-    page.close()
 
 
 def settings_of(server: Server) -> dict:

@@ -14,7 +14,7 @@ import pytest
 
 from tests.e2e.server import Server
 
-from .test_browser import ARGS, CHROMIUM, Watched, sync_api
+from .chromium import Watched, api, sync_api
 
 KEY = "sheet-test-key"
 TOURNAMENT = "club night"
@@ -46,28 +46,6 @@ def server(tmp_path_factory) -> Iterator[Server]:
                  env={"RUMMY_API_KEYS": f"scorer:{KEY}", "RUMMY_VERIFY_PROCESSES": "0"}).start()
     yield srv
     srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def watched(browser, server) -> Iterator[Watched]:
-    page = Watched(browser, f"http://127.0.0.1:{server.port}")
-    yield page
-    page.check()
-    page.close()
-
-
-def api(server: Server, path: str) -> dict:
-    status, body = server.get_json(f"/api/v1{path}")
-    assert status == 200, (path, body)
-    return body
 
 
 def type_fields(page, fields: list[str]) -> None:
