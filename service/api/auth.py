@@ -49,7 +49,10 @@ READ_COOKIE = "rummy_read_key"
 
 
 KEYRING_EXTENSION = "rummy_keyring"
-ACCESS = "x-access"  # in the document: "read" or "write", which keys the operation takes
+ACCESS = "x-access"  # in the document: "read", "write" or "public", which keys the operation takes
+# A view of one tournament read without a key when that tournament is public.
+PUBLIC_NOTE = ("Without a read key, answered only for a tournament whose settings say "
+               "`\"public\": true`; any other answers 401.")
 SECRET_SUFFIX = ".label-secret"
 MIN_SECRET_LENGTH = 16
 _STORED_SECRET = re.compile(r"[0-9a-f]{64}")
@@ -218,7 +221,7 @@ def read_access_or_public(func: F) -> F:
                     raise
         return func(*args, **kwargs)
 
-    return Blueprint.doc(security=[{SCHEME_NAME: []}], **{ACCESS: "read"})(wrapper)
+    return Blueprint.doc(security=[{SCHEME_NAME: []}], **{ACCESS: "public"})(wrapper)
 
 
 def read_access(func: F) -> F:

@@ -20,7 +20,7 @@ from flask_smorest.utils import prepare_response
 from marshmallow import Schema, fields
 
 from . import log_schemas
-from .auth import ACCESS, SCHEME_NAME, SECURITY_SCHEME
+from .auth import ACCESS, PUBLIC_NOTE, SCHEME_NAME, SECURITY_SCHEME
 from .config import EXTENSION, Settings
 from .problems import MEDIA_TYPE, PROBLEM_TYPES, type_uri
 
@@ -96,8 +96,8 @@ def problem_responses(blp: Blueprint, *statuses: int) -> Callable[[F], F]:
 class ConfiguredPlugin(BasePlugin):
     """What the document says of an operation as this server is configured: a key is
     required only where keys are set (else the operation also takes no credentials,
-    ``{}`` among its security alternatives), and a page ``limit`` at most the
-    configured largest page."""
+    ``{}`` among its security alternatives; a public tournament's views always take
+    it, and say when), and a page ``limit`` at most the configured largest page."""
 
     def __init__(self, config: Settings) -> None:
         self.config = config
@@ -109,6 +109,10 @@ class ConfiguredPlugin(BasePlugin):
             keys = self.config.api_keys if access == "write" else self.config.read_keys
             if access is not None and not keys:
                 operation["security"] = [*operation.get("security", []), {}]
+            elif access == "public":  # keys are set, yet a public tournament needs none
+                operation["security"] = [*operation.get("security", []), {}]
+                operation["description"] = \
+                    f"{operation.get('description', '').rstrip()}\n\n{PUBLIC_NOTE}".lstrip()
             for parameter in operation.get("parameters", []):
                 if isinstance(parameter, dict) and parameter.get("in") == "query" \
                         and parameter.get("name") == "limit":

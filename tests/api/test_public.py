@@ -114,3 +114,22 @@ def test_the_public_pages_say_that_the_games_need_a_key(closed):
     # The game it links to answers the page that asks for the key.
     page = get(client, f"/games/{games['open']}")
     assert page.status_code == 401 and 'id="enter-key"' in page.get_data(as_text=True)
+
+
+def test_the_document_says_which_reads_a_public_tournament_opens(closed):
+    """With read keys set, the seven addresses a public tournament opens take no
+    credentials as an alternative and say on what condition; every other read needs the
+    key, as before."""
+    client, _ = closed
+    paths = client.get(f"{API}/openapi.json").get_json()["paths"]
+    tournament = f"{API}/tournaments/{{tournament_id}}"
+    opened = [tournament, f"{tournament}/report.csv", f"{tournament}/crosstable",
+              f"{tournament}/withdrawn", f"{tournament}/settings"]
+    for path in opened:
+        operation = paths[path]["get"]
+        assert operation["security"] == [{"bearerAuth": []}, {}], path
+        assert operation["x-access"] == "public", path
+        assert '"public": true' in operation["description"], path
+    assert paths[f"{tournament}/settings"]["put"]["security"] == [{"bearerAuth": []}]
+    for path in (f"{API}/tournaments", f"{API}/games", f"{API}/games/{{game_id}}"):
+        assert paths[path]["get"]["security"] == [{"bearerAuth": []}], path
