@@ -73,10 +73,19 @@ class RatingHealthSchema(Schema):
     rated = fields.Integer(metadata={"description": "Games rated since start-up"})
     hold_seconds = fields.Float(metadata={
         "description": "How long a committed game waits for the catch-up"})
+    failures = fields.Integer(metadata={
+        "description": "Rounds of the catch-up failed in a row (0 once one succeeds); "
+                       "while above 0 the status is degraded"})
+    last_error = fields.Dict(keys=fields.String(), values=fields.String(), allow_none=True,
+                             metadata={"description": "The latest failure: `at` (UTC) and "
+                                                      "`error`; null if none since start-up"})
 
 
 class HealthSchema(Schema):
-    status = fields.String(required=True, metadata={"example": "ok", "enum": ["ok"]})
+    status = fields.String(required=True, metadata={
+        "example": "ok", "enum": ["ok", "degraded"],
+        "description": "ok; degraded while the rating catch-up fails (games are still "
+                       "stored and read: see ratings.last_error)"})
     database = fields.String(required=True, metadata={"example": "ok"})
     schema_version = fields.Integer(required=True, metadata={"example": 1})
     writes = fields.Nested(WritesSchema, required=True)
@@ -117,8 +126,10 @@ def healthz() -> dict[str, Any]:
         raise Problem(503, DEGRADED, "the database answers, but its last write failed: "
                       "games are not being stored", headers={"Retry-After": "5"},
                       health="degraded", database="ok", schema_version=version, writes=shown)
-    return {"status": "ok", "database": "ok", "schema_version": version, "writes": shown,
-            "analysis": checked["analysis"], "ratings": checked["ratings"]}
+    ratings = checked["ratings"]
+    status = "degraded" if ratings and ratings.get("failures") else "ok"
+    return {"status": status, "database": "ok", "schema_version": version, "writes": shown,
+            "analysis": checked["analysis"], "ratings": ratings}
 
 
 @blp.route("/metrics", methods=["GET"])

@@ -779,7 +779,7 @@ class Store(StoreReads):
                                     [old, record.id])
                         deletion = dict(zip(_DELETION, (old, at, by, reason), strict=True))
                         if self._ratings is not None:
-                            pending = self._ratings.remove(cur, old)
+                            pending = self._ratings.remove(cur, old, seq - 1)
                     cur.execute("COMMIT")
                 except BaseException:
                     writer.clear()

@@ -48,6 +48,8 @@ class RatingCatchUp:
         self.store = store
         self.hold = hold
         self.rated = 0  # games rated by the catch-up since start-up
+        self.failures = 0  # rounds failed in a row (0 once one succeeds)
+        self.last_error: dict[str, str] | None = None  # the latest failure: when, what
         self._queue: list[Noted] = []
         self._waiting = 0  # games noted and not rated (counted or not)
         self._wake = threading.Event()
@@ -94,10 +96,21 @@ class RatingCatchUp:
             return 0
         taken = self._queue[:n]
         games = [game for _, _, convert in taken for game in convert()]
-        with transaction(cur):
-            pending = keeper.add(cur, games, until_seq=max((g.seq for g in games),
-                                                            default=None))
+        try:
+            with transaction(cur):
+                pending = keeper.add(cur, games, until_seq=max((g.seq for g in games),
+                                                                default=None))
+        except Exception as error:
+            # The memory of the last games rated may be what failed: the next round
+            # reads the ratings back from the tables instead, which a rollback left
+            # as they were.
+            keeper.forget()
+            self.failures += 1
+            self.last_error = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                               "error": f"{type(error).__name__}: {error}"[:300]}
+            raise
         keeper.commit(pending)
+        self.failures = 0
         del self._queue[:n]
         self._waiting -= sum(count for _, count, _ in taken)
         self.rated += len(games)
@@ -111,7 +124,8 @@ class RatingCatchUp:
 
     def health(self) -> dict[str, Any]:
         return {"running": self._thread.is_alive(), "backlog": self._waiting,
-                "rated": self.rated, "hold_seconds": self.hold}
+                "rated": self.rated, "hold_seconds": self.hold,
+                "failures": self.failures, "last_error": self.last_error}
 
     def close(self) -> None:
         self._stop.set()

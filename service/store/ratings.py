@@ -283,7 +283,8 @@ class Keeper:
             if ledger.extends(pool[0]):
                 history += _rate_in_order(pool, ChainMap(changed, ledger.ratings), entries)
                 pending.tails[variant] = (len(tail), entries)
-            elif tail and order_key(tail[0].game) < order_key(pool[0]):
+            elif (tail and order_key(tail[0].game) < order_key(pool[0])
+                  and order_key(tail[-1].game) > order_key(pool[0])):
                 # Late, but after the first game of the tail: replayed from memory.
                 since = order_key(pool[0])
                 cut = bisect_right([order_key(r.game) for r in tail], since)
@@ -297,7 +298,7 @@ class Keeper:
                 history += _rate_in_order(sorted(again + pool, key=order_key),
                                           ChainMap(changed, ledger.ratings), entries)
                 pending.tails[variant] = (cut, entries)
-            else:
+            else:  # before the tail, or a tail that does not reach the pool's last game
                 if flush is not None:
                     flush()
                 self._replay(cur, variant, order_key(pool[0]), pending, until_seq)
@@ -311,15 +312,17 @@ class Keeper:
             append(history)
         return pending
 
-    def remove(self, cur: Any, gid: str) -> Pending:
+    def remove(self, cur: Any, gid: str, until_seq: int | None = None) -> Pending:
         """Undo a deleted game (its deletion recorded already in this transaction): its
-        pool replayed from its place, when it was rated."""
+        pool replayed from its place, when it was rated, over the games stored up to
+        ``until_seq`` when given (a game stored by the same transaction is not rated
+        yet: the catch-up rates it, once)."""
         pending = Pending()
         self._loaded(cur)
         row = cur.execute(f"SELECT variant, {_AT}, seq FROM rating_history "
                           "WHERE game_id = ? LIMIT 1", [gid]).fetchone()
         if row is not None:
-            self._replay(cur, row[0], (row[1], row[2]), pending)
+            self._replay(cur, row[0], (row[1], row[2]), pending, until_seq)
         return pending
 
     def _replay(self, cur: Any, variant: str, since: Key, pending: Pending,

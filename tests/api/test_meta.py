@@ -56,7 +56,8 @@ def test_healthz(client):
                                    "analysis": {"running": False, "backlog": 0, "analysed": 0,
                                                 "failed": 0, "last_error": None, "paused": 0},
                                    "ratings": {"running": True, "backlog": 0, "rated": 0,
-                                               "hold_seconds": HOLD}}
+                                               "hold_seconds": HOLD, "failures": 0,
+                                               "last_error": None}}
 
 
 @pytest.mark.parametrize("store_process", ["0", "1"])
@@ -90,6 +91,38 @@ def test_healthz_is_degraded_while_writes_fail(make_app, store_process):
     recovered = client.get(f"{API}/healthz")
     assert recovered.status_code == 200 and recovered.get_json()["status"] == "ok"
     assert recovered.get_json()["writes"]["last_commit"] == "ok"
+
+
+def test_healthz_says_degraded_while_the_ratings_fail_and_ok_once_they_recover(make_app):
+    """The rating history made unreachable for real (renamed under the store): games are
+    still stored and read, a read of the ratings fails, healthz says degraded with the
+    error; the table back, the next read rates what waited and healthz is ok again."""
+    app = make_app(RUMMY_STORE_PROCESS="0")
+    client = app.test_client()
+    assert post_log(client, valid(id="before")).status_code == 201
+    assert client.get(f"{API}/ratings").status_code == 200
+    store = store_of(app)
+    with store.cursor() as cur:
+        cur.execute("ALTER TABLE rating_history RENAME TO rating_history_away")
+    try:
+        assert post_log(client, valid(id="during")).status_code == 201
+        assert client.get(f"{API}/ratings").status_code >= 500
+        health = client.get(f"{API}/healthz")
+        assert health.status_code == 200
+        body = health.get_json()
+        assert body["status"] == "degraded" and body["ratings"]["failures"] == 1
+        assert "rating_history" in body["ratings"]["last_error"]["error"]
+        assert body["ratings"]["last_error"]["at"].endswith("Z")
+        assert client.get(f"{API}/games").status_code == 200  # reads go on
+    finally:
+        with store.cursor() as cur:
+            cur.execute("ALTER TABLE rating_history_away RENAME TO rating_history")
+    ratings = client.get(f"{API}/ratings")
+    assert ratings.status_code == 200
+    assert {row["player"] for row in ratings.get_json()["ratings"]} == {"ana", "ben"}
+    recovered = client.get(f"{API}/healthz").get_json()
+    assert recovered["status"] == "ok" and recovered["ratings"]["failures"] == 0
+    assert recovered["ratings"]["backlog"] == 0
 
 
 def test_healthz_is_503_when_the_database_fails(app, client, monkeypatch):

@@ -216,3 +216,27 @@ def test_games_left_unrated_by_an_ended_process_are_rated_when_the_store_opens(
     assert ratings_of(reopened) == ratings_of(expected)
     assert history_of(reopened) == history_of(expected)
     assert_recompute_agrees(reopened)
+
+
+@pytest.mark.parametrize("hours", [10**5, 17 * 10 + 5, -5],
+                         ids=["after every game", "among them", "before every game"])
+def test_a_replaced_game_is_rated_once_as_if_uploaded_in_its_place(open_store, hours):
+    """A replacement stores the new game and withdraws the old one at once: the ratings
+    then are those of a store that never held the old game, the new one rated once,
+    wherever it falls in time, and later uploads and reads keep working."""
+    logs = corpus()
+    store, without = open_store("store"), open_store("without")
+    gone = next(k for k, log in enumerate(logs) if log["variant"] == "gin" and k > 3)
+    old = record(logs[gone])  # the same pool as the new game: its replay could see it
+    new = record(dated(sample("gin-02"), hours))
+    store.submit([record(log) for log in logs])
+    store.catch_up_ratings()
+    without.submit([record(log) for log in logs if log is not logs[gone]] + [new])
+    store.replace_game(new, old.id, "director", "corrected", old.games[2])
+    assert ratings_of(store) == ratings_of(without)
+    assert history_of(store, with_seq=False) == history_of(without, with_seq=False)
+    assert_recompute_agrees(store)
+    after = record(dated(sample("gin-01"), 2 * 10**5))
+    store.submit([after])
+    without.submit([after])
+    assert ratings_of(store) == ratings_of(without)
