@@ -332,12 +332,14 @@ def _distinct_players(values: list[str]) -> None:
 class ScheduleEntrySchema(Schema):
     round = fields.Integer(strict=True, required=True, validate=Range(1, MAX_ROUND))
     table = TableField(required=True, metadata={
+        "oneOf": [{"type": "integer", "minimum": 1},
+                  {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}],
         "description": "As the logs' tournament.table names it: a positive integer is read "
                        "as its decimal text (3 is the table \"3\")"})
     players = fields.List(
         fields.String(validate=[Length(1, MAX_PLAYER_LENGTH), _player_name]),
         required=True, validate=[Length(2, 4), _distinct_players], metadata={
-            "description": "2 to 4 distinct names, compared with a game's players exactly "
+            "uniqueItems": True, "description": "2 to 4 distinct names, compared with a game's players exactly "
                            "as stored, in any order"})
     not_played = fields.String(allow_none=True, load_default=None,
                                validate=Length(1, MAX_REASON_LENGTH), metadata={
