@@ -349,22 +349,45 @@ class ScheduleEntrySchema(Schema):
 
 class ScheduleField(fields.List):
     """The schedule's entries, each (round, table) once; the duplicate's error is on its
-    own entry (``schedule.<n>.table``)."""
+    own entry (``schedule.<n>.table``), beside the entries' other errors."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any,
                      **kwargs: Any) -> list[dict[str, Any]]:
-        entries = super()._deserialize(value, attr, data, **kwargs)
-        seen: dict[tuple[int, str], int] = {}
-        errors: dict[int, dict[str, list[str]]] = {}
-        for n, entry in enumerate(entries):
-            key = (entry["round"], entry["table"])
-            if key in seen:
-                errors[n] = {"table": [f"round {key[0]}, table {key[1]} is scheduled "
-                                       f"already (entry {seen[key]})"]}
-            seen.setdefault(key, n)
-        if errors:
-            raise ValidationError(errors)
+        twice = _scheduled_twice(value)
+        try:
+            entries = super()._deserialize(value, attr, data, **kwargs)
+        except ValidationError as error:
+            if not twice or not isinstance(error.messages, dict):
+                raise
+            messages: dict[Any, Any] = dict(error.messages)
+            for n, message in twice.items():
+                entry = messages.setdefault(n, {})
+                if isinstance(entry, dict):
+                    entry.setdefault("table", []).append(message)
+            raise ValidationError(messages) from error
+        if twice:
+            raise ValidationError({n: {"table": [message]} for n, message in twice.items()})
         return entries
+
+
+def _scheduled_twice(value: Any) -> dict[int, str]:
+    """The entries of a schedule (as sent) naming a round and table an earlier entry
+    names, by position, with the message; a table given as a number is its text."""
+    if not isinstance(value, list):
+        return {}
+    seen: dict[tuple[int, str], int] = {}
+    out: dict[int, str] = {}
+    for n, entry in enumerate(value):
+        if not isinstance(entry, dict):
+            continue
+        round_, table = entry.get("round"), entry.get("table")
+        if type(round_) is not int or type(table) not in (int, str):
+            continue
+        key = (round_, str(table))
+        if key in seen:
+            out[n] = f"round {key[0]}, table {key[1]} is scheduled already (entry {seen[key]})"
+        seen.setdefault(key, n)
+    return out
 
 
 class SettingsSchema(Schema):

@@ -239,6 +239,14 @@ def test_a_table_is_scheduled_once_and_the_schedule_has_a_size_limit(shared_clie
                              "validation-error")
     assert problem["errors"] == {
         "schedule.2.table": ["round 1, table 3 is scheduled already (entry 0)"]}
+    # Reported beside the entries' other errors.
+    problem = assert_problem(shared_client.put(url, json={"schedule": [
+        *twice, {"round": 2, "table": "3", "players": ["cleo", "cleo"]}]}), 422,
+        "validation-error")
+    assert problem["errors"] == {
+        "schedule.2.table": ["round 1, table 3 is scheduled already (entry 0)"],
+        "schedule.3.players": ["each player once at a table"],
+        "schedule.3.table": ["round 2, table 3 is scheduled already (entry 1)"]}
     many = [{"round": 1 + n // 500, "table": 1 + n % 500, "players": ["ana", "ben"]}
             for n in range(5001)]
     problem = assert_problem(shared_client.put(url, json={"schedule": many}), 422,
