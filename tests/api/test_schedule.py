@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .helpers import API, assert_problem, post_log, valid
 from .test_desk import at, rule
@@ -257,3 +259,80 @@ def test_a_table_is_scheduled_once_and_the_schedule_has_a_size_limit(shared_clie
     body = shared_client.put(url, json={"schedule": twice[:2]}).get_json()
     assert [entry["table"] for entry in body["schedule"]] == ["3", "3"]
     assert shared_client.get(url).get_json()["schedule"] == body["schedule"]
+
+
+# --------------------------------------------------------------------------- property
+# For any games (valid, some ruled void), schedule and last day, the open matters, what
+# counts and whether the tournament is final equal a plain recomputation of the rules.
+
+PLAYERS = ("ana", "ben", "cleo", "dan")
+_serial = iter(range(10**9))
+
+
+@st.composite
+def plans(draw) -> dict[str, Any]:
+    games = draw(st.lists(st.fixed_dictionaries({
+        "players": st.permutations(PLAYERS).map(lambda order: tuple(order[:2])),
+        "round": st.integers(1, 3), "table": st.sampled_from("ABC"),
+        "void": st.booleans()}), min_size=1, max_size=6))
+    slots = [{"round": round_, "table": table,
+              "players": list(draw(st.permutations(PLAYERS))[:2]),
+              "not_played": draw(st.none() | st.just("withdrew"))}
+             for round_ in (1, 2, 3) for table in "AB" if draw(st.booleans())]
+    end = draw(st.sampled_from((None, "2020-01-02", "9998-12-31")))
+    return {"games": games, "slots": slots, "end": end}
+
+
+def expected(plan: dict[str, Any], ids: list[str]) -> tuple[set[tuple], dict[str, bool]]:
+    """The open matters and what counts, recomputed plainly from the plan."""
+    games = [{**game, "id": gid} for game, gid in zip(plan["games"], ids, strict=True)]
+    at = {(slot["round"], slot["table"]): slot for slot in plan["slots"]}
+    claims: dict[tuple[int, str], list[str]] = {}
+    for game in games:
+        claims.setdefault((game["round"], game["table"]), []).append(game["id"])
+    latest = max(game["round"] for game in games)
+    ended = plan["end"] == "2020-01-02"
+    open_: set[tuple] = set()
+    counted = {}
+    for key, claimed in claims.items():
+        if len(claimed) > 1:
+            open_.add(("duplicate_table", tuple(claimed), *key))
+    for game in games:
+        key = (game["round"], game["table"])
+        off = key in at and set(game["players"]) != set(at[key]["players"])
+        if off and not game["void"]:
+            open_.add(("schedule_mismatch", (game["id"],), *key))
+        counted[game["id"]] = len(claims[key]) == 1 and not game["void"] and not off
+    for key, slot in at.items():
+        if slot["not_played"] is None and key not in claims and (ended or latest > key[0]):
+            open_.add(("missing_table", (), *key))
+    return open_, counted
+
+
+@settings(max_examples=40)
+@given(plans())
+def test_the_schedule_matters_equal_a_plain_recomputation(shared_app, plan):
+    shared_client = shared_app.test_client()
+    tournament = f"sched-prop-{next(_serial)}"
+    ids = []
+    for game in plan["games"]:
+        log = renamed(at(valid(id=f"s{next(_serial)}"), tournament, game["round"],
+                         game["table"]), *game["players"])
+        response = post_log(shared_client, log)
+        assert response.status_code == 201, response.get_json()
+        ids.append(response.get_json()["id"])
+        if game["void"]:
+            assert rule(shared_client, ids[-1], "void").status_code == 200
+    settings_body: dict[str, Any] = {"schedule": plan["slots"]}
+    if plan["end"] is not None:
+        settings_body["dates"] = {"start": "2020-01-01", "end": plan["end"]}
+    response = shared_client.put(f"{API}/tournaments/{tournament}/settings",
+                                 json=settings_body)
+    assert response.status_code == 200, response.get_json()
+    body = shared_client.get(f"{API}/tournaments/{tournament}").get_json()
+    open_, counted = expected(plan, ids)
+    assert {(m["kind"], tuple(m["games"]), m["round"], m["table"])
+            for m in body["open"]} == open_
+    assert len(body["open"]) == len(open_)
+    assert {game["id"]: game["counted"] for game in body["games"]} == counted
+    assert body["final"] is (not open_)
