@@ -15,11 +15,12 @@ from typing import Any
 import orjson
 from flask import g, request, url_for
 from flask_smorest import Blueprint
-from marshmallow import RAISE, Schema, ValidationError, fields, validates_schema
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validates_schema
 from marshmallow.validate import Length, OneOf, Range
 
 from ..engine import LogValidationError, load_json
-from ..engine.limits import MAX_ID_LENGTH
+from ..engine.limits import MAX_ID_LENGTH, MAX_PLAYER_LENGTH, MAX_ROUND
+from ..engine.logformat.names import name_problem
 from ..store.counting import ALLOWED, FORFEIT, RANKINGS, RULINGS, TIE_BREAKS, allowed
 from ..store.desk import (
     current_ruling,
@@ -28,6 +29,7 @@ from ..store.desk import (
     tournament_settings,
     withdrawn_games,
 )
+from ..store.schedule import game_off_schedule
 from .auth import read_access, read_access_or_public, write_access
 from .config import current_store
 from .games import _not_found, _reason_body, game_url
@@ -112,7 +114,9 @@ EXAMPLE = {"game": "5d69bdc52cdd76ed28a89e91", "status": "illegal",
 RULING_DESCRIPTION = (
     f"Rulings: {MEANINGS} Allowed by verdict: {TABLE}. A ruling settles its game's open "
     "matter in the tournament audit, never changes the stored log or the verdict, and is "
-    "kept with who recorded it, when and why; a new ruling supersedes the one in force.")
+    "kept with who recorded it, when and why; a new ruling supersedes the one in force. "
+    "A game whose players are not the ones its tournament's schedule seats at its round "
+    "and table may also be ruled 'stands', whatever its verdict.")
 
 
 def _game(game_id: str) -> dict[str, Any]:
@@ -123,9 +127,15 @@ def _game(game_id: str) -> dict[str, Any]:
     return row
 
 
+def _allowed(row: dict[str, Any]) -> tuple[str, ...]:
+    """The rulings the game's verdict allows (and ``stands`` when it is off its
+    tournament's schedule)."""
+    return allowed(row["status"], game_off_schedule(current_store(), row))
+
+
 def _state(row: dict[str, Any]) -> dict[str, Any]:
     history = ruling_history(current_store(), row["id"])
-    return {"game": row["id"], "status": row["status"], "allowed": list(allowed(row["status"])),
+    return {"game": row["id"], "status": row["status"], "allowed": list(_allowed(row)),
             "ruling": current_ruling(history), "history": history,
             "links": {"self": url_for("desk.get_ruling", game_id=row["id"]),
                       "game": game_url(row["id"])}}
@@ -200,10 +210,11 @@ def get_ruling(game_id: str) -> dict[str, Any]:
 def put_ruling(game_id: str) -> dict[str, Any]:
     row = _game(game_id)
     ruling, against, reason = _ruling_body(row["players"])
-    if ruling not in allowed(row["status"]):
+    rulings = _allowed(row)
+    if ruling not in rulings:
         raise Problem(409, RULING_NOT_ALLOWED,
-                      f"a {row['status']} game allows {', '.join(allowed(row['status']))}, "
-                      f"not {ruling}", allowed=list(allowed(row["status"])))
+                      f"a {row['status']} game allows {', '.join(rulings)}, not {ruling}",
+                      allowed=list(rulings))
     if not current_store().set_ruling(row["id"], ruling, against, reason, g.uploader,
                                       datetime.now(UTC)):
         raise _not_found(game_id)  # withdrawn meanwhile
@@ -286,6 +297,99 @@ def _distinct(values: list[str]) -> None:
         raise ValidationError("each tie-break once")
 
 
+MAX_SCHEDULE = 5000  # scheduled tables: 500 tables a round for 10 rounds
+
+
+class TableField(fields.Field):
+    """A table as the logs' ``tournament.table`` names it: a name (1 to 128 characters),
+    or a positive integer, read as its decimal text (3 is the table "3")."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if value < 1:
+                raise ValidationError("a positive integer or a name")
+            value = str(value)
+        if not isinstance(value, str) or not 1 <= len(value) <= MAX_ID_LENGTH:
+            raise ValidationError(f"a positive integer or a name of 1 to {MAX_ID_LENGTH} "
+                                  "characters")
+        problem = name_problem(value)
+        if problem is not None:
+            raise ValidationError(problem)
+        return value
+
+
+def _player_name(value: str) -> None:
+    problem = name_problem(value, in_paths=True)
+    if problem is not None:
+        raise ValidationError(problem)
+
+
+def _distinct_players(values: list[str]) -> None:
+    if len(set(values)) != len(values):
+        raise ValidationError("each player once at a table")
+
+
+class ScheduleEntrySchema(Schema):
+    round = fields.Integer(strict=True, required=True, validate=Range(1, MAX_ROUND))
+    table = TableField(required=True, metadata={
+        "oneOf": [{"type": "integer", "minimum": 1},
+                  {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}],
+        "description": "As the logs' tournament.table names it: a positive integer is read "
+                       "as its decimal text (3 is the table \"3\")"})
+    players = fields.List(
+        fields.String(validate=[Length(1, MAX_PLAYER_LENGTH), _player_name]),
+        required=True, validate=[Length(2, 4), _distinct_players], metadata={
+            "uniqueItems": True, "description": "2 to 4 distinct names, compared with a game's players exactly "
+                           "as stored, in any order"})
+    not_played = fields.String(allow_none=True, load_default=None,
+                               validate=Length(1, MAX_REASON_LENGTH), metadata={
+                                   "description": "Why the table was not played: it is then "
+                                                  "no missing_table; null: to be played"})
+
+
+class ScheduleField(fields.List):
+    """The schedule's entries, each (round, table) once; the duplicate's error is on its
+    own entry (``schedule.<n>.table``), beside the entries' other errors."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any,
+                     **kwargs: Any) -> list[dict[str, Any]]:
+        twice = _scheduled_twice(value)
+        try:
+            entries = super()._deserialize(value, attr, data, **kwargs)
+        except ValidationError as error:
+            if not twice or not isinstance(error.messages, dict):
+                raise
+            messages: dict[Any, Any] = dict(error.messages)
+            for n, message in twice.items():
+                entry = messages.setdefault(n, {})
+                if isinstance(entry, dict):
+                    entry.setdefault("table", []).append(message)
+            raise ValidationError(messages) from error
+        if twice:
+            raise ValidationError({n: {"table": [message]} for n, message in twice.items()})
+        return entries
+
+
+def _scheduled_twice(value: Any) -> dict[int, str]:
+    """The entries of a schedule (as sent) naming a round and table an earlier entry
+    names, by position, with the message; a table given as a number is its text."""
+    if not isinstance(value, list):
+        return {}
+    seen: dict[tuple[int, str], int] = {}
+    out: dict[int, str] = {}
+    for n, entry in enumerate(value):
+        if not isinstance(entry, dict):
+            continue
+        round_, table = entry.get("round"), entry.get("table")
+        if type(round_) is not int or type(table) not in (int, str):
+            continue
+        key = (round_, str(table))
+        if key in seen:
+            out[n] = f"round {key[0]}, table {key[1]} is scheduled already (entry {seen[key]})"
+        seen.setdefault(key, n)
+    return out
+
+
 class SettingsSchema(Schema):
     """A tournament's settings; what a PUT leaves out takes its default."""
 
@@ -306,11 +410,26 @@ class SettingsSchema(Schema):
                                                 "the other tied players), points, wins, "
                                                 "points_difference (own points less the "
                                                 "opponents' average, summed)"})
+    schedule = ScheduleField(fields.Nested(ScheduleEntrySchema), validate=Length(max=MAX_SCHEDULE),
+                             metadata={
+        "description": "Optional: who sits at each table of each round (at most "
+                       f"{MAX_SCHEDULE} tables). A live game of a scheduled round and table "
+                       "played by other players is an open matter (schedule_mismatch; it "
+                       "counts for nothing until ruled), and so is a scheduled table with "
+                       "no live game once its round is over (missing_table: a game of a "
+                       "later round is stored, or the last day has passed) unless marked "
+                       "not_played. Left out or empty: no schedule, and no such matter"})
     public = StrictBoolean(load_default=False, metadata={
         "description": "true: this tournament's answers and pages (GET /tournaments/{id}, "
                        "its report.csv, crosstable, withdrawn games and settings) are "
                        "readable without a read key even when the server requires one; "
                        "its games and players still need the key"})
+
+    @post_load
+    def _no_empty_schedule(self, data: dict[str, Any], **_kwargs: Any) -> dict[str, Any]:
+        if data.get("schedule") == []:  # an empty schedule is none: the answers as before
+            del data["schedule"]
+        return data
 
 
 class SettingsAnswerSchema(SettingsSchema):

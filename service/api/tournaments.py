@@ -36,7 +36,7 @@ from ..store.audit import (
     ruling_text,
     tournament_audit,
 )
-from ..store.counting import MATTER_KINDS
+from ..store.counting import MATTER_KINDS, MISSING_TABLE
 from ..store.crosstable import crosstable
 from ..store.desk import withdrawn_games
 from .auth import read_access, read_access_or_public
@@ -168,8 +168,10 @@ class MatterSchema(Schema):
     detail = fields.String(required=True)
     links = fields.Dict(keys=fields.String(), values=fields.Raw(), required=True, metadata={
         "description": "games: each game's address; ruling: where to record the ruling "
-                       "that settles it (a game's matter); withdrawn: the tournament's "
-                       "withdrawn games"})
+                       "that settles it (a game's matter, schedule_mismatch included); "
+                       "withdrawn: the tournament's withdrawn games (duplicate_table); "
+                       "settings: where a missing_table is marked not played (it has no "
+                       "game)"})
 
 
 class TournamentGameSchema(Schema):
@@ -254,7 +256,8 @@ class TournamentReportSchema(Schema):
                        "when none were set"})
     final = fields.Boolean(required=True, metadata={
         "description": "True when no matter is open: no re-entered table, no illegal, "
-                       "unfinished or mismatch game without a ruling"})
+                       "unfinished or mismatch game without a ruling; with a schedule, "
+                       "no game off its schedule without a ruling and no missing table"})
     open = fields.List(fields.Nested(MatterSchema), required=True, metadata={
         "description": "The open matters, each with its games and links"})
     rounds = fields.List(fields.Integer(), required=True, metadata={
@@ -398,6 +401,8 @@ def matters_with_links(audit: TournamentAudit) -> list[dict[str, Any]]:
                                            for gid in matter["games"]]}
         if matter["kind"] == "duplicate_table":
             links["withdrawn"] = url_for("desk.get_withdrawn", tournament_id=audit.id)
+        elif matter["kind"] == MISSING_TABLE:
+            links["settings"] = url_for("desk.get_settings", tournament_id=audit.id)
         else:
             links["ruling"] = url_for("desk.get_ruling", game_id=matter["games"][0])
         out.append({**matter, "links": links})

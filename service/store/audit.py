@@ -32,12 +32,13 @@ Every value from the request goes into the SQL as a parameter.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
 from ..engine.words import plural, where
-from . import counting
+from . import counting, schedule
 from .db import LIVE, RECOMPUTED_LEADER, RESULT_WINNER, VERIFICATION, Reader
 
 ILLEGAL_GAME = "illegal_game"
@@ -260,6 +261,7 @@ def _audits(results: list[list[dict[str, Any]]],
     ``_statements``, in order), by id; ``after_round`` as ``tournament_audit``."""
     games, players, rulings, early, illegal, mismatches, settings = results
     configured = {row["tournament_id"]: orjson.loads(row["settings"]) for row in settings}
+    today = datetime.now(UTC).date()  # a schedule's rounds are over after the last day
     if after_round is not None:
         games = [game for game in games
                  if game["round"] is not None and game["round"] <= after_round]
@@ -288,7 +290,9 @@ def _audits(results: list[list[dict[str, Any]]],
                 "at": ruling["ruled_at"]}
             facts.append(_facts(game, seats, ruling, first.get(game["id"]),
                                 deals.get(game["id"], [])))
-        counts = counting.count_games(facts)
+        slots = schedule.slots_of(configured.get(tid), after_round)
+        off = frozenset(game.id for game in schedule.off_schedule(facts, slots))
+        counts = counting.count_games(facts, off)
         for game in its_games:
             count = counts[game["id"]]
             game.update(counted=count.counted, credited=count.points,
@@ -305,7 +309,8 @@ def _audits(results: list[list[dict[str, Any]]],
             + _game_discrepancies(its_games, [row for row in illegal if row["game_id"] in ids],
                                   [row for row in mismatches if row["game_id"] in ids])
             + _standing_discrepancies(audit.standings))
-        audit.open = counting.matters(facts)
+        audit.open = counting.matters(facts) + schedule.matters(
+            facts, slots, schedule.ended(audit.settings, today))
         out[tid] = audit
     return out
 

@@ -11,6 +11,10 @@ The rules (docs/TOURNAMENTS.md):
   too, but it is an open matter (``score_mismatch``) until ruled; an illegal game counts
   for nothing and is an open matter (``illegal_game``); an unfinished game counts for
   nothing and is an open matter (``unfinished_game``).
+* **Off its schedule** (only when the settings hold a ``schedule``, ``service.store.
+  schedule``): a game whose players are not the ones scheduled at its round and table
+  counts for nothing until ruled (``schedule_mismatch``); the ruling settles it and says
+  what it counts for, and ``stands`` is allowed for it whatever its verdict.
 * **A ruling** settles its game's matter and says what the game counts for (``RULINGS``);
   it never changes the stored log or the engine's verdict.  Which rulings a verdict
   allows is ``ALLOWED``.
@@ -57,11 +61,19 @@ DUPLICATE_TABLE = "duplicate_table"
 ILLEGAL_GAME = "illegal_game"
 UNFINISHED_GAME = "unfinished_game"
 SCORE_MISMATCH = "score_mismatch"
-MATTER_KINDS = (DUPLICATE_TABLE, ILLEGAL_GAME, UNFINISHED_GAME, SCORE_MISMATCH)
+SCHEDULE_MISMATCH = "schedule_mismatch"  # only with a schedule (service.store.schedule)
+MISSING_TABLE = "missing_table"
+MATTER_KINDS = (DUPLICATE_TABLE, ILLEGAL_GAME, UNFINISHED_GAME, SCORE_MISMATCH,
+                SCHEDULE_MISMATCH, MISSING_TABLE)
 
 
-def allowed(status: str) -> tuple[str, ...]:
-    return ALLOWED.get(status, ())
+def allowed(status: str, off_schedule: bool = False) -> tuple[str, ...]:
+    """The rulings a verdict allows; a game off its schedule may also be ruled
+    ``stands`` (its result accepted as played), in the order of ``RULINGS``."""
+    rulings = ALLOWED.get(status, ())
+    if off_schedule and rulings and STANDS not in rulings:
+        rulings = tuple(name for name in RULINGS if name in rulings or name == STANDS)
+    return rulings
 
 
 @dataclass
@@ -124,11 +136,15 @@ def best(points: dict[str, int], lower_wins: bool) -> list[str]:
     return [] if len(winners) == len(points) else winners
 
 
-def count_game(game: GameFacts, duplicated: bool = False) -> Count:
-    """What ``game`` counts for (``duplicated``: another live game claims its table)."""
+def count_game(game: GameFacts, duplicated: bool = False,
+               off_schedule: bool = False) -> Count:
+    """What ``game`` counts for (``duplicated``: another live game claims its table;
+    ``off_schedule``: its players are not the ones its table was scheduled for)."""
     if duplicated:
         return Count(False, "another game claims the same round and table")
     ruling = game.ruling
+    if off_schedule and ruling is None:
+        return Count(False, "not the players scheduled at its table, no ruling yet")
     if ruling == VOID:
         return Count(False, "ruled void")
     if ruling == FORFEIT:
@@ -160,10 +176,13 @@ def count_game(game: GameFacts, duplicated: bool = False) -> Count:
     return Count(True, "the recomputed result", points, winners)
 
 
-def count_games(games: Sequence[GameFacts]) -> dict[str, Count]:
-    """What every game counts for, by id: duplicate tables held out, rulings applied."""
+def count_games(games: Sequence[GameFacts],
+                off_schedule: frozenset[str] = frozenset()) -> dict[str, Count]:
+    """What every game counts for, by id: duplicate tables held out, rulings applied;
+    ``off_schedule``: the ids of the games whose players are not the scheduled ones."""
     duplicated = {game.id for group in duplicate_groups(games) for game in group}
-    return {game.id: count_game(game, game.id in duplicated) for game in games}
+    return {game.id: count_game(game, game.id in duplicated, game.id in off_schedule)
+            for game in games}
 
 
 def matters(games: Sequence[GameFacts]) -> list[dict[str, Any]]:

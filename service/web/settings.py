@@ -1,10 +1,14 @@
 """The settings page of a tournament: its name, dates, venue, ranking, match points,
-tie-breaks and whether it is public, in a form a write-key holder sends to
+tie-breaks, whether it is public and its schedule (a text area, one table a line:
+``round, table, player, player...``, and ``| not played: why`` after a table that was
+not), in a form a write-key holder sends to
 ``PUT /api/v1/tournaments/{id}/settings`` (the page's script, with the key the upload
 page keeps in the tab's session storage).  The page itself reads as the tournament's
 other pages do: with a read key, or without one when the tournament is public."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from flask import render_template
 
@@ -18,6 +22,14 @@ from ..store.desk import tournament_known
 from . import blp
 
 
+def schedule_line(entry: dict[str, Any]) -> str:
+    """One scheduled table as the page's text area shows it (and its script reads it)."""
+    line = ", ".join([str(entry["round"]), entry["table"], *entry["players"]])
+    if entry.get("not_played") is not None:
+        line += f" | not played: {entry['not_played']}"
+    return line
+
+
 @blp.get("/tournaments/<name:tournament_id>/settings")
 @read_access_or_public
 def tournament_settings(tournament_id: str):
@@ -28,5 +40,7 @@ def tournament_settings(tournament_id: str):
     slots = [*current["tie_breaks"], *[""] * (len(TIE_BREAKS) - len(current["tie_breaks"]))]
     return render_template("settings.html", title=f"Settings · {tournament_id}",
                            tournament_id=tournament_id, current=current, slots=slots,
+                           schedule="".join(schedule_line(entry) + "\n"
+                                            for entry in current.get("schedule", [])),
                            rankings=RANKINGS, tie_breaks=TIE_BREAKS,
                            key_needed=writes_need_a_key())

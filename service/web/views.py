@@ -43,9 +43,10 @@ from ..engine.rules import OTHER_ORIGINS, PRESETS, SOURCES, source_in_words
 from ..store import GameFilter
 from ..store.analysis import player_analysis
 from ..store.audit import list_tournaments, ruling_text, tournament_audit
-from ..store.counting import RULINGS, allowed
+from ..store.counting import RULINGS, SCHEDULE_MISMATCH, allowed
 from ..store.db import filter_names, spellings
 from ..store.desk import current_ruling, ruling_history, withdrawn_games
+from ..store.schedule import game_off_schedule
 from ..store.snapshots import Walk
 from ..store.stats import (
     SORT_KEYS,
@@ -223,7 +224,9 @@ def game(game_id: str):
     ruling = current_ruling(history)
     return render_template("game.html", title=f"Game {game_id}", game=data,
                            ruling=ruling, ruling_text=ruling_text, history=history,
-                           allowed=allowed(data["status"]), meanings=RULINGS,
+                           allowed=allowed(data["status"],
+                                           game_off_schedule(current_store(), data)),
+                           meanings=RULINGS,
                            key_needed=writes_need_a_key(),
                            said=verdict.verdict(data), deals=verdict.deal_rows(data),
                            totals=verdict.total_rows(data), where=verdict.where,
@@ -331,6 +334,9 @@ def tournament(tournament_id: str):
                            ruling_text=ruling_text, withdrawal_text=withdrawal_text,
                            fragment=verdict.replay_fragment,
                            by_id={row["id"]: row for row in audit.games}, allowed=allowed,
+                           off_schedule={gid for m in audit.open
+                                         if m["kind"] == SCHEDULE_MISMATCH
+                                         for gid in m["games"]},
                            meanings=RULINGS, key_needed=writes_need_a_key())
 
 

@@ -86,3 +86,43 @@ def test_the_settings_form_is_refused_without_the_key_and_saved_with_it(watched,
     sync_api.expect(page.locator("#api-key")).to_have_value(KEY)
     page.goto("/")
     sync_api.expect(page.locator("#api-key")).to_have_value(KEY)  # the upload page's too
+
+
+def test_the_schedule_is_read_line_by_line_and_its_errors_shown_by_line(watched, server):
+    page = watched.page
+    page.goto("/tournaments/cup/settings")
+    page.fill("#api-key", KEY)
+    result = page.locator("#settings-result")
+    errors = page.locator("#s-schedule-errors li")
+
+    # A line the page cannot read is not sent: said by its line (blank lines count).
+    page.fill("#s-schedule", "1, A, ana, ben\n\nx, B, cleo, dan\n2, A, ana | absent")
+    page.locator("#s-save").click()
+    sync_api.expect(result).to_contain_text("Not sent")
+    sync_api.expect(errors).to_have_text([
+        "line 3: the round is a whole number",
+        'line 4: after "|" write "not played: the reason"'])
+    assert "schedule" not in settings_of(server)
+
+    # The API's refusal, by line: a player twice, a table scheduled twice.
+    page.fill("#s-schedule", "1, A, ana, ben\n\n1, B, cleo, cleo\n1, A, dan, eve")
+    page.locator("#s-save").click()
+    sync_api.expect(result).to_contain_text("Refused (HTTP 422)")
+    sync_api.expect(errors).to_have_text([
+        "line 3: players: each player once at a table",
+        "line 4: table: round 1, table A is scheduled already (entry 0)"])
+    refused = [e for e in watched.errors if "status of 422" in e]
+    assert len(refused) == 1, watched.errors
+    watched.errors[:] = [e for e in watched.errors if e not in refused]
+    assert "schedule" not in settings_of(server)
+
+    page.fill("#s-schedule", "1, A, ana, ben\n1, B, cleo, dan | not played: dan withdrew\n")
+    page.locator("#s-save").click()
+    sync_api.expect(result).to_contain_text("Saved")
+    sync_api.expect(errors).to_have_count(0)
+    assert settings_of(server)["schedule"] == [
+        {"round": 1, "table": "A", "players": ["ana", "ben"], "not_played": None},
+        {"round": 1, "table": "B", "players": ["cleo", "dan"], "not_played": "dan withdrew"}]
+    page.reload()
+    sync_api.expect(page.locator("#s-schedule")).to_have_value(
+        "1, A, ana, ben\n1, B, cleo, dan | not played: dan withdrew\n")

@@ -77,3 +77,54 @@ def shows_the_stored_settings(client):
     assert page.status_code == 200
     assert 'id="s-public" name="public" type="checkbox" checked>' in page.get_data(as_text=True)
     assert client.get("/tournaments/nosuch/settings", headers=READ).status_code == 404
+
+
+def test_the_schedule_is_shown_and_its_matters_listed_with_their_actions(tmp_path):
+    app = create_app({**dict.fromkeys(VARIABLES, ""), "RUMMY_STORE_PROCESS": "0",
+                      "RUMMY_VERIFY_PROCESSES": "0", "RUMMY_ANALYSIS": "0",
+                      "RUMMY_API_KEYS": "director:write-key",
+                      "RUMMY_DB": str(tmp_path / "rummy.duckdb")})
+    try:
+        shows_the_schedule(app.test_client())
+    finally:
+        close_app(app)
+
+
+def shows_the_schedule(client):
+    page = client.get("/tournaments/cup/settings", headers=BROWSER)
+    assert page.status_code == 404
+    first = post_log(client, at(valid(), "cup", 1, "A"), headers=WRITE).get_json()["id"]
+    # Round 2, table A, played by ana and ben: scheduled for ana and cleo.
+    off = post_log(client, at(valid(), "cup", 2, "A"), headers=WRITE).get_json()["id"]
+    page = client.get("/tournaments/cup/settings", headers=BROWSER).get_data(as_text=True)
+    assert re.search(r'<textarea id="s-schedule"[^>]*></textarea>', page)  # none yet
+
+    schedule = [{"round": 1, "table": "A", "players": ["ana", "ben"]},
+                {"round": 1, "table": "B", "players": ["cleo", "dan"]},
+                {"round": 2, "table": "A", "players": ["ana", "cleo"]},
+                {"round": 2, "table": "B", "players": ["ben", "dan"],
+                 "not_played": "dan withdrew"}]
+    assert client.put("/api/v1/tournaments/cup/settings", json={"schedule": schedule},
+                      headers=WRITE).status_code == 200
+    page = client.get("/tournaments/cup/settings", headers=BROWSER).get_data(as_text=True)
+    area = re.search(r'<textarea id="s-schedule"[^>]*>(.*?)</textarea>', page, re.S)
+    assert area and area[1] == ("1, A, ana, ben\n1, B, cleo, dan\n2, A, ana, cleo\n"
+                                "2, B, ben, dan | not played: dan withdrew\n")
+    assert 'id="s-schedule-errors"' in page
+
+    tournament = client.get("/tournaments/cup", headers=BROWSER).get_data(as_text=True)
+    kinds = re.findall(r'<li class="matter" data-kind="([a-z_]+)"', tournament)
+    assert kinds == ["schedule_mismatch", "missing_table"]
+    missing = tournament.split('data-kind="missing_table"')[1].split("</li>")[0]
+    assert "round 1, table B (scheduled for cleo, dan)" in missing
+    assert 'href="/tournaments/cup/settings#s-schedule"' in missing
+    assert "ruling-form" not in missing and "keep-form" not in missing
+    mismatch = tournament.split('data-kind="schedule_mismatch"')[1].split("</li>")[0]
+    assert f'href="/games/{off}"' in mismatch
+    # A valid game off its schedule may be ruled "stands": the form offers it.
+    assert re.findall(r'<option value="([a-z_]+)">', mismatch) == [
+        "void", "forfeit", "stands", "ana", "ben"]
+    game = client.get(f"/games/{off}", headers=BROWSER).get_data(as_text=True)
+    assert '<option value="stands">' in game
+    game = client.get(f"/games/{first}", headers=BROWSER).get_data(as_text=True)
+    assert '<option value="void">' in game and '<option value="stands">' not in game

@@ -19,7 +19,59 @@ function text(id) {
   return value === "" ? null : value;
 }
 
-function body() {
+// The schedule's text area: one table a line, "round, table, player, player…", and
+// "| not played: why" after a table that was not played; blank lines are skipped.
+// Each entry remembers its line, so that the API's errors (schedule.<n>.<field>) and
+// the page's own are shown by line.
+const scheduleErrors = $("s-schedule-errors");
+
+function readSchedule() {
+  const entries = [];
+  const lines = [];
+  const errors = [];
+  $("s-schedule").value.split("\n").forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === "") return;
+    const [table, ...rest] = line.split("|");
+    const parts = table.split(",").map((part) => part.trim());
+    const entry = { round: /^[0-9]+$/.test(parts[0]) ? Number(parts[0]) : parts[0],
+      table: parts[1] ?? "", players: parts.slice(2) };
+    if (rest.length) {
+      const note = rest.join("|").trim();
+      const match = /^not played:\s*(.*)$/i.exec(note);
+      if (!match) errors.push([index + 1, `after "|" write "not played: the reason"`]);
+      else entry.not_played = match[1].trim();
+    }
+    if (typeof entry.round !== "number") errors.push([index + 1, "the round is a whole number"]);
+    entries.push(entry);
+    lines.push(index + 1);
+  });
+  return { entries, lines, errors };
+}
+
+function showScheduleErrors(items) {
+  scheduleErrors.replaceChildren(...items.map(([line, message]) => {
+    const item = document.createElement("li");
+    item.textContent = line === null ? message : `line ${line}: ${message}`;
+    if (line !== null) item.dataset.line = String(line);
+    return item;
+  }));
+}
+
+/** The API's errors on the schedule, by line of the text area. */
+function scheduleProblems(problem, lines) {
+  const out = [];
+  for (const [path, messages] of Object.entries(problem.errors ?? {})) {
+    const match = /^schedule(?:\.([0-9]+)(?:\.(.*))?)?$/.exec(path);
+    if (!match) continue;
+    const text = [].concat(messages).join("; ");
+    if (match[1] === undefined) out.push([null, `the schedule: ${text}`]);
+    else out.push([lines[Number(match[1])] ?? null, match[2] ? `${match[2]}: ${text}` : text]);
+  }
+  return out;
+}
+
+function body(schedule) {
   const out = {
     name: text("s-name"),
     venue: text("s-venue"),
@@ -32,6 +84,7 @@ function body() {
   const start = text("s-start");
   const end = text("s-end");
   if (start !== null || end !== null) out.dates = { start, end };
+  if (schedule.entries.length) out.schedule = schedule.entries;
   return out;
 }
 
@@ -46,12 +99,19 @@ function problemText(problem, status) {
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   result.className = "";
+  const schedule = readSchedule();
+  showScheduleErrors(schedule.errors);
+  if (schedule.errors.length) {
+    result.className = "error";
+    result.textContent = "Not sent: the schedule has lines that cannot be read (listed under it).";
+    return;
+  }
   result.textContent = "Saving…";
   const headers = { "Content-Type": "application/json", Accept: "application/json" };
   if (keyField.value) headers.Authorization = `Bearer ${keyField.value}`;
   let response;
   try {
-    response = await fetch(form.dataset.url, { method: "PUT", headers, body: JSON.stringify(body()) });
+    response = await fetch(form.dataset.url, { method: "PUT", headers, body: JSON.stringify(body(schedule)) });
   } catch (error) {
     result.className = "error";
     result.textContent = `Not sent: ${error.message}`;
@@ -64,5 +124,6 @@ form.addEventListener("submit", async (event) => {
   } else {
     result.className = "error";
     result.textContent = problemText(answer, response.status);
+    showScheduleErrors(scheduleProblems(answer, schedule.lines));
   }
 });
