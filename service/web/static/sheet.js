@@ -194,8 +194,13 @@ function dealerFor(d) {
   return at < 0 ? names[names.length - 1] : names[(at + 1) % names.length];
 }
 
-/** The first field of a line: its pair at three or four, else its dealer. */
-function firstField(n) { return $(`d${n}-${paired() ? "pair" : "dealer"}`); }
+/** Focus the first field of a line (its pair at three or four, else its dealer), the
+ * sheet scrolled back to the lines' start: a field only partly hidden under the sticky
+ * deal number would not be scrolled to. */
+function toLine(n) {
+  $("sheet-box").scrollLeft = 0;
+  $(`d${n}-${paired() ? "pair" : "dealer"}`).focus();
+}
 
 function input(id, label, value, size = 4) {
   const field = el("input");
@@ -395,7 +400,7 @@ function addRow(focus = true) {
   row.dealer = dealerFor(rows.length - 1);
   row.autoDealer = true;
   render();
-  if (focus) firstField(rows.length).focus();
+  if (focus) toLine(rows.length);
 }
 
 /** A line's pair chosen: its dealer (when the page chose it, or when not of the pair)
@@ -445,7 +450,7 @@ $("sheet").addEventListener("keydown", (event) => {
   const n = Number(tr.dataset.deal);
   check();
   if (n === rows.length) addRow();
-  else firstField(n + 1).focus();
+  else toLine(n + 1);
 });
 
 $("add-row").addEventListener("click", () => addRow());
