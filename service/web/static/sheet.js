@@ -119,7 +119,7 @@ function pairOf(row) {
 function playing(row) {
   const names = players();
   const pair = pairOf(row);
-  return pair ? pair.map((seat) => names[seat]) : names;
+  return pair ? pair.map((seat) => names[seat]).filter((name) => name !== undefined) : names;
 }
 
 function buildOptions() {
