@@ -544,3 +544,33 @@ def test_three_player_and_partnership_gin_sheets_entered_by_keyboard(watched, br
                               "winner": "ana+cy"}
     phone.check()
     phone.close()
+
+
+def test_the_table_size_changes_the_columns_and_back(watched):
+    """A pair chosen before every player is named offers only the named ones as dealer
+    and who went out; back at two players the sheet is the two-player sheet again."""
+    page = watched.page
+    page.goto("/sheets/new")
+    page.fill("#api-key", KEY)
+    page.select_option("#variant", "gin:3")
+    sync_api.expect(page.locator("#player-3")).to_be_visible()
+    sync_api.expect(page.locator("#player-4")).to_be_hidden()
+    page.fill("#player-1", "ana")
+    page.fill("#player-2", "ben")
+    page.locator("#player-2").dispatch_event("change")
+    sync_api.expect(page.locator("#d1-pair option")).to_have_text(
+        ["—", "player 3", "ben", "ana"])
+    page.select_option("#d1-pair", "1-2")  # ana sits out: ben against the unnamed third
+    sync_api.expect(page.locator("#d1-dealer option")).to_have_text(["—", "ben"])
+    assert page.locator("#d1-dealer").input_value() == "ben"
+    sync_api.expect(page.locator("#d1-value-1")).to_be_disabled()
+    sync_api.expect(page.locator("#sheet-state")).to_contain_text(
+        "Not checked yet: name all three players of the game.")
+    page.select_option("#variant", "gin")
+    sync_api.expect(page.locator("#player-3")).to_be_hidden()
+    sync_api.expect(page.locator("#d1-pair")).to_have_count(0)
+    sync_api.expect(page.locator("#d1-value-1")).to_be_enabled()
+    sync_api.expect(page.locator("#d1-dealer option")).to_have_text(["—", "ana", "ben"])
+    page.select_option("#d1-end", "void")
+    sync_api.expect(page.locator("#d1-note")).to_have_text(
+        "Agrees with the rules (void: no points).")
