@@ -279,6 +279,31 @@ def test_a_sheet_of_three_player_gin_keeps_the_seating() -> None:
     assert codes(report) == [(1, R.WRONG_SEATING)]
 
 
+def test_a_partnership_sheet_as_the_sheet_page_writes_it() -> None:
+    # ana and cy against ben and dan: round 1 ana v ben (ana knocks, 25), cy v dan (dan
+    # gins, 25 + 20 = 45); round 2 ana v dan (ana gins, 25 + 80 = 105), cy v ben (cy
+    # knocks, 38).  Teams' running totals after each deal, half rounds too; at the end
+    # 168 + 3 boxes = 228 against 45 + 1 box = 65.
+    def line(pair: list[str], by: str, values: dict[str, int], end: str,
+             totals: tuple[int, int]) -> dict[str, Any]:
+        return {"dealer": pair[0], "players": pair, "result": knock(by, values, end=end),
+                "claimed": {"totals": {"ana+cy": totals[0], "ben+dan": totals[1]}}}
+
+    deals = [line(["ana", "ben"], "ana", {"ana": 5, "ben": 30}, "knock", (25, 0)),
+             line(["cy", "dan"], "dan", {"cy": 20, "dan": 0}, "gin", (25, 45)),
+             line(["ana", "dan"], "ana", {"ana": 0, "dan": 80}, "gin", (130, 45)),
+             line(["ben", "cy"], "cy", {"ben": 40, "cy": 2}, "knock", (168, 45))]
+    doc = game("gin", ["ana", "ben", "cy", "dan"], deals,
+               claimed={"totals": {"ana+cy": 228, "ben+dan": 65}, "winner": "ana+cy"})
+    doc["teams"] = [["ana", "cy"], ["ben", "dan"]]
+    report = judged(copy.deepcopy(doc))
+    assert report.status == R.VALID, report.violations
+    assert report.totals["teams"] == {"ana+cy": 228, "ben+dan": 65}
+    # the second round's pair written as the first round's: the wrong pairing
+    doc["deals"][2] = line(["ana", "ben"], "ana", {"ana": 0, "ben": 80}, "gin", (130, 45))
+    assert codes(judged(doc))[0] == (2, R.WRONG_SEATING)
+
+
 def test_a_game_may_mix_moves_and_results() -> None:
     # the worked deal (ana knocks, 15) then a sheet line (ben gins, 25 + 10 = 35):
     # ana 15 + 20 = 35, ben 35 + 20 = 55

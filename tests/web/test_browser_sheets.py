@@ -338,3 +338,217 @@ def test_the_upload_page_marks_a_sheet_game_beside_its_verdict(watched, tmp_path
     sync_api.expect(results.nth(1).locator("p.verdict-line .level")).to_contain_text("sheet")
     sync_api.expect(results.nth(2).locator("p.verdict-line")).to_contain_text("line 2")
     assert results.nth(2).locator(".level").count() == 0
+
+
+# Three-player gin to 100 (box 20, shutout 100), ana, ben and cy; each line names who
+# sat out, the other two playing:
+#  deal  sits out  end    by   deadwood      points   totals ana/ben/cy
+#   1    cy        knock  ana  ana 5, ben 30 ana 25   25 / 0 /   0
+#   2    ben       gin    cy   ana 20        cy 45    25 / 0 /  45   (ana won: she plays cy)
+#   3    ana       gin    cy   ben 70        cy 95    25 / 0 / 140   (cy won: he plays ben)
+# ana 25 + a box 20 = 45; cy 140 + two boxes 40 + ben shut out 100 = 280.
+# Each line: who sat out, dealer (as the page fills it), end, by, the two players'
+# deadwood and points (the third's fields are passed over), the three totals.
+THREE = [
+    ["c", "", "k", "a", "5", "30", "25", "", "25", "0", "0"],
+    ["b", "", "g", "c", "20", "", "", "45", "25", "0", "45"],
+    ["a", "", "g", "c", "70", "", "", "95", "25", "0", "140"],
+]
+# Partnership gin to 100, ana and cy against ben and dan (partners opposite).  Round 1:
+# ana v ben and cy v dan; round 2 the partners swap opponents: ana v dan, cy v ben.
+#  deal  pair        end    by   deadwood       points    teams ana+cy / ben+dan
+#   1    ana v ben   knock  ana  ana 5, ben 30  ana 25     25 /  0
+#   2    cy v dan    gin    dan  cy 20          dan 45     25 / 45
+#   3    ana v dan   gin    ana  dan 80         ana 105   130 / 45
+#   4    cy v ben    knock  cy   ben 40, cy 2   cy 38     168 / 45   (ana+cy past 100)
+# Boxes: ana+cy 3, ben+dan 1: 168 + 60 = 228 and 45 + 20 = 65.  A pair is chosen by its
+# first letter, typed again for the second pair with that letter (round 2's).
+FOUR = [
+    ["a", "", "k", "a", "5", "30", "25", "", "25", "0"],
+    ["c", "", "g", "d", "20", "", "", "45", "25", "45"],
+    ["aa", "", "g", "a", "", "80", "105", "", "130", "45"],
+    ["cc", "", "k", "c", "40", "2", "", "38", "168", "45"],
+]
+
+
+def _setup_by_keyboard(page, table_size: int, names: list[str]) -> None:
+    """Choose gin for `table_size` players, name them and give the key, by keyboard."""
+    page.goto("/sheets/new")
+    assert focused(page) == "variant"
+    for _ in range(table_size - 2):
+        page.keyboard.press("ArrowDown")
+    sync_api.expect(page.locator("#variant")).to_have_value(f"gin:{table_size}")
+    page.keyboard.press("Tab")
+    type_fields(page, [*names, "", "", ""])  # tournament, round and table left blank
+    page.keyboard.press("Tab")  # the options, left closed
+    page.keyboard.press("Tab")
+    assert focused(page) == "api-key"
+    page.keyboard.type(KEY)
+    page.keyboard.press("Tab")
+    assert focused(page) == "d1-pair"
+
+
+def _tab_to(page, target: str) -> None:
+    for _ in range(60):
+        if focused(page) == target:
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"Tab never reached {target}")
+
+
+def test_three_player_and_partnership_gin_sheets_entered_by_keyboard(watched, browser,
+                                                                      server):
+    page = watched.page
+    _setup_by_keyboard(page, 3, ["ana", "ben", "cy"])
+    heads = page.locator("#sheet thead tr").first.locator("th")
+    assert heads.all_text_contents()[:3] == ["Deal", "Sits out", "Dealer"]
+    for n, line in enumerate(THREE, start=1):
+        assert focused(page) == f"d{n}-pair"
+        if n < 3:
+            type_fields(page, line)
+            page.keyboard.press("Enter")
+            continue
+        # the slip: ben written as sitting out, ana (who lost) playing on
+        type_fields(page, ["b", *line[1:]])
+        note = page.locator("#d3-note")
+        sync_api.expect(note).to_have_text(
+            "WRONG_SEATING ana v cy is the wrong pair; ben v cy should play")
+        sync_api.expect(page.locator('tr.deal[data-deal="3"]')).to_have_attribute(
+            "data-state", "illegal")
+        for _ in range(10):  # back to who sat out, past the line's open fields
+            page.keyboard.press("Shift+Tab")
+        assert focused(page) == "d3-pair"
+        page.keyboard.type("a")
+        # ana's deadwood is now passed over and ben's is wanted
+        sync_api.expect(page.locator("#d3-value-1")).to_be_disabled()
+        sync_api.expect(note).to_have_text("Not checked yet: give ben's deadwood in deal 3.")
+        for _ in range(4):  # dealer, end, by, then ben's deadwood (ana's passed over)
+            page.keyboard.press("Tab")
+        assert focused(page) == "d3-value-2"
+        page.keyboard.type("70")
+        sync_api.expect(note).to_have_text("Agrees with the rules (gin: cy 95).")
+    for n, (dealer, points) in enumerate([("ana", "knock: ana 25"), ("cy", "gin: cy 45"),
+                                          ("ben", "gin: cy 95")], start=1):
+        # the page deals to one of the pair: the other one when the last dealer plays
+        assert page.locator(f"#d{n}-dealer").input_value() == dealer
+        sync_api.expect(page.locator(f"#d{n}-note")).to_have_text(
+            f"Agrees with the rules ({points}).")
+    _tab_to(page, "final-winner")
+    type_fields(page, ["c", "45", "0", "280"])
+    sync_api.expect(page.locator("#sheet-status")).to_have_attribute("data-status", "valid")
+    sync_api.expect(page.locator("#sheet-state")).to_contain_text(
+        "Totals as the rules give them: ana 45, ben 0, cy 280 · winner cy.")
+    _tab_to(page, "store")
+    page.keyboard.press("Enter")
+    stored = page.locator("#stored-line")
+    sync_api.expect(stored).to_have_attribute("data-status", "valid")
+    game_id = stored.locator("a.game-link").get_attribute("href").rsplit("/", 1)[1]
+    game = api(server, f"/games/{game_id}")
+    assert game["status"] == "valid" and game["winner"] == "cy"
+    assert game["report"]["verification"] == "results"
+    log = api(server, f"/games/{game_id}/log")  # the document the page sent
+    assert [(d["players"], d["dealer"]) for d in log["deals"]] == [
+        (["ana", "ben"], "ana"), (["ana", "cy"], "cy"), (["ben", "cy"], "ben")]
+    assert log["deals"][2]["result"] == {"end": "gin", "by": "cy",
+                                         "hand_values": {"ben": 70, "cy": 0}}
+    assert log["deals"][2]["claimed"] == {"points": {"cy": 95},
+                                          "totals": {"ana": 25, "ben": 0, "cy": 140}}
+    assert log["claimed"] == {"totals": {"ana": 45, "ben": 0, "cy": 280}, "winner": "cy"}
+    assert "teams" not in log
+
+    # the partnership sheet on a 360 px phone
+    phone = Watched(browser, f"http://127.0.0.1:{server.port}", 360)
+    page = phone.page
+    _setup_by_keyboard(page, 4, ["ana", "ben", "cy", "dan"])
+    sync_api.expect(page.locator("#partners-note")).to_be_visible()
+    heads = page.locator("#sheet thead tr").first.locator("th")
+    assert heads.all_text_contents() == ["Deal", "Pair", "Dealer", "End",
+                                         "Knocked or gin by", "Deadwood", "Points",
+                                         "Team running total"]
+    assert page.locator("#sheet thead tr").nth(1).locator("th").all_text_contents()[
+        -2:] == ["ana+cy", "ben+dan"]
+    for n, line in enumerate(FOUR, start=1):
+        assert focused(page) == f"d{n}-pair"
+        assert page.locator("#sheet-box").evaluate("(b) => b.scrollLeft") == 0
+        if n == 2:  # ben+dan's total slips: 46 written for 45
+            type_fields(page, [*line[:-1], "46"])
+            note = page.locator("#d2-note")
+            sync_api.expect(note).to_have_text(
+                "SCORE_MISMATCH ben+dan's claimed total after the deal is 46, recomputed 45")
+            sync_api.expect(page.locator('tr.deal[data-deal="2"]')).to_have_attribute(
+                "data-state", "mismatch")
+            page.keyboard.press("Backspace")
+            page.keyboard.type("5")
+            sync_api.expect(note).to_have_text("Agrees with the rules (gin: dan 45).")
+        else:
+            type_fields(page, line)
+        if n < len(FOUR):
+            page.keyboard.press("Enter")
+    assert [page.locator(f"#d{n}-pair option:checked").text_content()
+            for n in range(1, 5)] == ["ana v ben", "cy v dan", "ana v dan", "cy v ben"]
+    sync_api.expect(page.locator("#d4-note")).to_have_text(
+        "Agrees with the rules (knock: cy 38).")
+    # Enter in a line's last field, the sheet swiped back a little: the next line's
+    # first field comes into view clear of the deal number that stays at the left edge
+    page.locator("#d1-team-2").focus()
+    box = page.locator("#sheet-box")
+    box.evaluate("(b) => { b.scrollLeft = 20; }")
+    page.keyboard.press("Enter")
+    assert focused(page) == "d2-pair" and box.evaluate("(b) => b.scrollLeft") == 0
+    _tab_to(page, "final-winner")
+    type_fields(page, ["a", "228", "65"])
+    sync_api.expect(page.locator("#sheet-status")).to_have_attribute("data-status", "valid")
+    state = page.locator("#sheet-state")
+    sync_api.expect(state).to_contain_text(
+        "Team totals as the rules give them: ana+cy 228, ben+dan 65 · winner ana+cy.")
+    sync_api.expect(state).to_contain_text(
+        "Deal points by player: ana 130, ben 0, cy 38, dan 45.")
+    assert page.evaluate("document.documentElement.scrollWidth") == 360
+    _tab_to(page, "store")
+    page.keyboard.press("Enter")
+    stored = page.locator("#stored-line")
+    sync_api.expect(stored).to_have_attribute("data-status", "valid")
+    game_id = stored.locator("a.game-link").get_attribute("href").rsplit("/", 1)[1]
+    game = api(server, f"/games/{game_id}")
+    assert game["status"] == "valid" and game["winner"] == "ana+cy"
+    assert game["report"]["totals"]["teams"] == {"ana+cy": 228, "ben+dan": 65}
+    log = api(server, f"/games/{game_id}/log")
+    assert log["teams"] == [["ana", "cy"], ["ben", "dan"]]
+    assert [d["players"] for d in log["deals"]] == [["ana", "ben"], ["cy", "dan"],
+                                                    ["ana", "dan"], ["ben", "cy"]]
+    assert log["deals"][1]["claimed"] == {"points": {"dan": 45},
+                                          "totals": {"ana+cy": 25, "ben+dan": 45}}
+    assert log["claimed"] == {"totals": {"ana+cy": 228, "ben+dan": 65},
+                              "winner": "ana+cy"}
+    phone.check()
+    phone.close()
+
+
+def test_the_table_size_changes_the_columns_and_back(watched):
+    """A pair chosen before every player is named offers only the named ones as dealer
+    and who went out; back at two players the sheet is the two-player sheet again."""
+    page = watched.page
+    page.goto("/sheets/new")
+    page.fill("#api-key", KEY)
+    page.select_option("#variant", "gin:3")
+    sync_api.expect(page.locator("#player-3")).to_be_visible()
+    sync_api.expect(page.locator("#player-4")).to_be_hidden()
+    page.fill("#player-1", "ana")
+    page.fill("#player-2", "ben")
+    page.locator("#player-2").dispatch_event("change")
+    sync_api.expect(page.locator("#d1-pair option")).to_have_text(
+        ["—", "player 3", "ben", "ana"])
+    page.select_option("#d1-pair", "1-2")  # ana sits out: ben against the unnamed third
+    sync_api.expect(page.locator("#d1-dealer option")).to_have_text(["—", "ben"])
+    assert page.locator("#d1-dealer").input_value() == "ben"
+    sync_api.expect(page.locator("#d1-value-1")).to_be_disabled()
+    sync_api.expect(page.locator("#sheet-state")).to_contain_text(
+        "Not checked yet: name all three players of the game.")
+    page.select_option("#variant", "gin")
+    sync_api.expect(page.locator("#player-3")).to_be_hidden()
+    sync_api.expect(page.locator("#d1-pair")).to_have_count(0)
+    sync_api.expect(page.locator("#d1-value-1")).to_be_enabled()
+    sync_api.expect(page.locator("#d1-dealer option")).to_have_text(["—", "ana", "ben"])
+    page.select_option("#d1-end", "void")
+    sync_api.expect(page.locator("#d1-note")).to_have_text(
+        "Agrees with the rules (void: no points).")

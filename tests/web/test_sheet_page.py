@@ -47,7 +47,7 @@ def test_the_page_renders_with_the_presets_and_the_sheet_options(app):
     variants = _variants(html)
     assert set(variants) == {"rummy", "rummy-pagat", "rummy-block", "gin", "greek"}
     gin = variants["gin"]
-    assert (gin["family"], gin["min_players"], gin["max_players"]) == ("gin", 2, 2)
+    assert (gin["family"], gin["min_players"], gin["max_players"]) == ("gin", 2, 4)
     options = {o["name"]: o for o in gin["options"]}
     assert {"target", "knock_limit", "oklahoma", "hollywood", "shutout_double",
             "big_gin_bonus"} <= set(options)
@@ -57,6 +57,24 @@ def test_the_page_renders_with_the_presets_and_the_sheet_options(app):
     assert variants["rummy"]["max_players"] == 6
     assert rummy["rummy_bonus"]["choices"] == ["double", "plus10", "penalty25", "none"]
     assert "oklahoma" not in rummy
+
+
+def test_the_variant_field_names_the_size_of_a_gin_table(app):
+    """Gin is offered for two, three and four (a sheet's columns depend on it), two
+    keeping the preset's bare name; a Rummy preset once, its players the names typed."""
+    html = _page(app.test_client(), "/sheets/new")
+    field = re.search(r'<select id="variant"[^>]*>(.*?)</select>', html, re.S)
+    assert field
+    choices = re.findall(r'<option value="([^"]+)"(?: selected)?>([^<]+)</option>', field[1])
+    assert choices == [("rummy", "rummy"), ("rummy-pagat", "rummy-pagat"),
+                       ("rummy-block", "rummy-block"), ("gin", "gin, 2 players"),
+                       ("gin:3", "gin, 3 players"),
+                       ("gin:4", "gin, 4 players (partnerships)"), ("greek", "greek")]
+    # at four the partners sit opposite: the page says so when that table is chosen
+    note = re.search(r'<p id="partners-note"[^>]*>(.*?)</p>', html, re.S)
+    assert note and " hidden" in note[0]
+    assert note[1] == "Partners sit opposite: players 1 and 3 against players 2 and 4."
+    assert "who sat out of each deal" in html and "which pair played it" in html
 
 
 def test_the_upload_page_links_to_the_sheet_page(app):

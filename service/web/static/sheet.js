@@ -5,6 +5,10 @@
 // (POST /api/v1/games?dry_run=true) and the engine's verdict is written under the line
 // it concerns, in words; the page itself judges nothing but what is missing from a line.
 // "Store" posts the same document without the dry run; "Download" saves it.
+// Gin is kept for two, three or four (the variant's choice says which): at three each
+// line names who sat out, at four which pair played (partners sit opposite, players 1
+// and 3 against 2 and 4), and the running totals are the teams'.  Which pair should play
+// is the engine's to say (WRONG_SEATING), as every other rule.
 
 const API = document.body.dataset.api;
 const PAGES = document.body.dataset.root;
@@ -42,29 +46,80 @@ function el(tag, text, className) {
 
 // ------------------------------------------------------------------ the game's setup
 
-let rows = [];        // each deal as typed: {dealer, end, by, upcard, value[], points[], total[], games[3][]}
-let final = { total: [], winner: "" };
+let rows = [];        // each deal as typed: {pair, dealer, end, by, upcard, value[], points[], total[], team[], games[3][]}
+let final = { total: [], team: [], winner: "" };
 
-function variant() { return VARIANTS[$("variant").value]; }
+// The variant field's value: a preset's name, or for gin at three or four `gin:3`, `gin:4`.
+function choice() {
+  const [name, count] = $("variant").value.split(":");
+  return { name, count: count ? Number(count) : null };
+}
+function variant() { return VARIANTS[choice().name]; }
 function isGin() { return variant().family === "gin"; }
+/** The players of a gin table (2, 3 or 4); 0 in the Rummy family (the names typed). */
+function ginSize() { return isGin() ? choice().count ?? 2 : 0; }
+/** Three- and four-player gin: each deal is played by a pair, which the line names. */
+function paired() { return ginSize() > 2; }
+function partnership() { return ginSize() === 4; }
 function option(name) {
   const field = $(`opt-${name}`);
   return field ? field.value.trim() : "";
 }
-function hollywood() { return isGin() && option("hollywood") === "yes"; }
+// Hollywood is for two (the engine refuses it at three or four, and says so).
+function hollywood() { return ginSize() === 2 && option("hollywood") === "yes"; }
 function oklahoma() { return isGin() && option("oklahoma") === "yes"; }
 
 /** The seats shown for the variant, and the names typed in them (blank ones too). */
+function shownSeats() { return isGin() ? ginSize() : variant().max_players; }
 function seats() {
-  const shown = variant().max_players;
+  const shown = shownSeats();
   return [...document.querySelectorAll(".player-field")].slice(0, shown)
     .map((p) => p.querySelector("input").value.trim());
 }
 function players() { return seats().filter((name) => name !== ""); }
 
 function showSeats() {
-  const shown = variant().max_players;
+  const shown = shownSeats();
   document.querySelectorAll(".player-field").forEach((p, i) => { p.hidden = i >= shown; });
+  $("partners-note").hidden = !partnership();
+}
+
+/** The two partnerships, by seat: 1 and 3 against 2 and 4 (partners sit opposite). */
+const TEAMS = [[0, 2], [1, 3]];
+function teamNames() {
+  const names = players();
+  return TEAMS.map((team) => team.map((seat) => names[seat] ?? `player ${seat + 1}`).join("+"));
+}
+
+/** The pairs a line may name, as [value, words]: at three each pair by who sits out,
+ * at four the pairs of opponents (one of each team), in the order of the rounds (the
+ * first of each team meet, then the partners swap), so the first letter typed in the
+ * field names a round's first pair, the same letter again its second. */
+function pairChoices() {
+  const names = players();
+  const name = (seat) => names[seat] ?? `player ${seat + 1}`;
+  if (ginSize() === 3) {
+    return [[2, [0, 1]], [1, [0, 2]], [0, [1, 2]]].map(([out, pair]) => [pair.join("-"), name(out)]);
+  }
+  if (partnership()) {
+    return [[0, 1], [2, 3], [0, 3], [2, 1]].map(([a, b]) => [[a, b].sort().join("-"), `${name(a)} v ${name(b)}`]);
+  }
+  return [];
+}
+
+/** The seats that play a line: its pair at three or four (null until chosen), else
+ * every player. */
+function pairOf(row) {
+  if (!paired()) return players().map((_, seat) => seat);
+  if (!pairChoices().some(([value]) => value === row.pair)) return null;
+  return row.pair.split("-").map(Number);
+}
+/** The names that may deal or go out in a line: its pair's, or every player's while no
+ * pair is chosen. */
+function playing(row) {
+  const names = players();
+  const pair = pairOf(row);
+  return pair ? pair.map((seat) => names[seat]).filter((name) => name !== undefined) : names;
 }
 
 function buildOptions() {
@@ -120,16 +175,31 @@ function rules() {
 // ------------------------------------------------------------------ the table
 
 function blankRow() {
-  return { dealer: "", end: "", by: "", upcard: "", value: [], points: [], total: [], games: [[], [], []] };
+  return { pair: "", dealer: "", end: "", by: "", upcard: "", value: [], points: [], total: [], team: [], games: [[], [], []] };
 }
 
-/** The dealer of a new line: the seat after the last line's dealer (the last seat first). */
-function nextDealer() {
+/** The dealer the page gives line `d` until one is chosen by hand: the seat after the
+ * last line's dealer (the last seat first); at three or four, one of the line's pair
+ * (the other one when the last line's dealer is of it), none before the pair is named. */
+function dealerFor(d) {
   const names = players();
   if (!names.length) return "";
-  const last = rows.length ? rows[rows.length - 1].dealer : "";
+  const last = d ? rows[d - 1].dealer : "";
+  if (paired()) {
+    if (!pairOf(rows[d])) return "";
+    const two = playing(rows[d]);
+    return two.includes(last) ? two.find((name) => name !== last) : two[0];
+  }
   const at = names.indexOf(last);
   return at < 0 ? names[names.length - 1] : names[(at + 1) % names.length];
+}
+
+/** Focus the first field of a line (its pair at three or four, else its dealer), the
+ * sheet scrolled back to the lines' start: a field only partly hidden under the sticky
+ * deal number would not be scrolled to. */
+function toLine(n) {
+  $("sheet-box").scrollLeft = 0;
+  $(`d${n}-${paired() ? "pair" : "dealer"}`).focus();
 }
 
 function input(id, label, value, size = 4) {
@@ -148,31 +218,49 @@ function select(id, label, options, value) {
   const field = el("select");
   field.id = id;
   field.setAttribute("aria-label", label);
-  field.append(new Option("—", ""));
-  for (const [v, text] of options) field.append(new Option(text, v));
-  field.value = value ?? "";
+  refill(field, options, value);
   return field;
 }
 
-/** The column groups of the sheet: each a heading and, per player, a field of a line. */
+function refill(field, options, value) {
+  field.replaceChildren(new Option("—", ""), ...options.map(([v, text]) => new Option(text, v)));
+  field.value = value ?? "";
+}
+
+/** The column groups of the sheet: each a heading and its columns (a player's, or at
+ * four a team's running total), each a field of a line. */
 function groups() {
-  const out = [{ key: "value", head: isGin() ? "Deadwood" : "Hand value" }, { key: "points", head: "Points" }];
-  if (hollywood()) for (const g of [1, 2, 3]) out.push({ key: `g${g}`, head: `Game ${g} total` });
-  else out.push({ key: "total", head: "Running total" });
+  const each = players().map((label, seat) => ({ seat, label }));
+  const out = [{ key: "value", head: isGin() ? "Deadwood" : "Hand value", cols: each }, { key: "points", head: "Points", cols: each }];
+  if (hollywood()) for (const g of [1, 2, 3]) out.push({ key: `g${g}`, head: `Game ${g} total`, cols: each });
+  else if (partnership()) out.push({ key: "team", head: "Team running total", cols: teamNames().map((label, seat) => ({ seat, label })) });
+  else out.push({ key: "total", head: "Running total", cols: each });
   return out;
 }
 
+/** The columns before the figures: deal, (pair), dealer, end, by, (upcard). */
+function fixedColumns() { return 4 + (paired() ? 1 : 0) + (oklahoma() ? 1 : 0); }
+
 function columns() {
-  return 4 + (oklahoma() ? 1 : 0) + groups().length * Math.max(players().length, 1);
+  return fixedColumns() + groups().reduce((n, g) => n + Math.max(g.cols.length, 1), 0);
 }
 
 function cell(row, key, seat) {
-  if (key.startsWith("g")) return row.games[Number(key[1]) - 1][seat];
+  if (/^g\d$/.test(key)) return row.games[Number(key[1]) - 1][seat];
   return row[key][seat];
 }
 function setCell(row, key, seat, value) {
-  if (key.startsWith("g")) row.games[Number(key[1]) - 1][seat] = value;
+  if (/^g\d$/.test(key)) row.games[Number(key[1]) - 1][seat] = value;
   else row[key][seat] = value;
+}
+
+/** At three or four, the deadwood and points of who does not play a line are passed
+ * over (disabled: Tab skips them, and they are not sent). */
+function sitOut(tr, row) {
+  const pair = paired() ? pairOf(row) : null;
+  for (const field of tr.querySelectorAll('input[data-key="value"], input[data-key="points"]')) {
+    field.disabled = pair !== null && !pair.includes(Number(field.dataset.seat));
+  }
 }
 
 function render() {
@@ -190,7 +278,9 @@ function rebuild() {
   const table = $("sheet");
   const head1 = el("tr");
   const head2 = el("tr");
-  const fixed = ["Deal", "Dealer", "End", isGin() ? "Knocked or gin by" : "Went out"];
+  const fixed = ["Deal"];
+  if (paired()) fixed.push(partnership() ? "Pair" : "Sits out");
+  fixed.push("Dealer", "End", isGin() ? "Knocked or gin by" : "Went out");
   if (oklahoma()) fixed.push("Upcard");
   for (const text of fixed) {
     const th = el("th", text);
@@ -201,10 +291,10 @@ function rebuild() {
   for (const g of groups()) {
     const th = el("th", g.head, "group");
     th.scope = "colgroup";
-    th.colSpan = Math.max(names.length, 1);
+    th.colSpan = Math.max(g.cols.length, 1);
     head1.append(th);
-    for (const name of names.length ? names : ["—"]) {
-      const sub = el("th", name);
+    for (const c of g.cols.length ? g.cols : [{ label: "—" }]) {
+      const sub = el("th", c.label);
       sub.scope = "col";
       head2.append(sub);
     }
@@ -214,9 +304,9 @@ function rebuild() {
   const body = table.tBodies[0];
   body.replaceChildren();
   const ends = ENDS[isGin() ? "gin" : "rummy"];
-  const who = names.map((n) => [n, n]);
   rows.forEach((row, d) => {
     const n = d + 1;
+    const who = playing(row).map((name) => [name, name]);
     const tr = el("tr", undefined, "deal");
     tr.dataset.deal = String(n);
     const th = el("th");
@@ -224,11 +314,15 @@ function rebuild() {
     th.append(el("span", "", "mark"), ` ${n}`);
     th.firstChild.setAttribute("aria-hidden", "true");
     tr.append(th);
-    const fields = [
+    const fields = [];
+    if (paired()) {
+      fields.push(["pair", select(`d${n}-pair`, `Deal ${n}: ${partnership() ? "the pair who played it" : "who sat out"}`, pairChoices(), row.pair)]);
+    }
+    fields.push(
       ["dealer", select(`d${n}-dealer`, `Deal ${n}: dealer`, who, row.dealer)],
       ["end", select(`d${n}-end`, `Deal ${n}: how it ended`, ends, row.end)],
       ["by", select(`d${n}-by`, `Deal ${n}: ${isGin() ? "who knocked or went gin" : "who went out"}`, who, row.by)],
-    ];
+    );
     if (oklahoma()) {
       const upcard = input(`d${n}-upcard`, `Deal ${n}: first upcard (as 7S)`, row.upcard, 3);
       upcard.inputMode = "text";  // a rank and a suit: letters too
@@ -239,14 +333,15 @@ function rebuild() {
       tr.append(wrap(field));
     }
     for (const g of groups()) {
-      names.forEach((name, seat) => {
-        const what = g.key === "value" ? (isGin() ? "deadwood" : "hand value") : g.key === "points" ? "points" : g.head.toLowerCase();
-        const field = input(`d${n}-${g.key}-${seat + 1}`, `Deal ${n}: ${name}'s ${what}`, cell(row, g.key, seat));
+      for (const c of g.cols) {
+        const what = g.key === "value" ? (isGin() ? "deadwood" : "hand value") : g.head.toLowerCase();
+        const field = input(`d${n}-${g.key}-${c.seat + 1}`, `Deal ${n}: ${c.label}'s ${what}`, cell(row, g.key, c.seat));
         field.dataset.key = g.key;
-        field.dataset.seat = String(seat);
+        field.dataset.seat = String(c.seat);
         tr.append(wrap(field));
-      });
+      }
     }
+    sitOut(tr, row);
     for (const field of tr.querySelectorAll("input, select")) field.setAttribute("aria-describedby", `d${n}-note`);
     const note = el("tr", undefined, "note");
     note.dataset.deal = String(n);
@@ -259,26 +354,29 @@ function rebuild() {
     body.append(tr, note);
   });
 
+  // The final line: the totals with every bonus, and the winner; at four, the teams'.
+  const sides = partnership() ? teamNames() : names;
   const foot = el("tr", undefined, "final");
   const label = el("th", "Final, with bonuses");
   label.scope = "row";
   label.colSpan = 2;
   foot.append(label);
-  const winner = select("final-winner", "The winner written on the sheet", who, final.winner);
+  const winner = select("final-winner", `The winning ${partnership() ? "team" : "player"} written on the sheet`, sides.map((s) => [s, s]), final.winner);
   const wcell = el("td");
-  wcell.colSpan = 2 + (oklahoma() ? 1 : 0);
+  wcell.colSpan = fixedColumns() - 2;
   const wlabel = el("label", "Winner ");
   wlabel.htmlFor = "final-winner";
   wcell.append(wlabel, winner);
   foot.append(wcell);
-  names.forEach((name, seat) => {
-    const field = input(`final-total-${seat + 1}`, `Final total of ${name}`, final.total[seat], 5);
+  const key = partnership() ? "team" : "total";
+  sides.forEach((name, seat) => {
+    const field = input(`final-total-${seat + 1}`, `Final total of ${name}`, final[key][seat], 5);
     field.dataset.seat = String(seat);
     field.dataset.key = "final";
     foot.append(wrap(field));
   });
   const rest = el("td");
-  rest.colSpan = Math.max(columns() - 4 - (oklahoma() ? 1 : 0) - names.length, 1);
+  rest.colSpan = Math.max(columns() - fixedColumns() - sides.length, 1);
   foot.append(rest);
   const footNote = el("tr", undefined, "note");
   const ftd = el("td");
@@ -298,11 +396,28 @@ function wrap(field) {
 
 function addRow(focus = true) {
   const row = blankRow();
-  row.dealer = nextDealer();
-  row.autoDealer = true;
   rows.push(row);
+  row.dealer = dealerFor(rows.length - 1);
+  row.autoDealer = true;
   render();
-  if (focus) $(`d${rows.length}-dealer`).focus();
+  if (focus) toLine(rows.length);
+}
+
+/** A line's pair chosen: its dealer (when the page chose it, or when not of the pair)
+ * and who went out are kept to the pair, and the fields of who sits out are passed
+ * over; the line is changed in place, so the focus and what is being typed stay. */
+function repair(tr, d) {
+  const row = rows[d];
+  const may = playing(row);
+  if (row.autoDealer || !may.includes(row.dealer)) {
+    row.dealer = dealerFor(d);
+    row.autoDealer = true;
+  }
+  if (!may.includes(row.by)) row.by = "";
+  const who = may.map((name) => [name, name]);
+  refill(tr.querySelector('[data-key="dealer"]'), who, row.dealer);
+  refill(tr.querySelector('[data-key="by"]'), who, row.by);
+  sitOut(tr, row);
 }
 
 // A change in a field of the table is kept in `rows` (the table is rebuilt from them
@@ -311,15 +426,17 @@ $("sheet").addEventListener("input", (event) => {
   const field = event.target;
   const tr = field.closest("tr");
   if (field.dataset.key === "final") {
-    final.total[Number(field.dataset.seat)] = field.value;
+    final[partnership() ? "team" : "total"][Number(field.dataset.seat)] = field.value;
   } else if (field.id === "final-winner") {
     final.winner = field.value;
   } else if (tr && tr.dataset.deal) {
-    const row = rows[Number(tr.dataset.deal) - 1];
+    const d = Number(tr.dataset.deal) - 1;
+    const row = rows[d];
     const key = field.dataset.key;
     if (field.dataset.seat !== undefined) setCell(row, key, Number(field.dataset.seat), field.value);
     else row[key] = field.value;
     if (key === "dealer") row.autoDealer = false;
+    if (key === "pair") repair(tr, d);
   }
   schedule();
 });
@@ -333,7 +450,7 @@ $("sheet").addEventListener("keydown", (event) => {
   const n = Number(tr.dataset.deal);
   check();
   if (n === rows.length) addRow();
-  else $(`d${n + 1}-dealer`).focus();
+  else toLine(n + 1);
 });
 
 $("add-row").addEventListener("click", () => addRow());
@@ -358,14 +475,15 @@ $("variant").addEventListener("input", () => later(() => {
   redeal();
 }));
 for (const id of ["tournament", "round", "table"]) $(id).addEventListener("input", schedule);
-// A line whose dealer was not chosen by hand, or is no longer a player, gets the seat
-// after the line before (the last seat deals first), as a new line does.
+// A line whose dealer was not chosen by hand, or is no longer a player (of its pair),
+// gets the one a new line would get; a pair the table no longer has is dropped.
 function redeal() {
   const names = players();
   rows.forEach((row, d) => {
-    if ((names.includes(row.dealer) && !row.autoDealer) || !names.length) return;
-    const before = d ? names.indexOf(rows[d - 1].dealer) : -1;
-    row.dealer = before < 0 ? names[names.length - 1] : names[(before + 1) % names.length];
+    if (!pairChoices().some(([value]) => value === row.pair)) row.pair = "";
+    if ((playing(row).includes(row.dealer) && !row.autoDealer) || !names.length) return;
+    row.dealer = dealerFor(d);
+    row.autoDealer = true;
   });
 }
 document.querySelectorAll(".player-field input").forEach((field) => field.addEventListener("change", () => later(redeal)));
@@ -379,15 +497,19 @@ const INTEGER = /^-?\d+$/;
 /** What a line lacks before it can be checked, in words, or null. */
 function missing(row, n) {
   const names = players();
-  if (!row.dealer || !names.includes(row.dealer)) return `choose who dealt deal ${n}`;
+  const pair = pairOf(row);
+  if (!pair) return partnership() ? `choose the pair who played deal ${n}` : `choose who sat out of deal ${n}`;
+  const may = playing(row);
+  if (!row.dealer || !may.includes(row.dealer)) return `choose who dealt deal ${n}`;
   if (!row.end) return `choose how deal ${n} ended`;
   const alone = row.end === "void" || row.end === "blocked";
-  if (!alone && !names.includes(row.by)) return `choose who ${isGin() ? (row.end === "knock" ? "knocked" : "went gin") : "went out"} in deal ${n}`;
+  if (!alone && !may.includes(row.by)) return `choose who ${isGin() ? (row.end === "knock" ? "knocked" : "went gin") : "went out"} in deal ${n}`;
   if (oklahoma() && row.end !== "void" && !/^(10|[2-9TJQKA])[CDHS]$/i.test(row.upcard.trim())) {
     return `give deal ${n}'s first upcard (Oklahoma sets the knock limit by it), as 7S or TD`;
   }
   if (row.end === "void") return null;
-  for (const [seat, name] of names.entries()) {
+  for (const seat of pair) {
+    const name = names[seat];
     const text = (row.value[seat] ?? "").trim();
     if (text === "" && (name === row.by && row.end !== "knock")) continue;
     if (text === "") return `give ${name}'s ${isGin() ? "deadwood" : "hand value"} in deal ${n}`;
@@ -395,53 +517,70 @@ function missing(row, n) {
   }
   for (const g of groups()) {
     if (g.key === "value") continue;
-    for (const [seat, name] of names.entries()) {
+    for (const { seat, label } of g.cols) {
+      if (g.key === "points" && !pair.includes(seat)) continue;  // not sent
       const text = (cell(row, g.key, seat) ?? "").trim();
-      if (text !== "" && !INTEGER.test(text)) return `${name}'s ${g.head.toLowerCase()} in deal ${n} is a whole number, not “${text}”`;
+      if (text !== "" && !INTEGER.test(text)) return `${label}'s ${g.head.toLowerCase()} in deal ${n} is a whole number, not “${text}”`;
     }
   }
   return null;
 }
 
 function isBlank(row) {
-  const figures = [row.end, row.by, row.upcard, ...row.value, ...row.points, ...row.total, ...row.games.flat()];
+  const figures = [row.pair, row.end, row.by, row.upcard, ...row.value, ...row.points, ...row.total, ...row.team, ...row.games.flat()];
   return figures.every((v) => (v ?? "").trim() === "");
 }
 
-function byName(list) {
+/** The whole numbers of a list of fields by seat, by name (of the seats `only`, when
+ * given). */
+function byName(list, only = null) {
   const names = players();
   const out = {};
   names.forEach((name, seat) => {
     const text = (list[seat] ?? "").trim();
-    if (INTEGER.test(text)) out[name] = Number(text);
+    if (INTEGER.test(text) && (!only || only.includes(seat))) out[name] = Number(text);
+  });
+  return out;
+}
+
+/** The same for the two teams' fields, by the team's name (`ana+cy`). */
+function byTeam(list) {
+  const out = {};
+  teamNames().forEach((team, i) => {
+    const text = (list[i] ?? "").trim();
+    if (INTEGER.test(text)) out[team] = Number(text);
   });
   return out;
 }
 
 function dealOf(row) {
   const names = players();
+  const pair = pairOf(row);
   const result = { end: row.end };
   if (row.end !== "void" && row.end !== "blocked") result.by = row.by;
   if (row.end !== "void") {
     const values = {};
-    names.forEach((name, seat) => {
+    pair.forEach((seat) => {
+      const name = names[seat];
       const text = (row.value[seat] ?? "").trim();
       if (text !== "") values[name] = Number(text);
       else if (name === row.by && (isGin() || row.end !== "blocked")) values[name] = 0;
     });
     result.hand_values = values;
   }
-  const deal = { dealer: row.dealer, result };
+  const deal = { dealer: row.dealer };
+  if (paired()) deal.players = pair.map((seat) => names[seat]);
+  deal.result = result;
   if (oklahoma() && row.end !== "void") deal.upcard = row.upcard.trim().toUpperCase().replace(/^10/, "T");
   const claimed = {};
-  const points = byName(row.points);
+  const points = byName(row.points, pair);
   if (Object.keys(points).length) claimed.points = points;
   if (hollywood()) {
-    const games = row.games.map(byName);
+    const games = row.games.map((g) => byName(g));
     while (games.length && !Object.keys(games[games.length - 1]).length) games.pop();
     if (games.length) claimed.games = games;
   } else {
-    const totals = byName(row.total);
+    const totals = partnership() ? byTeam(row.team) : byName(row.total);
     if (Object.keys(totals).length) claimed.totals = totals;
   }
   if (Object.keys(claimed).length) deal.claimed = claimed;
@@ -454,8 +593,9 @@ function sheet() {
   const names = players();
   const typed = seats();
   const out = { doc: null, checked: 0, problems: {}, error: null };
-  if (names.length < variant().min_players) {
-    out.error = `name ${variant().min_players === 2 ? "both" : `at least ${variant().min_players}`} players of the game`;
+  const least = isGin() ? ginSize() : variant().min_players;
+  if (names.length < least) {
+    out.error = `name ${least === 2 ? "both" : isGin() ? `all ${["three", "four"][least - 3]}` : `at least ${least}`} players of the game`;
     return out;
   }
   if (typed.slice(0, names.length).some((name) => name === "")) {
@@ -491,6 +631,7 @@ function sheet() {
     return out;
   }
   const doc = { format: "rummy-log/1", variant: variant().name, players: names };
+  if (partnership()) doc.teams = TEAMS.map((team) => team.map((seat) => names[seat]));
   if (Object.keys(options.rules).length) doc.rules = options.rules;
   const tournament = {};
   const id = $("tournament").value.trim();
@@ -508,9 +649,10 @@ function sheet() {
   if (Object.keys(tournament).length) doc.tournament = tournament;
   doc.deals = deals;
   const claimed = {};
-  const totals = byName(final.total);
+  const totals = partnership() ? byTeam(final.team) : byName(final.total);
   if (Object.keys(totals).length) claimed.totals = totals;
-  if (final.winner && names.includes(final.winner)) claimed.winner = final.winner;
+  const sides = partnership() ? teamNames() : names;
+  if (final.winner && sides.includes(final.winner)) claimed.winner = final.winner;
   if (Object.keys(claimed).length) doc.claimed = claimed;
   out.doc = doc;
   return out;
@@ -663,7 +805,15 @@ function shownReport(report, count) {
   status.dataset.status = report.status;
   status.id = "sheet-status";
   const legal = report.status === "valid" || report.status === "mismatch";
-  const said = [status, `${legal ? "Totals" : "Points so far"} as the rules give them: ${parts.join(", ")}${legal && totals.winner ? ` · winner ${totals.winner}` : ""}.`];
+  const won = legal && totals.winner ? ` · winner ${totals.winner}` : "";
+  const said = [status];
+  if (totals.teams) {  // partnerships: the teams' totals, and each player's deal points
+    const teams = Object.entries(totals.teams).map(([who, p]) => `${who} ${p}`);
+    said.push(`${legal ? "Team totals" : "Team points so far"} as the rules give them: ${teams.join(", ")}${won}.`,
+      `Deal points by player: ${parts.join(", ")}.`);
+  } else {
+    said.push(`${legal ? "Totals" : "Points so far"} as the rules give them: ${parts.join(", ")}${won}.`);
+  }
   (totals.games ?? []).forEach((g, i) => {
     const figures = Object.entries(g.points).map(([who, p]) => `${who} ${p}`).join(", ");
     said.push(`Game ${i + 1}: ${figures}${legal && g.winner ? ` · winner ${g.winner}` : ""}.`);
