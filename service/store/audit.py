@@ -6,10 +6,11 @@ The figures follow docs/STATISTICS.md ("Tournaments"):
   game credits: what counts is decided in one place, ``counting`` (duplicate tables
   held out, rulings applied); without a ruling a finished legal game credits its
   recomputed game totals (``game_players.points``, bonuses included).
-* **Claimed standings** sum ``game_players.claimed`` over every game of the tournament
-  whose log claims a total for the player, whatever its verdict: they are the standings
-  the logs assert, so an illegal or unfinished game that claims totals counts there and
-  not in the verified standings - which is exactly what the audit should show.
+* **Claimed standings** are the standings as the logs claim them, over the same
+  counted games: a claimed total where the log claims one, the credited points where it
+  does not or where a ruling settled the game (``counting.claimed``), ranked by the
+  same ranking.  A game that counts for nothing adds to neither side: it is a matter of
+  its own, and a settled tournament's two standings compare like with like.
 * **Standings are kept apart by variant and scoring direction.** Totals of different
   variants are on different scales (a gin game is worth hundreds, a greek deal a few
   penalty points), and under ``penalty`` scoring (Rummy family) the *lower* total is

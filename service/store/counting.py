@@ -271,56 +271,83 @@ def standings(games: Sequence[tuple[str, GameFacts]], counts: dict[str, Count],
               ranking: Ranking = Ranking()) -> list[dict[str, Any]]:
     """One table per (variant, direction), ordered by variant then direction (higher
     totals first before lower): every player of a live game, with the verified total
-    of the counted games (None without one), counted games, credited wins, and the
-    claimed total over every game claiming one; ranked by ``ranking`` (docs/
-    TOURNAMENTS.md, "Ranking").  ``games``: (variant, facts) pairs."""
+    of the counted games (None without one), counted games, credited wins; ranked by
+    ``ranking`` (docs/TOURNAMENTS.md, "Ranking").  Beside it the claimed standings,
+    over the same counted games (``claimed``): each player's claimed total and rank by
+    the same ranking, None for a player no counted game claims a total for.
+    ``games``: (variant, facts) pairs."""
     tables: dict[tuple[str, bool], dict[str, Any]] = {}
     for variant, game in games:
         key = (variant, game.lower_wins)
-        table = tables.setdefault(key, {"games": 0, "players": {}, "results": {}})
+        table = tables.setdefault(key, {"games": 0, "players": {}, "results": {},
+                                        "said": {}, "said_results": {}})
         count = counts[game.id]
         table["games"] += count.counted
+        said, claimers, said_winners = claimed(game, count)
         for seat in game.seats:
             row = table["players"].setdefault(seat.player, {
-                "points": None, "games": 0, "won": 0, "claimed_points": None,
-                "claimed_games": 0})
+                "points": None, "games": 0, "won": 0, "claimed_games": 0})
+            said_row = table["said"].setdefault(seat.player, {
+                "points": None, "games": 0, "won": 0})
             results = table["results"].setdefault(seat.player, [])
-            if count.counted:
-                row["points"] = (row["points"] or 0) + count.points[seat.player]
-                row["games"] += 1
-                row["won"] += seat.player in count.winners
-                results.append(_Result(
-                    count.points[seat.player], seat.player in count.winners,
-                    {other: value for other, value in count.points.items()
-                     if other != seat.player}, bool(count.winners)))
-            if seat.claimed is not None:
-                row["claimed_points"] = (row["claimed_points"] or 0) + seat.claimed
-                row["claimed_games"] += 1
+            said_results = table["said_results"].setdefault(seat.player, [])
+            if not count.counted:
+                continue
+            for into, points, winners, out in (
+                    (row, count.points, count.winners, results),
+                    (said_row, said, said_winners, said_results)):
+                into["points"] = (into["points"] or 0) + points[seat.player]
+                into["games"] += 1
+                into["won"] += seat.player in winners
+                out.append(_Result(points[seat.player], seat.player in winners,
+                                   {other: value for other, value in points.items()
+                                    if other != seat.player}, bool(winners)))
+            row["claimed_games"] += seat.player in claimers
     out = []
     for (variant, lower_wins), table in sorted(tables.items()):
-        rows = table["players"]
+        rows, said_rows = table["players"], table["said"]
         if ranking.kind == MATCH_POINTS:
-            for player, row in rows.items():
-                row["match_points"] = None if not row["games"] else sum(
-                    ranking.win if r.won else ranking.loss if r.decided else ranking.draw
-                    for r in table["results"][player])
+            for figures, results in ((rows, table["results"]),
+                                     (said_rows, table["said_results"])):
+                for player, row in figures.items():
+                    row["match_points"] = None if not row["games"] else sum(
+                        ranking.win if r.won else ranking.loss if r.decided
+                        else ranking.draw for r in results[player])
         rank = _ranked(rows, table["results"], ranking, lower_wins)
-        claimed_rank = _ranks({p: r["claimed_points"] for p, r in rows.items()}, lower_wins)
+        said_rank = _ranked(said_rows, table["said_results"], ranking, lower_wins)
         players = []
         for player, row in rows.items():
             entry = {"player": player, "rank": rank[player], "points": row["points"],
                      "games": row["games"], "won": row["won"]}
             if ranking.kind == MATCH_POINTS:
                 entry["match_points"] = row["match_points"]
-            players.append({**entry, "claimed_rank": claimed_rank[player],
-                            "claimed_points": row["claimed_points"],
-                            "claimed_games": row["claimed_games"]})
+            claims = row["claimed_games"]
+            players.append({**entry, "claimed_rank": said_rank[player] if claims else None,
+                            "claimed_points": said_rows[player]["points"] if claims else None,
+                            "claimed_games": claims})
         players.sort(key=lambda r: (r["rank"] is None, r["rank"] or 0,
                                     r["claimed_rank"] is None, r["claimed_rank"] or 0,
                                     r["player"]))
         out.append({"variant": variant, "lower_wins": lower_wins, "games": table["games"],
                     "players": players})
     return out
+
+
+def claimed(game: GameFacts, count: Count) -> tuple[dict[str, int], set[str], list[str]]:
+    """What the log claims a counted game credits: each player's claimed total (one
+    without a claim: the credited points), the players holding a claim, and the best
+    claimed total's players.  A ruled game's matter is settled: what the ruling credits
+    stands on both sides, and nobody holds a claim.  Nothing for a game not counted."""
+    if not count.counted:
+        return {}, set(), []
+    claimers = {seat.player for seat in game.seats if seat.claimed is not None}
+    if game.ruling is not None or not claimers:
+        return count.points, set(), count.winners
+    said = {seat.player: seat.claimed if seat.claimed is not None
+            else count.points[seat.player] for seat in game.seats}
+    if said == count.points:
+        return said, claimers, count.winners
+    return said, claimers, best(said, game.lower_wins)
 
 
 def _ranked(rows: dict[str, dict[str, Any]], results: dict[str, list[_Result]],

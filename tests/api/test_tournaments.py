@@ -108,13 +108,15 @@ def standing(player, rank, points, games, won, claimed_rank, claimed_points, cla
 # Verified (counted: R1 A, R1 B, R2 A, R3 A): ana 139 + 139 + 139 = 417 in 3 games, all
 # won; cleo 139 (R1 B) + 0 (R2 A) = 139 in 2, one won; ben 0 + 0 in 2 (R1 A, R3 A); dan 0
 # in 1 (R1 B).  Ranks, higher first: ana 1, cleo 2, ben and dan tied 3.
-# Claimed (every game with claimed totals, the illegal one included): ana 139 + 0 = 139
-# (R1 A, R2 A); ben 0 + 139 = 139 (R1 A, R2 B); cleo 139 + 139 = 278 (R1 B, R2 A); dan
-# 0 + 0 = 0 (R1 B, R2 B).  Ranks: cleo 1, ana and ben tied 2, dan 4.
-SPRING_GIN = [standing("ana", 1, 417, 3, 3, 2, 139, 2),
+# Claimed, over the same counted games, each player's claimed total where the log claims
+# one and the credited points where it does not: ana 139 (R1 A) + 0 (R2 A) + 139 (R3 A,
+# no claim) = 278, claims in 2 games; cleo 139 (R1 B) + 139 (R2 A) = 278, 2; ben 0 (R1 A)
+# + 0 (R3 A, no claim) = 0, 1; dan 0 (R1 B), 1.  The illegal R2 B counts on neither side
+# (it is an open matter of its own).  Ranks: ana and cleo tied 1, ben and dan tied 3.
+SPRING_GIN = [standing("ana", 1, 417, 3, 3, 1, 278, 2),
               standing("cleo", 2, 139, 2, 1, 1, 278, 2),
-              standing("ben", 3, 0, 2, 0, 2, 139, 2),
-              standing("dan", 3, 0, 1, 0, 4, 0, 2)]
+              standing("ben", 3, 0, 2, 0, 3, 0, 1),
+              standing("dan", 3, 0, 1, 0, 3, 0, 1)]
 SPRING_RUMMY = [standing("eva", 1, 57, 1, 1, 1, 57, 1),
                 standing("finn", 2, 0, 1, 0, 2, 0, 1)]
 
@@ -139,12 +141,10 @@ def expected_discrepancies(games):
         discrepancy("illegal_game", games["r2b"], "ben"),
         # R3 A: deal 0 claims 5 for ana, recomputed 19.
         discrepancy("score_mismatch", games["r3a"], "ana", 5, 19),
-        # Every gin player's claimed standing differs; dan's by rank only (4 vs 3).
-        # The rummy table agrees: eva and finn are not listed.
-        discrepancy("standing_differs", None, "ana", 139, 417, 2, 1),
+        # ana's and cleo's claimed standings differ (R2 A's claims); ben's and dan's
+        # agree, and the rummy table too: they are not listed.
+        discrepancy("standing_differs", None, "ana", 278, 417, 1, 1),
         discrepancy("standing_differs", None, "cleo", 278, 139, 1, 2),
-        discrepancy("standing_differs", None, "ben", 139, 0, 2, 3),
-        discrepancy("standing_differs", None, "dan", 0, 0, 4, 3),
     ]
 
 
@@ -211,14 +211,14 @@ def test_discrepancy_details_name_what_is_wrong(shared_client, spring):
     assert (deal_claim["deal"], deal_claim["move"]) == (0, None)
     game_claim = next(d for d in items if d["game"] == spring["r2a"])
     assert (game_claim["deal"], game_claim["move"]) == (None, None)
-    dan = next(d for d in items if d["player"] == "dan")
-    assert "rank 4" in dan["detail"] and "rank 3" in dan["detail"]
+    cleo = next(d for d in items if d["player"] == "cleo" and d["kind"] == "standing_differs")
+    assert "claimed 278 (rank 1" in cleo["detail"] and "verified 139 (rank 2" in cleo["detail"]
 
 
 def test_the_list_counts_the_discrepancies_each_audit_lists(shared_client, spring):
     listed = {row["id"]: row for row in
               shared_client.get(f"{API}/tournaments").get_json()["tournaments"]}
-    assert listed["spring"]["discrepancies"] == len(expected_discrepancies(spring)) == 9
+    assert listed["spring"]["discrepancies"] == len(expected_discrepancies(spring)) == 7
     for tournament, row in listed.items():
         audit = shared_client.get(row["links"]["self"]).get_json()
         assert row["discrepancies"] == len(audit["discrepancies"]), tournament
@@ -246,18 +246,16 @@ def test_penalty_scoring_ranks_the_lowest_total_first_in_a_table_of_its_own(clie
 
 
 def test_a_player_without_a_counted_game_has_no_verified_standing(client):
-    # Ben's only game is illegal; his claimed 139 stands against nothing.
+    # Ben's only game is illegal: it counts for nothing, its claims neither (the illegal
+    # game is its own matter, not a standing of two players who have none).
     gid = upload(client, entered(illegal(), "solo", 1, "A", {"ana": 0, "ben": 139}),
                  "illegal")
     body = client.get(f"{API}/tournaments/solo").get_json()
     assert body["standings"][0]["games"] == 0
     assert body["standings"][0]["players"] == [
-        standing("ben", None, None, 0, 0, 1, 139, 1),
-        standing("ana", None, None, 0, 0, 2, 0, 1)]
-    assert as_tuples(body["discrepancies"]) == [
-        discrepancy("illegal_game", gid, "ana"),
-        discrepancy("standing_differs", None, "ben", 139, None, 1, None),
-        discrepancy("standing_differs", None, "ana", 0, None, 2, None)]
+        standing("ana", None, None, 0, 0, None, None, 0),
+        standing("ben", None, None, 0, 0, None, None, 0)]
+    assert as_tuples(body["discrepancies"]) == [discrepancy("illegal_game", gid, "ana")]
 
 
 # --------------------------------------------------------------------------- CSV
@@ -284,7 +282,7 @@ def test_csv_report_has_the_same_figures(shared_client, spring):
                              "claimed_rank", "claimed_points", "games", "won", "kind",
                              "detail", "verification"]
     sections = [row["section"] for row in rows]
-    assert sections == ["standings"] * 6 + ["games"] * 14 + ["discrepancies"] * 9 \
+    assert sections == ["standings"] * 6 + ["games"] * 14 + ["discrepancies"] * 7 \
         + ["open"] * 4
 
     standings = [(r["variant"], r["player"], number(r["rank"]), number(r["points"]),
