@@ -286,6 +286,30 @@ def test_final_follows_every_kind_of_open_matter(client):
     assert matter["links"]["ruling"] == f"{API}/games/{bad}/ruling"
 
 
+def test_a_tournament_whose_every_game_was_withdrawn_still_answers(client):
+    """No games, no standings, nothing open, and how many games were withdrawn; its
+    crosstable, CSV and withdrawn list answer too.  404 stays for an id no game named."""
+    first = upload(client, at(valid(), "emptied", 1, "A"), "valid")
+    second = upload(client, at(illegal(), "emptied", 1, "B"), "illegal")
+    assert audit(client, "emptied")["withdrawn"] == 0
+    for gid in (first, second):
+        assert client.delete(f"{API}/games/{gid}?reason=wrong+event").status_code == 200
+    body = audit(client, "emptied")
+    assert (body["games"], body["standings"], body["open"], body["discrepancies"]) == (
+        [], [], [], [])
+    assert body["summary"]["games"] == 0 and body["withdrawn"] == 2
+    assert body["final"] is True and body["rounds"] == []
+    assert body["links"]["withdrawn"] == f"{API}/tournaments/emptied/withdrawn"
+    withdrawn = client.get(body["links"]["withdrawn"]).get_json()["withdrawn"]
+    assert [w["id"] for w in withdrawn] == [first, second]
+    assert client.get(f"{API}/tournaments/emptied/crosstable").get_json()["tables"] == []
+    csv_text = client.get(f"{API}/tournaments/emptied/report.csv").get_data(as_text=True)
+    assert sum(line.startswith("withdrawn,") for line in csv_text.splitlines()) == 2
+    assert audit(client, "emptied") == client.get(
+        f"{API}/tournaments/emptied?after_round=1").get_json() | {"after_round": None}
+    assert_problem(client.get(f"{API}/tournaments/never-named"), 404, "not-found")
+
+
 # --------------------------------------------------------------------------- replaces
 
 def test_a_corrected_log_replaces_a_game_in_one_step(make_app):

@@ -103,9 +103,8 @@ const ACTIONS = {
     const text = `Game ${short(id)} is withdrawn (reason: ${r.body.reason ?? reason}); it no longer counts anywhere.`;
     const panel = document.getElementById("director");
     const back = panel?.dataset.tournament;
-    // Back to its tournament, unless that was its last game (the page is then gone).
-    const there = back ? await fetch(back, { method: "HEAD" }).catch(() => null) : null;
-    if (there?.ok) return done(text, back);
+    // Back to its tournament (which stays readable when that was its last game).
+    if (back) return done(text, back);
     say(text, false);
     panel?.querySelectorAll("button").forEach((b) => { b.disabled = true; });
     return null;
