@@ -245,3 +245,35 @@ def test_a_game_replaced_ruled_unruled_and_withdrawn_from_its_page(watched, serv
     sync_api.expect(page.locator("#state-title")).to_have_text("No live game")
     assert server.request("GET", f"/api/v1/games/{last}")[0] == 410
     assert api(server, "/tournaments/corrections")["withdrawn"] == 3
+
+
+def test_keeping_a_copy_is_one_request_all_or_nothing(watched, server):
+    """The page's "Keep game" sends one request for the table: when it is refused (here
+    the copy chosen was withdrawn meanwhile by someone else), no other copy is withdrawn
+    and the refusal says so; kept again, every other copy goes at once."""
+    copies = [upload(server, valid(id=f"copy-{k}") | {"tournament": {
+        "id": "stale-keep", "round": 4, "table": "2"}})["id"] for k in range(3)]
+    page = watched.page
+    page.goto("/tournaments/stale-keep")
+    page.fill("#director-key", KEY)
+    status, _, _ = server.request("DELETE", f"/api/v1/games/{copies[0]}?reason=meanwhile",
+                                  headers={"Authorization": f"Bearer {KEY}"})
+    assert status == 200
+    keep = page.locator('form[data-action="keep"]')
+    keep.locator('input[name="reason"]').fill("table 2 entered three times")
+    keep.locator(f'button[value="{copies[0]}"]').click()
+    answer = page.locator("#director-answer")
+    sync_api.expect(answer).to_contain_text(
+        f"Refused: nothing was withdrawn: game '{copies[0]}' is not a live game of round 4")
+    watched.errors.clear()  # the browser logs the 409 itself
+    withdrawn = api(server, "/tournaments/stale-keep/withdrawn")["withdrawn"]
+    assert [w["id"] for w in withdrawn] == [copies[0]]
+
+    keep.locator(f'button[value="{copies[1]}"]').click()
+    sync_api.expect(answer).to_have_text(
+        f"Kept game {copies[1][:12]}; withdrawn: {copies[2][:12]} (reason: table 2 entered "
+        "three times).")
+    sync_api.expect(page.locator("#state-title")).to_have_text("✔ Final")
+    withdrawn = api(server, "/tournaments/stale-keep/withdrawn")["withdrawn"]
+    assert [(w["id"], w["deleted_by"]) for w in withdrawn] == [(copies[0], "td"),
+                                                               (copies[2], "td")]

@@ -114,6 +114,8 @@ def test_each_open_matter_of_the_tournament_page_has_its_action(app):
                               re.S))
     keep = matters["duplicate_table"]
     assert f'data-action="keep" data-games="{first} {again}"' in keep
+    # The keep goes to the table's one endpoint, named by the tournament, round, table.
+    assert 'data-tournament="desk" data-round="1" data-table="A"' in keep
     assert re.findall(r'<button type="submit" name="keep" value="([^"]+)"', keep) == [
         first, again]
     assert 'name="reason" required' in keep
