@@ -132,6 +132,16 @@ class GameRows:
                          for name, table in self.tables.items()},
                         {name: counts[:n] for name, counts in self.counts.items()})
 
+    def between(self, start: int, stop: int) -> GameRows:
+        """Games ``start`` to ``stop`` (not included), with their rows."""
+        if start == 0:
+            return self.head(stop)
+        return GameRows(self.ids[start:stop],
+                        {name: table.slice(sum(self.counts[name][:start]),
+                                           sum(self.counts[name][start:stop]))
+                         for name, table in self.tables.items()},
+                        {name: counts[start:stop] for name, counts in self.counts.items()})
+
 
 def game_rows(records: Sequence[GameRecord]) -> GameRows:
     """The rows of ``records``; a row of the wrong shape raises ValueError."""
@@ -779,7 +789,11 @@ class Store(StoreReads):
                                     [old, record.id])
                         deletion = dict(zip(_DELETION, (old, at, by, reason), strict=True))
                         if self._ratings is not None:
-                            pending = self._ratings.remove(cur, old)
+                            # The replay rates again the games stored before this one
+                            # only: the new game is rated by the catch-up, as every new
+                            # game (rated here too, it was rated twice, and the catch-up
+                            # then failed on it).
+                            pending = self._ratings.remove(cur, old, until_seq=seq)
                     cur.execute("COMMIT")
                 except BaseException:
                     writer.clear()

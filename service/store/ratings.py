@@ -311,15 +311,17 @@ class Keeper:
             append(history)
         return pending
 
-    def remove(self, cur: Any, gid: str) -> Pending:
+    def remove(self, cur: Any, gid: str, until_seq: int | None = None) -> Pending:
         """Undo a deleted game (its deletion recorded already in this transaction): its
-        pool replayed from its place, when it was rated."""
+        pool replayed from its place, when it was rated; over the games stored up to
+        ``until_seq`` only, when given (games inserted by the same transaction after it
+        are rated as new games, by the catch-up)."""
         pending = Pending()
         self._loaded(cur)
         row = cur.execute(f"SELECT variant, {_AT}, seq FROM rating_history "
                           "WHERE game_id = ? LIMIT 1", [gid]).fetchone()
         if row is not None:
-            self._replay(cur, row[0], (row[1], row[2]), pending)
+            self._replay(cur, row[0], (row[1], row[2]), pending, until_seq)
         return pending
 
     def _replay(self, cur: Any, variant: str, since: Key, pending: Pending,
