@@ -450,7 +450,7 @@ TOURNAMENT_PARAMETER = [{"in": "path", "name": "tournament_id", "required": True
     "type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}}]
 
 
-@blp.route("/<name:tournament_id>", methods=["GET"], parameters=TOURNAMENT_PARAMETER)
+@blp.route("/<tournament:tournament_id>", methods=["GET"], parameters=TOURNAMENT_PARAMETER)
 @read_access_or_public
 @blp.arguments(AuditArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, TournamentReportSchema, example=EXAMPLE)

@@ -41,7 +41,7 @@ from ..shared_pool import LOST, PoolClient
 from ..store import Answer, GameRecord, GameRows, StoreError, game_rows
 from ..store.remote import StoreClient
 from .games_schemas import MAX_REASON_LENGTH
-from .intake import check_document
+from .intake import check_document, check_log
 from .problems import (
     INTERNAL_ERROR,
     PAYLOAD_TOO_LARGE,
@@ -78,6 +78,19 @@ class Entry:
 
 ENVELOPE = frozenset(("replaces", "reason", "log"))
 MAX_GAME_ID = 64  # characters of a game id to replace, as the single upload's 'replaces'
+
+
+def _envelope(text: bytes, limit: int) -> dict[str, Any] | None:
+    """A line that is no valid log, decoded when it is an envelope: an object with
+    "replaces", a key no log has (a log's keys are closed).  Only a line holding that
+    text, or an escape that may spell it, is decoded again."""
+    if b"replaces" not in text and b"\\u" not in text:
+        return None
+    try:
+        document = load_json(text, limit)
+    except LogValidationError:
+        return None
+    return document if isinstance(document, dict) and "replaces" in document else None
 
 
 def _enveloped(line: int, envelope: dict[str, Any], uploader: str | None,
@@ -121,10 +134,13 @@ def judge(line: int, text: bytes | None, limit: int, uploader: str | None,
                                               f"the line is larger than {plural(limit, 'byte')}"),
                      bad=True), None
     try:
-        document = load_json(text, limit)
-        if isinstance(document, dict) and "replaces" in document:  # a key no log has
-            return _enveloped(line, document, uploader, uploaded_at)
-        checked = check_document(document, text)
+        try:
+            checked = check_log(text, limit)
+        except LogValidationError:
+            envelope = _envelope(text, limit)
+            if envelope is None:
+                raise
+            return _enveloped(line, envelope, uploader, uploaded_at)
         record = checked.record(uploader, uploaded_at)
         return Entry(line, record.id, checked.report.status, source_id=checked.source_id,
                      tournament=checked.tournament,

@@ -460,3 +460,13 @@ def test_corrections_in_a_pool_of_processes_keep_the_line_order(make_app):
     assert all(r["created"] for r in results[:11])
     assert by_seq(app) == olds + [r["id"] for r in results[:11]]
     assert withdrawn(client) == [(olds[0], results[2]["id"]), (olds[1], results[7]["id"])]
+
+
+def test_an_envelope_whose_key_is_written_with_escapes_is_one_all_the_same(app, client):
+    """JSON may spell a key with escapes: "\\u0072eplaces" is "replaces"."""
+    old = post_log(client, at_table(mismatch())).get_json()["id"]
+    line = orjson.dumps(correction(old, at_table(valid()))).replace(
+        b'"replaces"', b'"\\u0072eplaces"')
+    [result] = lines_of(post_batch(client, line + b"\n"))
+    assert result["replaced"]["id"] == old, result
+    assert withdrawn(client) == [(old, result["id"])]
