@@ -57,7 +57,7 @@ from .auth import KEYRING_EXTENSION, Keyring
 from .config import EXTENSION, STORE_EXTENSION, VERIFIER_EXTENSION, Settings
 from .jsonio import OrjsonProvider
 from .problems import READ_ONLY, Problem
-from .segments import NameConverter
+from .segments import NameConverter, TournamentConverter
 from .spec import make_api
 from .verifier import SharedVerifier, Verifier
 
@@ -81,6 +81,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app.url_map.converters["game_id"] = games.GameIdConverter
     app.url_map.converters["name"] = NameConverter
+    app.url_map.converters["tournament"] = TournamentConverter
     problems.install(app)
     metrics.install(app)
     api = make_api(app)

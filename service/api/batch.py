@@ -46,12 +46,12 @@ from marshmallow.validate import OneOf
 from werkzeug.exceptions import HTTPException
 
 from ..engine.words import plural
-from ..store import joined
+from ..store import Answer, joined
 from .auth import write_access
 from .coding import RATIO_FLOOR, Gunzip, content_coding, request_body
 from .config import Settings, current_store, current_verifier, settings
-from .games import REUPLOADED, deletion_fields
-from .games_schemas import LEVEL_DOC, LEVELS, TournamentSchema
+from .games import REUPLOADED, deletion_fields, game_url, replacement_refused
+from .games_schemas import LEVEL_DOC, LEVELS, TournamentSchema, utc_text
 from .intake import NDJSON_TYPES, BodyTooLarge, iter_lines, require_media_type
 from .problems import (
     BATCH_STOPPED,
@@ -88,7 +88,18 @@ DESCRIPTION = (
     "whose verifying process died (killed, out of memory) is answered with "
     "`/problems/verifier-unavailable` (503): send it again. A client may send the whole "
     "body before it reads the answer (as Python's http.client and requests do): the "
-    "lines it does not take meanwhile wait for it, and come once it reads."
+    "lines it does not take meanwhile wait for it, and come once it reads. "
+    "A line may instead be a correction, the envelope "
+    "`{\"replaces\": \"<id>\", \"reason\": \"...\", \"log\": {...}}`: its log is "
+    "stored and game `<id>` withdrawn in one transaction (who: the key's label, when, "
+    "why), as `POST /games?replaces=` does; its result line adds `replaced`, the "
+    "withdrawal. A correction that cannot be done changes nothing and answers an error "
+    "line: 422 for an envelope without its reason or with a log that is not valid (the "
+    "log's fields under `log.`), 404 for a game to replace that is unknown, 409 for one "
+    "withdrawn before (`game-deleted`), for the same log as that game's "
+    "(`replaces-itself`) or for the log of a deleted game. The games of a batch are "
+    "stored in line order, replacements included: a line may correct a game stored by a "
+    "line before it."
 )
 
 
@@ -98,6 +109,15 @@ class LineErrorSchema(Schema):
     status = fields.Integer()
     detail = fields.String()
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
+
+
+class ReplacedSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "The game withdrawn"})
+    deleted_at = fields.String(required=True, metadata={"example": "2024-05-12T18:00:00Z"})
+    deleted_by = fields.String(allow_none=True, metadata={
+        "description": "The label of the write key used, null when writes are open"})
+    reason = fields.String(required=True)
+    links = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
 
 
 class LineResultSchema(Schema):
@@ -113,6 +133,8 @@ class LineResultSchema(Schema):
     tournament = fields.Nested(TournamentSchema, allow_none=True, metadata={
         "description": "The log's tournament {id, round, table}, null when it has none"})
     error = fields.Nested(LineErrorSchema)
+    replaced = fields.Nested(ReplacedSchema, metadata={
+        "description": "A correction line's: the game withdrawn in its place"})
 
 
 @dataclass(slots=True)
@@ -162,18 +184,22 @@ def _before_stop(parts: list[Part], guard: _Guard) -> list[Part]:
             continue
         part.entries = part.entries[:kept]
         if part.rows is not None:
-            part.rows = part.rows.head(sum(entry.id is not None for entry in part.entries))
+            part.rows = part.rows.head(sum(entry.id is not None and entry.record is None
+                                           for entry in part.entries))
         return parts[:number + 1]
     return parts
 
 
-def _commit(parts: list[Part], guard: _Guard) -> bytes:
+def _commit(parts: list[Part], guard: _Guard, uploader: str | None) -> bytes:
     """Store the chunk's good games not stored yet and answer each of its lines, in
     order: a line is answered as stored only once its game is committed.  Lines after
     the one that stops the batch are neither stored nor answered."""
     parts = _before_stop(parts, guard)
-    _store_pending([part for part in parts if part.rows is not None])
-    _commit_staged([part for part in parts if part.ticket is not None])
+    if any(entry.record is not None for part in parts for entry in part.entries):
+        _commit_in_order(parts, uploader)
+    else:
+        _store_pending([part for part in parts if part.rows is not None])
+        _commit_staged([part for part in parts if part.ticket is not None])
     for part in parts:
         _check_answers(part)
     deleted = _deleted_among(parts)
@@ -181,22 +207,118 @@ def _commit(parts: list[Part], guard: _Guard) -> bytes:
     for part in parts:
         answers = iter(part.answers or ())
         failure = _unavailable() if part.failure is not None else None
+        replaced = part.replaced or {}
         for entry in part.entries:
-            if entry.id is None or failure is not None:
+            if entry.id is None:
                 result: dict[str, Any] = {"line": entry.line, "error": entry.error or failure}
+            elif entry.record is not None:  # an envelope: its own transaction's answer
+                result = replaced.get(entry.line) or {"line": entry.line,
+                                                      "error": failure or _unavailable()}
+            elif (answer := next(answers, None)) is None:
+                result = {"line": entry.line, "error": failure or _unavailable()}
             else:
-                game_id, created = next(answers)
+                game_id, created = answer
                 if created is None:
                     result = {"line": entry.line, "error": _not_stored()}
                 elif not created and game_id in deleted:
                     result = {"line": entry.line, "error": deleted[game_id]}
                 else:
-                    result = {"line": entry.line, "id": game_id, "status": entry.status,
-                              "verification": entry.verification, "created": created, "source_id": entry.source_id,
-                              "tournament": entry.tournament}
+                    result = _stored(entry, game_id, created)
             out.append(orjson.dumps(result))
     answer = b"\n".join(out) + b"\n" if out else b""
     return answer + (guard.stop or b"")
+
+
+def _stored(entry: Entry, game_id: str, created: bool) -> dict[str, Any]:
+    """The result line of a line whose game is stored."""
+    return {"line": entry.line, "id": game_id, "status": entry.status,
+            "verification": entry.verification, "created": created,
+            "source_id": entry.source_id, "tournament": entry.tournament}
+
+
+def _commit_in_order(parts: list[Part], uploader: str | None) -> None:
+    """A chunk holding replacements: every game committed in line order, so that each
+    is numbered (``seq``) as its line is.  The games staged by the pool are committed
+    a run of parts at a time, the rows handed back a run of lines at a time, and each
+    replacement on its own, in one transaction with the withdrawal of its game."""
+    staged: list[Part] = []
+    for part in parts:
+        if part.ticket is not None:
+            staged.append(part)
+            continue
+        _commit_staged(staged)
+        staged = []
+        if part.rows is None:
+            continue  # nothing to store (its lines are errors, or its process failed)
+        if any(entry.record is not None for entry in part.entries):
+            _commit_replacing(part, uploader)
+        else:
+            _store_pending([part])
+    _commit_staged(staged)
+
+
+def _commit_replacing(part: Part, uploader: str | None) -> None:
+    """Commit a part's plain games and its replacements, in line order.  Should a commit
+    fail, the lines from there on answer 503 (nothing of them stored); the lines
+    committed before keep their answers."""
+    assert part.rows is not None
+    answers: list[Answer] = []
+    part.replaced = {}
+    start = run = 0  # the part's plain games stored so far, and those waiting
+
+    def flush() -> bool:
+        nonlocal start, run
+        if run:
+            try:
+                answers.extend(current_store().submit(part.rows.between(start, start + run)))
+            except Exception as error:
+                current_app.logger.exception("batch lines of %d games could not be stored",
+                                             run)
+                part.failure = str(error)
+                return False
+            start, run = start + run, 0
+        return True
+
+    for entry in part.entries:
+        if entry.id is None:
+            continue
+        if entry.record is None:
+            run += 1
+            continue
+        if not flush():
+            break
+        result = _replace_line(entry, uploader)
+        part.replaced[entry.line] = result
+        if "error" in result and result["error"]["status"] >= 500:
+            part.failure = result["error"]["detail"]
+            break
+    else:
+        flush()
+    part.answers = answers
+
+
+def _replace_line(entry: Entry, uploader: str | None) -> dict[str, Any]:
+    """Store an envelope line's game and withdraw the game it replaces, in one
+    transaction (``Store.replace_game``): its result line, stored or why nothing
+    changed."""
+    assert entry.record is not None and entry.replaces is not None
+    try:
+        done = current_store().replace_game(entry.record, entry.replaces, uploader,
+                                            entry.reason, datetime.now(UTC))
+    except Exception:
+        current_app.logger.exception("batch line %d: game %s could not replace %s",
+                                     entry.line, entry.id, entry.replaces)
+        return {"line": entry.line, "error": _unavailable()}
+    refusal = replacement_refused(done, entry.replaces)
+    if refusal is not None:
+        return {"line": entry.line, "error": problem_body(
+            refusal.code or 409, refusal.kind, refusal.description or "", refusal.errors,
+            **refusal.extra)}
+    deletion = done.deletion or {}
+    return {**_stored(entry, done.id, done.created), "replaced": {
+        "id": entry.replaces, "deleted_at": utc_text(deletion["deleted_at"]),
+        "deleted_by": deletion["deleted_by"], "reason": deletion["reason"],
+        "links": {"self": game_url(entry.replaces)}}}
 
 
 def _deleted_among(parts: list[Part]) -> dict[str, dict[str, Any]]:
@@ -257,7 +379,8 @@ def _check_answers(part: Part) -> None:
     this one's (a client deleting "its" game would delete another's)."""
     if part.failure is not None or part.answers is None:
         return
-    expected = [entry.id for entry in part.entries if entry.id is not None]
+    expected = [entry.id for entry in part.entries
+                if entry.id is not None and entry.record is None]  # a replacement: its own
     answered = [game_id for game_id, _ in part.answers]
     if answered != expected:
         current_app.logger.error("batch part of %d lines: the store answered for other "
@@ -285,7 +408,8 @@ def _sent(items: list[tuple[int, bytes | None]], config: Settings, uploader: str
                                      uploaded_at)
 
 
-def _answered(judging: Callable[[], list[Part]], guard: _Guard) -> bytes:
+def _answered(judging: Callable[[], list[Part]], guard: _Guard,
+              uploader: str | None) -> bytes:
     """The result lines of a chunk sent to the verifier, once its games are committed."""
     parts = judging()
     for part in parts:
@@ -296,7 +420,7 @@ def _answered(judging: Callable[[], list[Part]], guard: _Guard) -> bytes:
             if entry.log:
                 current_app.logger.error("batch line %d could not be verified:\n%s",
                                          entry.line, entry.log)
-    return _commit(parts, guard)
+    return _commit(parts, guard, uploader)
 
 
 class _Cut(Exception):
@@ -371,19 +495,19 @@ def _results(lines: Iterable[tuple[int, bytes | None]], config: Settings,
             judging = _sent(chunk, config, uploader, guard.safe(in_flight + len(chunk)),
                             uploaded_at)
             if waiting is not None:
-                yield _answered(waiting, guard)
+                yield _answered(waiting, guard, uploader)
                 if guard.stop is not None:
                     return  # the chunk just sent is dropped: none of its games is stored
             waiting, in_flight = judging, len(chunk)
     except _Cut as cut:
         if waiting is not None:
-            yield _answered(waiting, guard)
+            yield _answered(waiting, guard, uploader)
             if guard.stop is not None:
                 return
         yield orjson.dumps({"line": cut.line, "error": cut.error}) + b"\n"
         return
     if waiting is not None:
-        yield _answered(waiting, guard)
+        yield _answered(waiting, guard, uploader)
     if not answered:
         yield orjson.dumps({"line": max(read, 1), "error": problem_body(
             422, VALIDATION_ERROR, EMPTY_BATCH)}) + b"\n"

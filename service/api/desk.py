@@ -2,7 +2,8 @@
 
 ``PUT /games/{id}/ruling`` records a ruling (write key), ``GET`` reads it with its
 history, ``DELETE`` withdraws it; ``GET /tournaments/{id}/withdrawn`` lists the games
-deleted or replaced.  What a ruling makes a game count for, and which rulings each
+deleted or replaced; ``POST /tournaments/{id}/tables/{round}/{table}/keep`` keeps one
+game of a re-entered table and withdraws the others in one transaction.  What a ruling makes a game count for, and which rulings each
 verdict allows, is ``service.store.counting`` (docs/TOURNAMENTS.md).  A ruling never
 changes the stored log or the engine's verdict.
 """
@@ -33,9 +34,22 @@ from ..store.schedule import game_off_schedule
 from .auth import read_access, read_access_or_public, write_access
 from .config import current_store
 from .games import _not_found, _reason_body, game_url
-from .games_schemas import MAX_REASON_LENGTH, STATUSES, DeleteArgsSchema, UtcDateTime
+from .games_schemas import (
+    MAX_REASON_LENGTH,
+    STATUSES,
+    DeleteArgsSchema,
+    DeletionSchema,
+    UtcDateTime,
+)
 from .intake import JSON_TYPES, read_body, require_media_type
-from .problems import NO_RULING, NOT_FOUND, RULING_NOT_ALLOWED, VALIDATION_ERROR, Problem
+from .problems import (
+    NO_RULING,
+    NOT_AT_TABLE,
+    NOT_FOUND,
+    RULING_NOT_ALLOWED,
+    VALIDATION_ERROR,
+    Problem,
+)
 from .spec import PREFIX, problem_responses
 from .tournaments import TOURNAMENT_PARAMETER, NoArgsSchema
 
@@ -263,6 +277,90 @@ def get_withdrawn(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
         if row["replaced_by"] is not None:
             row["links"]["replaced_by"] = game_url(row["replaced_by"])
     return {"tournament": tournament_id, "withdrawn": rows}
+
+
+# --------------------------------------------------------------------------- keep
+
+class KeptSchema(Schema):
+    tournament = fields.String(required=True)
+    round = fields.Integer(required=True)
+    table = fields.String(required=True)
+    kept = fields.String(required=True, metadata={"description": "The game kept"})
+    withdrawn = fields.List(fields.Nested(lambda: DeletionSchema()), required=True,
+                            metadata={"description": "The other games of the table, "
+                                                     "withdrawn now (none when the game "
+                                                     "kept was the table's only one)"})
+    links = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+
+
+def _keep_body() -> tuple[str, str]:
+    """The game to keep and the reason of a keep body, or a 422."""
+    require_media_type(JSON_TYPES)
+    raw = read_body(64 << 10)
+    try:
+        body = load_json(raw, 64 << 10)
+    except LogValidationError:
+        body = None
+    if not isinstance(body, dict):
+        raise _invalid("$", "a JSON object {\"game\", \"reason\"}", "the body")
+    extra = set(body) - {"game", "reason"}
+    if extra:
+        raise _invalid(sorted(extra)[0], "unknown field", "the body")
+    game, reason = body.get("game"), body.get("reason")
+    if not isinstance(game, str) or not 1 <= len(game) <= 64:
+        raise _invalid("game", "the id of the game to keep", "the body")
+    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH:
+        raise _invalid("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters",
+                       "the body")
+    return game, reason.strip()
+
+
+@blp.route("/tournaments/<name:tournament_id>/tables/<int:round>/<name:table>/keep",
+           methods=["POST"], parameters=[
+               *TOURNAMENT_PARAMETER,
+               {"in": "path", "name": "round", "required": True,
+                "schema": {"type": "integer", "minimum": 0}},
+               {"in": "path", "name": "table", "required": True,
+                "schema": {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}}])
+@write_access
+@blp.response(200, KeptSchema)
+@problem_responses(blp, 401, 403, 404, 409, 415, 422)
+@blp.doc(summary="Keep one game of a re-entered table, withdrawing the others at once",
+         description="A JSON body {\"game\", \"reason\"}. Every other live game of the "
+                     "tournament's round and table is withdrawn in one transaction, all "
+                     "or none, each with who (the write key's label), when and the "
+                     "reason, as DELETE /games/{id} records it. 404 when the table has "
+                     "no live game; 409 not-at-table, listing the table's live 'games', "
+                     "when the game is not one of them (nothing is withdrawn). Keeping "
+                     "the only game of a table withdraws nothing.",
+         requestBody={"required": True, "content": {"application/json": {"schema": {
+             "type": "object", "additionalProperties": False,
+             "required": ["game", "reason"], "properties": {
+                 "game": {"type": "string", "minLength": 1, "maxLength": 64},
+                 "reason": {"type": "string", "minLength": 1, "pattern": r"\S",
+                            "maxLength": MAX_REASON_LENGTH}}},
+             "example": {"game": "5d69bdc52cdd76ed28a89e91",
+                         "reason": "table 3 entered twice"}}}})
+def keep_game(tournament_id: str, round: int, table: str) -> dict[str, Any]:
+    game, reason = _keep_body()
+    done = None
+    if 1 <= len(tournament_id) <= MAX_ID_LENGTH and 1 <= len(table) <= MAX_ID_LENGTH:
+        done = current_store().keep_game(tournament_id, round, table, game, g.uploader,
+                                         reason, datetime.now(UTC))
+    where = f"round {round}, table {table[:64]!r} of tournament {tournament_id[:64]!r}"
+    if done is None:
+        raise Problem(404, NOT_FOUND, f"no live game is at {where}; nothing was withdrawn")
+    games, withdrawn = done
+    if game not in games:
+        raise Problem(409, NOT_AT_TABLE, f"game {game[:64]!r} is not a live game of {where} "
+                      f"(its games: {', '.join(games)}); nothing was withdrawn",
+                      games=games, links={"games": [game_url(gid) for gid in games]})
+    return {"tournament": tournament_id, "round": round, "table": table, "kept": game,
+            "withdrawn": withdrawn,
+            "links": {"kept": game_url(game),
+                      "withdrawn": url_for("desk.get_withdrawn", tournament_id=tournament_id),
+                      "tournament": url_for("tournaments.get_tournament",
+                                            tournament_id=tournament_id)}}
 
 
 # --------------------------------------------------------------------------- settings

@@ -19,7 +19,7 @@ from werkzeug.routing import BaseConverter
 from ..engine import LogValidationError, load_json, parse_game
 from ..engine.model import Game
 from ..engine.state import NoSuchPosition, state_after
-from ..store import GameFilter
+from ..store import GameFilter, Replacement
 from ..store.stats import tournament_of
 from .auth import read_access, write_access
 from .config import current_store, settings
@@ -191,22 +191,31 @@ def _replace(record: Any, old: str, reason: str | None,
              body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Store ``record`` and withdraw game ``old``, in one transaction, or neither."""
     done = current_store().replace_game(record, old, g.uploader, reason, datetime.now(UTC))
-    if done.outcome == "no-game":
-        raise Problem(404, NOT_FOUND, f"there is no game {old!r} to replace; nothing was "
-                                      "stored")
-    if done.outcome == "same-game":
-        raise Problem(409, REPLACES_ITSELF, f"this log is the one of game {old}: a "
-                                            "correction is a changed log; nothing changed")
-    if done.outcome == "deleted":
-        raise _deleted(409, done.deletion, "the game to replace was withdrawn before; "
-                                           "nothing was stored")
-    if done.outcome == "new-deleted":
-        raise _deleted(409, done.deletion, REUPLOADED + "; nothing was withdrawn")
+    refusal = replacement_refused(done, old)
+    if refusal is not None:
+        raise refusal
     body.update(id=done.id, created=done.created, links=links(done.id),
                 replaced=done.deletion)
     if not done.created:
         return body, 200, {}
     return body, 201, {"Location": body["links"]["self"]}
+
+
+def replacement_refused(done: Replacement, old: str) -> Problem | None:
+    """Why a replacement (``Store.replace_game``) changed nothing, as its problem; None
+    when it was done.  A single upload and a batch line say the same."""
+    if done.outcome == "no-game":
+        return Problem(404, NOT_FOUND, f"there is no game {old[:64]!r} to replace; nothing "
+                                       "was stored")
+    if done.outcome == "same-game":
+        return Problem(409, REPLACES_ITSELF, f"this log is the one of game {old}: a "
+                                             "correction is a changed log; nothing changed")
+    if done.outcome == "deleted":
+        return _deleted(409, done.deletion, "the game to replace was withdrawn before; "
+                                            "nothing was stored")
+    if done.outcome == "new-deleted":
+        return _deleted(409, done.deletion, REUPLOADED + "; nothing was withdrawn")
+    return None
 
 
 @blp.route("/<game_id:game_id>", methods=["GET"])

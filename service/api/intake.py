@@ -130,6 +130,11 @@ def check_log(raw: bytes, limit: int) -> Checked:
     """Decode, validate and verify one log; the engine's LogValidationError when it is
     malformed.
     Illegal, mismatched and incomplete games are verdicts, not errors."""
-    document = load_json(raw, limit)
+    return check_document(load_json(raw, limit), raw)
+
+
+def check_document(document: Any, raw: bytes) -> Checked:
+    """Validate and verify a decoded log whose stored text is ``raw``; the engine's
+    LogValidationError when it is malformed."""
     game = parse_game(document)
     return Checked(document, raw, game, verify(game), game_id(document))

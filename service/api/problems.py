@@ -53,6 +53,7 @@ STORE_BUSY = "store-busy"  # 503: too many games wait to be written; try again s
 RULING_NOT_ALLOWED = "ruling-not-allowed"  # 409: a ruling the game's verdict does not allow
 NO_RULING = "no-ruling"  # 404: a game without a ruling (in force, for DELETE)
 REPLACES_ITSELF = "replaces-itself"  # 409: a log sent to replace its own stored game
+NOT_AT_TABLE = "not-at-table"  # 409: a game to keep that is not a live game of the table
 VERIFIER_UNAVAILABLE = "verifier-unavailable"  # 503: a batch line whose verifying process ended
 
 _BY_STATUS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUND,
@@ -68,7 +69,8 @@ PROBLEM_TYPES: tuple[str, ...] = (
     PAYLOAD_TOO_LARGE, URI_TOO_LONG, UNSUPPORTED_MEDIA_TYPE, EXPECTATION_FAILED,
     VALIDATION_ERROR, BATCH_STOPPED, HEADER_FIELDS_TOO_LARGE, INTERNAL_ERROR, NOT_IMPLEMENTED,
     BAD_GATEWAY, DATABASE_UNAVAILABLE, GATEWAY_TIMEOUT, HTTP_VERSION_NOT_SUPPORTED, DEGRADED,
-    STORE_BUSY, VERIFIER_UNAVAILABLE, RULING_NOT_ALLOWED, NO_RULING, REPLACES_ITSELF)
+    STORE_BUSY, VERIFIER_UNAVAILABLE, RULING_NOT_ALLOWED, NO_RULING, REPLACES_ITSELF,
+    NOT_AT_TABLE)
 
 # What a validation problem lists of a document's errors: its answer stays small however
 # many fields are wrong and however long the keys the document invented.

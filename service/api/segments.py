@@ -28,3 +28,12 @@ class NameConverter(PathConverter):
 
     def to_url(self, value: Any) -> str:
         return segment(value)
+
+
+class TournamentConverter(NameConverter):
+    """A tournament id as the last part of a path (``GET /tournaments/{id}``): any name
+    but one ending in ``/tables/{round}/{table}/keep``, the address of keeping a table's
+    game (``POST``).  Without it that address matched this rule too, and its OPTIONS and
+    405 answers listed GET, which the address does not take."""
+
+    regex = r"(?!.*/tables/[0-9]+/.+/keep\Z)[^/].*?"

@@ -264,6 +264,10 @@ class TournamentReportSchema(Schema):
         "description": "Every round a game of the tournament names, in order"})
     after_round = fields.Integer(allow_none=True, required=True, metadata={
         "description": "The round the figures stop after (after_round), null: all"})
+    withdrawn = fields.Integer(required=True, metadata={
+        "description": "How many of its games were withdrawn (deleted or replaced: "
+                       "links.withdrawn lists them). A tournament whose every game was "
+                       "withdrawn still answers, with no games and no standings"})
     links = fields.Nested(TournamentLinksSchema, required=True)
 
 
@@ -350,6 +354,7 @@ EXAMPLE: dict[str, Any] = {
               "withdrawn": f"{PREFIX}/tournaments/spring/withdrawn",
               "settings": f"{PREFIX}/tournaments/spring/settings"},
     "settings": None,
+    "withdrawn": 0,
 }
 EXAMPLE_CSV = (
     "section,variant,round,table,game,status,counted,ruling,winner,recomputed_leader,player,"
@@ -374,7 +379,9 @@ AUDIT_DESCRIPTION = (
     "Ties share a rank. Discrepancies: two or more games claiming the same round and "
     "table (duplicate_table, naming every one), illegal games, score mismatches (deal or "
     "game claims), and players whose claimed total or rank differs from the verified one. "
-    "Deleted games are left out of everything. "
+    "Deleted games are left out of everything; a tournament whose every game was "
+    "withdrawn answers with no games and no standings ('withdrawn' counts them), and "
+    "404 is for an id no game ever named. "
     "A tournament id may contain '/' (send it as is or as %2F).")
 
 def _audit(tournament_id: str, after_round: int | None = None) -> TournamentAudit:
@@ -448,7 +455,7 @@ TOURNAMENT_PARAMETER = [{"in": "path", "name": "tournament_id", "required": True
     "type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}}]
 
 
-@blp.route("/<name:tournament_id>", methods=["GET"], parameters=TOURNAMENT_PARAMETER)
+@blp.route("/<tournament:tournament_id>", methods=["GET"], parameters=TOURNAMENT_PARAMETER)
 @read_access_or_public
 @blp.arguments(AuditArgsSchema, location="query", unknown=RAISE, error_status_code=400)
 @blp.response(200, TournamentReportSchema, example=EXAMPLE)
@@ -466,7 +473,7 @@ def get_tournament(args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
             "games": games, "discrepancies": audit.discrepancies, "final": audit.final,
             "settings": audit.settings,
             "open": matters_with_links(audit), "rounds": audit.rounds,
-            "after_round": audit.after_round,
+            "after_round": audit.after_round, "withdrawn": audit.withdrawn,
             "links": {"self": url_for("tournaments.get_tournament",
                                       tournament_id=tournament_id),
                       "report": url_for("tournaments.get_report",

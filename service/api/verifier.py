@@ -32,13 +32,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..engine import LogValidationError
+import orjson
+
+from ..engine import LogValidationError, load_json
 from ..engine.words import plural
 from ..pool import Pool
 from ..shared_pool import LOST, PoolClient
 from ..store import Answer, GameRecord, GameRows, StoreError, game_rows
 from ..store.remote import StoreClient
-from .intake import check_log
+from .games_schemas import MAX_REASON_LENGTH
+from .intake import check_document, check_log
 from .problems import (
     INTERNAL_ERROR,
     PAYLOAD_TOO_LARGE,
@@ -65,6 +68,63 @@ class Entry:
     source_id: str | None = None  # the log's own id, to name the game by in the answer
     tournament: dict[str, Any] | None = None  # the log's {id, round, table}, if any
     verification: str | None = None  # moves, results or mixed (``engine.report``)
+    # A line of the envelope {"replaces", "reason", "log"}: the game to withdraw, why,
+    # and the new game's record, which the request stores with the withdrawal in one
+    # transaction (it is never among the chunk's rows).
+    replaces: str | None = None
+    reason: str | None = None
+    record: GameRecord | None = None
+
+
+ENVELOPE = frozenset(("replaces", "reason", "log"))
+MAX_GAME_ID = 64  # characters of a game id to replace, as the single upload's 'replaces'
+
+
+def _envelope(text: bytes, limit: int) -> dict[str, Any] | None:
+    """A line that is no valid log, decoded when it is an envelope: an object with
+    "replaces", a key no log has (a log's keys are closed).  Only a line holding that
+    text, or an escape that may spell it, is decoded again."""
+    if b"replaces" not in text and b"\\u" not in text:
+        return None
+    try:
+        document = load_json(text, limit)
+    except LogValidationError:
+        return None
+    return document if isinstance(document, dict) and "replaces" in document else None
+
+
+def _enveloped(line: int, envelope: dict[str, Any], uploader: str | None,
+               uploaded_at: datetime | None) -> tuple[Entry, GameRecord | None]:
+    """An envelope judged: its game to replace, its reason and its log, every field's
+    errors together (the log's under ``log.``)."""
+    errors: dict[str, list[str]] = {}
+    for key in sorted(set(envelope) - ENVELOPE):
+        errors[key] = ["Unknown field."]
+    old, reason, log = envelope.get("replaces"), envelope.get("reason"), envelope.get("log")
+    if not isinstance(old, str) or not 1 <= len(old) <= MAX_GAME_ID:
+        errors["replaces"] = [f"the id of the game to replace: a string of 1 to "
+                              f"{MAX_GAME_ID} characters"]
+    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH:
+        errors["reason"] = [f"why the game is replaced: a string of 1 to "
+                            f"{MAX_REASON_LENGTH} characters"]
+    checked = None
+    if not isinstance(log, dict):
+        errors["log"] = ["the corrected rummy-log/1 game, a JSON object"]
+    else:
+        try:
+            checked = check_document(log, orjson.dumps(log))
+        except LogValidationError as error:
+            errors.update({f"log.{path}" if path else "log": messages
+                           for path, messages in error.errors.items()})
+    if errors or checked is None:
+        detail, shown = validation_problem("the line is not a valid replacement "
+                                           "{\"replaces\", \"reason\", \"log\"}", errors)
+        return Entry(line, error=problem_body(422, VALIDATION_ERROR, detail, shown),
+                     bad=True), None
+    record = checked.record(uploader, uploaded_at)
+    return Entry(line, record.id, checked.report.status, source_id=checked.source_id,
+                 tournament=checked.tournament, verification=checked.report.verification,
+                 replaces=old, reason=reason.strip(), record=record), None
 
 
 def judge(line: int, text: bytes | None, limit: int, uploader: str | None,
@@ -74,7 +134,13 @@ def judge(line: int, text: bytes | None, limit: int, uploader: str | None,
                                               f"the line is larger than {plural(limit, 'byte')}"),
                      bad=True), None
     try:
-        checked = check_log(text, limit)
+        try:
+            checked = check_log(text, limit)
+        except LogValidationError:
+            envelope = _envelope(text, limit)
+            if envelope is None:
+                raise
+            return _enveloped(line, envelope, uploader, uploaded_at)
         record = checked.record(uploader, uploaded_at)
         return Entry(line, record.id, checked.report.status, source_id=checked.source_id,
                      tournament=checked.tournament,
@@ -92,7 +158,8 @@ def judge(line: int, text: bytes | None, limit: int, uploader: str | None,
 
 def judge_all(items: list[tuple[int, bytes | None]], limit: int, uploader: str | None,
               uploaded_at: datetime | None = None) -> tuple[list[Entry], GameRows]:
-    """Every line judged, and the rows of its good games in line order."""
+    """Every line judged, and the rows of its good games in line order (an envelope's
+    game is not among them: its entry carries its record)."""
     judged = [judge(line, text, limit, uploader, uploaded_at) for line, text in items]
     rows = game_rows([record for _, record in judged if record is not None])
     return [entry for entry, _ in judged], rows
@@ -109,6 +176,7 @@ class Part:
     ticket: str | None = None
     answers: list[Answer] | None = None
     failure: str | None = None
+    replaced: dict[int, dict[str, Any]] | None = None  # the result of each envelope line
 
 
 _STORE: StoreClient | None = None  # in a pool process: the store process, if any
@@ -158,8 +226,8 @@ def judge_part(items: list[tuple[int, bytes | None]], limit: int,
         entries, rows = judge_all(items, limit, uploader, uploaded_at)
     finally:
         gc.enable()
-    if _STORE is None or not direct:
-        return Part(entries, rows=rows)
+    if _STORE is None or not direct or any(entry.record is not None for entry in entries):
+        return Part(entries, rows=rows)  # a replacement is stored by the request, in order
     if not len(rows):
         return Part(entries, answers=[])
     try:

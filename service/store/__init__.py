@@ -6,6 +6,7 @@ from .db import (
     GameFilter,
     GameRows,
     Reader,
+    Replacement,
     Store,
     StoreBusy,
     StoreError,
@@ -15,6 +16,6 @@ from .db import (
 )
 from .records import GameRecord, build_record, game_id
 
-__all__ = ["Answer", "Cursor", "GameFilter", "GameRecord", "GameRows", "Reader", "Store",
+__all__ = ["Answer", "Cursor", "GameFilter", "GameRecord", "GameRows", "Reader", "Replacement", "Store",
            "StoreBusy", "StoreError", "StoreLocked", "build_record", "game_id", "game_rows",
            "joined"]

@@ -126,6 +126,13 @@ SELECT tournament_id, settings FROM tournament_settings WHERE {scope}
 
 _ONE = "tournament_id = ?"
 
+# How many of a tournament's games were withdrawn (deleted or replaced): a tournament
+# whose every game was withdrawn is still audited, with no games and no standings.
+_WITHDRAWN_SQL = """
+SELECT count(*) AS n FROM games
+WHERE tournament_id = ? AND id IN (SELECT game_id FROM deletions)
+"""
+
 # A page of tournaments: their ids, then what the list shows that the audit does not
 # (the first and last game time, the players).
 _PAGE = f"""(SELECT tournament_id FROM games
@@ -193,6 +200,7 @@ class TournamentAudit:
     settings: dict[str, Any] | None = None  # as stored (PUT /tournaments/{id}/settings)
     rounds: list[int] = field(default_factory=list)  # every round a game names
     after_round: int | None = None  # the audit as it stood after this round
+    withdrawn: int = 0  # games withdrawn (deleted or replaced); set by tournament_audit
 
     @property
     def final(self) -> bool:
@@ -230,19 +238,23 @@ def _rank_text(rank: int | None) -> str:
 
 def tournament_audit(store: Reader, tournament_id: str,
                      after_round: int | None = None) -> TournamentAudit | None:
-    """The audit of one tournament, or None when no stored game belongs to it.  Its
+    """The audit of one tournament, or None when no game, live or withdrawn, ever
+    belonged to it (a tournament whose every game was withdrawn is audited, with no
+    games and no standings, and ``withdrawn`` counting them).  Its
     statements are read from one snapshot (``read_many``): the standings and the
     discrepancies are those of the games listed, whatever is committed meanwhile.
     ``after_round``: the audit as it stood after that round, over the games of rounds
     up to it (games naming no round left out), as if the later ones were not stored."""
-    rows = [result.dicts() for result in store.read_many(_statements(_ONE, [tournament_id]))]
-    if not rows[0]:
-        return None
+    *rows, withdrawn = [result.dicts() for result in store.read_many(
+        [*_statements(_ONE, [tournament_id]), (_WITHDRAWN_SQL, [tournament_id])])]
+    if not rows[0] and not withdrawn[0]["n"]:
+        return None  # no game, live or withdrawn, ever named it
     rounds = sorted({game["round"] for game in rows[0] if game["round"] is not None})
     settings = [orjson.loads(row["settings"]) for row in rows[-1]]
     audit = _audits(rows, after_round).get(tournament_id) or TournamentAudit(
         tournament_id, settings=settings[0] if settings else None)
     audit.rounds, audit.after_round = rounds, after_round
+    audit.withdrawn = withdrawn[0]["n"]
     return audit
 
 

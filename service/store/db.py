@@ -132,6 +132,16 @@ class GameRows:
                          for name, table in self.tables.items()},
                         {name: counts[:n] for name, counts in self.counts.items()})
 
+    def between(self, start: int, stop: int) -> GameRows:
+        """Games ``start`` to ``stop`` (not included), with their rows."""
+        if start == 0:
+            return self.head(stop)
+        return GameRows(self.ids[start:stop],
+                        {name: table.slice(sum(self.counts[name][:start]),
+                                           sum(self.counts[name][start:stop]))
+                         for name, table in self.tables.items()},
+                        {name: counts[start:stop] for name, counts in self.counts.items()})
+
 
 def game_rows(records: Sequence[GameRecord]) -> GameRows:
     """The rows of ``records``; a row of the wrong shape raises ValueError."""
@@ -779,7 +789,11 @@ class Store(StoreReads):
                                     [old, record.id])
                         deletion = dict(zip(_DELETION, (old, at, by, reason), strict=True))
                         if self._ratings is not None:
-                            pending = self._ratings.remove(cur, old, seq - 1)
+                            # The replay rates again the games stored before this one
+                            # only: the new game is rated by the catch-up, as every new
+                            # game (rated here too, it was rated twice, and the catch-up
+                            # then failed on it).
+                            pending = self._ratings.remove(cur, old, until_seq=seq)
                     cur.execute("COMMIT")
                 except BaseException:
                     writer.clear()
@@ -801,6 +815,44 @@ class Store(StoreReads):
                 self.games_committed += 1
                 self.last_write = (True, datetime.now(UTC), None)
         return Replacement(outcome, record.id, created, deletion)
+
+    def keep_game(self, tournament_id: str, round_: int, table: str, keep: str,
+                  by: str | None, reason: str | None,
+                  at: datetime) -> tuple[list[str], list[dict[str, Any]]] | None:
+        """Withdraw every live game of a tournament's round and table but ``keep``, in
+        one transaction: all of them or none.  The table's live games before (in upload
+        order) and the deletions recorded (none when ``keep`` was its only game); None
+        when the table has no live game.  Nothing is withdrawn when ``keep`` is not one
+        of its live games (the caller tells by the games answered)."""
+        with self._write_lock:
+            self._catch_up_locked()  # the rating replays below read the rated games
+            cur = self._writer_connection().cursor
+            removed = False
+            try:
+                with transaction(cur):
+                    games = [row[0] for row in cur.execute(
+                        f"SELECT id FROM games WHERE tournament_id = ? AND tournament_round = ? "
+                        f"AND tournament_table = ? AND {live('id')} ORDER BY seq",
+                        [tournament_id, round_, table]).fetchall()]
+                    others = [gid for gid in games if gid != keep] if keep in games else []
+                    for gid in others:
+                        cur.execute("INSERT INTO deletions VALUES (?, ?, ?, ?)",
+                                    [gid, at, by, reason])
+                        if self._ratings is not None:
+                            self._ratings.remove(cur, gid)
+                            removed = True
+            except duckdb.Error as error:
+                if self._ratings is not None:
+                    self._ratings.forget()
+                raise StoreError(f"database error: {error}") from error
+            if removed:
+                # Each replay saw the ones before it in the transaction; the memory of
+                # the ratings is read again from the tables rather than patched twice.
+                self._ratings.forget()
+        if not games:
+            return None
+        return games, [dict(zip(_DELETION, (gid, at, by, reason), strict=True))
+                       for gid in others]
 
     @staticmethod
     def _replaceable(cur: Any, new: str, old: str) -> tuple[str, dict[str, Any] | None]:

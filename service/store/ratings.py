@@ -314,9 +314,9 @@ class Keeper:
 
     def remove(self, cur: Any, gid: str, until_seq: int | None = None) -> Pending:
         """Undo a deleted game (its deletion recorded already in this transaction): its
-        pool replayed from its place, when it was rated, over the games stored up to
-        ``until_seq`` when given (a game stored by the same transaction is not rated
-        yet: the catch-up rates it, once)."""
+        pool replayed from its place, when it was rated; over the games stored up to
+        ``until_seq`` only, when given (games inserted by the same transaction after it
+        are rated as new games, by the catch-up)."""
         pending = Pending()
         self._loaded(cur)
         row = cur.execute(f"SELECT variant, {_AT}, seq FROM rating_history "

@@ -250,6 +250,8 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.delete_game(*args)
     if op == "replace":
         return store.replace_game(*args)
+    if op == "keep":
+        return store.keep_game(*args)
     if op == "rule":
         return store.set_ruling(*args)
     if op == "unrule":
@@ -458,6 +460,12 @@ class _StoreCalls(StoreClient, StoreReads):
                      reason: str | None, at: datetime) -> Replacement:
         """As ``Store.replace_game``, in one call."""
         return self.call("replace", record, old, by, reason, at)
+
+    def keep_game(self, tournament_id: str, round_: int, table: str, keep: str,
+                  by: str | None, reason: str | None,
+                  at: datetime) -> tuple[list[str], list[dict[str, Any]]] | None:
+        """As ``Store.keep_game``, in one call."""
+        return self.call("keep", tournament_id, round_, table, keep, by, reason, at)
 
     def set_ruling(self, gid: str, ruling: str, against: str | None, reason: str,
                    by: str | None, at: datetime) -> bool:

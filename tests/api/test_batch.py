@@ -322,3 +322,151 @@ def test_answers_naming_other_games_are_never_acknowledged(make_app):
             wrong = Part([Entry(1, "a"), Entry(3, "b")], answers=answers)
             _check_answers(wrong)
             assert wrong.failure is not None and wrong.answers is None
+
+
+# --------------------------------------------------------------------------- replaces
+
+DIRECTOR, KEY = "director", "write-key-1"
+WITH_KEY = {"Authorization": f"Bearer {KEY}"}
+
+
+def at_table(log: dict, table: str = "A") -> dict:
+    return log | {"tournament": {"id": "cup", "round": 1, "table": table}}
+
+
+def correction(old: str, log: dict, reason: str | None = "claims mistyped") -> dict:
+    envelope = {"replaces": old, "log": log}
+    if reason is not None:
+        envelope["reason"] = reason
+    return envelope
+
+
+def by_seq(app) -> list[str]:
+    [rows] = store_of(app).read_many([("SELECT id FROM games ORDER BY seq", [])])
+    return [row[0] for row in rows.rows]
+
+
+def withdrawn(client) -> list[tuple[str, str | None]]:
+    return [(w["id"], w["replaced_by"]) for w in
+            client.get(f"{API}/tournaments/cup/withdrawn").get_json()["withdrawn"]]
+
+
+def test_a_batch_line_replaces_a_game_in_one_transaction(make_app):
+    app = make_app(RUMMY_API_KEYS=f"{DIRECTOR}:{KEY}")
+    client = app.test_client()
+    old = post_log(client, at_table(mismatch()), headers=WITH_KEY).get_json()["id"]
+    body = ndjson(at_table(valid(id="before"), "B"), correction(old, at_table(valid())),
+                  at_table(valid(id="after"), "C"))
+    results = lines_of(client.post(BATCH, data=body, content_type="application/x-ndjson",
+                                   headers=WITH_KEY))
+    assert [r["line"] for r in results] == [1, 2, 3]
+    assert all("error" not in r for r in results), results
+    line = results[1]
+    new = line["id"]
+    assert (line["status"], line["created"], line["tournament"]) == (
+        "valid", True, {"id": "cup", "round": 1, "table": "A"})
+    replaced = line.pop("replaced")
+    assert (replaced["id"], replaced["deleted_by"], replaced["reason"]) == (
+        old, DIRECTOR, "claims mistyped")
+    assert replaced["deleted_at"].endswith("Z")
+    assert replaced["links"] == {"self": f"{API}/games/{old}"}
+    assert set(line) == set(results[0])  # otherwise the line of a stored game
+    assert "replaced" not in results[0] and "replaced" not in results[2]
+
+    gone = assert_problem(client.get(f"{API}/games/{old}", headers=WITH_KEY), 410,
+                          "game-deleted")
+    assert (gone["replaced_by"], gone["deleted_by"]) == (new, DIRECTOR)
+    assert withdrawn(client) == [(old, new)]
+    # Numbered in line order, with the request's one upload time.
+    assert by_seq(app) == [old, results[0]["id"], new, results[2]["id"]]
+    times = {client.get(f"{API}/games/{r['id']}").get_json()["uploaded_at"] for r in results}
+    assert len(times) == 1
+    # Its log is the envelope's log (compact JSON), which is the game's id.
+    assert orjson.loads(client.get(f"{API}/games/{new}/log").data) == at_table(valid())
+    assert new == post_log(client, at_table(valid()), "?dry_run=true",
+                           headers=WITH_KEY).get_json()["id"]
+    # Writes need the write key, envelopes too.
+    assert_problem(post_batch(client, ndjson(correction(new, at_table(valid(id="x"))))), 401,
+                   "unauthorized")
+
+
+def test_a_batch_correction_that_cannot_be_done_leaves_the_old_game_live(app, client):
+    old = post_log(client, at_table(valid())).get_json()["id"]
+    dead = post_log(client, at_table(valid(id="dead"), "B")).get_json()["id"]
+    assert client.delete(f"{API}/games/{dead}?reason=twice").status_code == 200
+    corrected = at_table(valid(id="corrected"))
+    new = post_log(client, corrected, "?dry_run=true").get_json()["id"]
+    bad_log = at_table(malformed())
+    body = ndjson(correction(old, bad_log),                          # 1: an invalid log
+                  correction(old, corrected, reason=None),           # 2: no reason
+                  correction(old, corrected, reason="   "),          # 3: a blank reason
+                  correction("nosuchgame", corrected),               # 4: unknown game
+                  correction(dead, corrected),                       # 5: withdrawn before
+                  correction(old, at_table(valid())),                # 6: the same log
+                  correction(old, at_table(valid(id="dead"), "B")),  # 7: a deleted game's log
+                  correction(old, corrected) | {"by": "me"},         # 8: an unknown field
+                  {"replaces": old, "reason": "r", "log": [1]},      # 9: a log that is none
+                  correction(7, corrected))                          # 10: an id that is none
+    results = lines_of(post_batch(client, body))
+    errors = {r["line"]: r["error"] for r in results}
+    assert sorted(errors) == list(range(1, 11)), results
+    assert errors[1]["status"] == 422
+    assert errors[1]["errors"]["log.deals.0.moevs"] == ["Unknown field."]
+    for line, field in ((2, "reason"), (3, "reason"), (8, "by"), (9, "log"), (10, "replaces")):
+        assert errors[line]["type"] == "/problems/validation-error", line
+        assert list(errors[line]["errors"]) == [field], (line, errors[line])
+    assert (errors[4]["status"], errors[4]["type"]) == (404, "/problems/not-found")
+    assert (errors[5]["status"], errors[5]["type"]) == (409, "/problems/game-deleted")
+    assert errors[5]["reason"] == "twice"
+    assert (errors[6]["status"], errors[6]["type"]) == (409, "/problems/replaces-itself")
+    assert (errors[7]["status"], errors[7]["type"]) == (409, "/problems/game-deleted")
+    # Nothing was withdrawn, and the corrected log was not stored.
+    assert client.get(f"{API}/games/{old}").status_code == 200
+    assert withdrawn(client) == [(dead, None)]
+    assert_problem(client.get(f"{API}/games/{new}"), 404, "not-found")
+    assert counts(app)["games"] == 2
+
+
+def test_a_batch_line_may_correct_a_game_stored_by_a_line_before_it(app, client):
+    first = at_table(mismatch())
+    first_id = post_log(client, first, "?dry_run=true").get_json()["id"]
+    results = lines_of(post_batch(client, ndjson(
+        first, correction(first_id, at_table(valid())),
+        correction(first_id, at_table(valid(id="too-late"))))))
+    assert results[0]["id"] == first_id and results[0]["created"] is True
+    assert results[1]["replaced"]["id"] == first_id
+    assert results[2]["error"]["type"] == "/problems/game-deleted"  # replaced by line 2
+    assert withdrawn(client) == [(first_id, results[1]["id"])]
+    assert by_seq(app) == [first_id, results[1]["id"]]
+
+
+def test_corrections_in_a_pool_of_processes_keep_the_line_order(make_app):
+    """With a pool (and, as shipped, a store process the pool stages games in), a chunk
+    holding a correction is stored in line order all the same: the staged parts, the
+    rows handed back and the replacements, each game numbered as its line is."""
+    app = make_app(RUMMY_VERIFY_PROCESSES=2, RUMMY_BATCH_CHUNK=4)
+    client = app.test_client()
+    olds = [post_log(client, at_table(mismatch(id=f"old-{k}"), f"T{k}")).get_json()["id"]
+            for k in range(2)]
+    logs = [at_table(valid(id=f"p{k}"), f"P{k}") for k in range(9)]
+    logs.insert(2, correction(olds[0], at_table(valid(id="old-0"), "T0")))
+    logs.insert(7, correction(olds[1], at_table(valid(id="old-1"), "T1")))
+    logs.append(correction("nosuchgame", at_table(valid(id="never"))))
+    results = lines_of(post_batch(client, ndjson(*logs)))
+    assert [r["line"] for r in results] == list(range(1, 13))
+    assert [r.get("replaced", {}).get("id") for r in results] == [
+        None, None, olds[0], None, None, None, None, olds[1], None, None, None, None]
+    assert results[11]["error"]["status"] == 404
+    assert all(r["created"] for r in results[:11])
+    assert by_seq(app) == olds + [r["id"] for r in results[:11]]
+    assert withdrawn(client) == [(olds[0], results[2]["id"]), (olds[1], results[7]["id"])]
+
+
+def test_an_envelope_whose_key_is_written_with_escapes_is_one_all_the_same(app, client):
+    """JSON may spell a key with escapes: "\\u0072eplaces" is "replaces"."""
+    old = post_log(client, at_table(mismatch())).get_json()["id"]
+    line = orjson.dumps(correction(old, at_table(valid()))).replace(
+        b'"replaces"', b'"\\u0072eplaces"')
+    [result] = lines_of(post_batch(client, line + b"\n"))
+    assert result["replaced"]["id"] == old, result
+    assert withdrawn(client) == [(old, result["id"])]

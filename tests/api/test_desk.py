@@ -286,6 +286,30 @@ def test_final_follows_every_kind_of_open_matter(client):
     assert matter["links"]["ruling"] == f"{API}/games/{bad}/ruling"
 
 
+def test_a_tournament_whose_every_game_was_withdrawn_still_answers(client):
+    """No games, no standings, nothing open, and how many games were withdrawn; its
+    crosstable, CSV and withdrawn list answer too.  404 stays for an id no game named."""
+    first = upload(client, at(valid(), "emptied", 1, "A"), "valid")
+    second = upload(client, at(illegal(), "emptied", 1, "B"), "illegal")
+    assert audit(client, "emptied")["withdrawn"] == 0
+    for gid in (first, second):
+        assert client.delete(f"{API}/games/{gid}?reason=wrong+event").status_code == 200
+    body = audit(client, "emptied")
+    assert (body["games"], body["standings"], body["open"], body["discrepancies"]) == (
+        [], [], [], [])
+    assert body["summary"]["games"] == 0 and body["withdrawn"] == 2
+    assert body["final"] is True and body["rounds"] == []
+    assert body["links"]["withdrawn"] == f"{API}/tournaments/emptied/withdrawn"
+    withdrawn = client.get(body["links"]["withdrawn"]).get_json()["withdrawn"]
+    assert [w["id"] for w in withdrawn] == [first, second]
+    assert client.get(f"{API}/tournaments/emptied/crosstable").get_json()["tables"] == []
+    csv_text = client.get(f"{API}/tournaments/emptied/report.csv").get_data(as_text=True)
+    assert sum(line.startswith("withdrawn,") for line in csv_text.splitlines()) == 2
+    assert audit(client, "emptied") == client.get(
+        f"{API}/tournaments/emptied?after_round=1").get_json() | {"after_round": None}
+    assert_problem(client.get(f"{API}/tournaments/never-named"), 404, "not-found")
+
+
 # --------------------------------------------------------------------------- replaces
 
 def test_a_corrected_log_replaces_a_game_in_one_step(make_app):
@@ -372,3 +396,84 @@ def test_a_replacement_that_cannot_be_done_changes_nothing(client):
     assert response.get_json()["id"] == stored
     assert_problem(client.get(f"{API}/games/{old}"), 410, "game-deleted")
     assert [g["id"] for g in audit(client, "cup")["games"]] == [stored]
+
+
+# --------------------------------------------------------------------------- keep
+
+def keep(client, tournament: str, round_: int, table: str, body: Any,
+         headers: dict[str, str] | None = None):
+    return client.post(f"{API}/tournaments/{tournament}/tables/{round_}/{table}/keep",
+                       json=body, headers=headers or {})
+
+
+def test_keeping_one_copy_of_a_table_withdraws_the_others_at_once(make_app):
+    client = make_app(RUMMY_API_KEYS=f"{DIRECTOR}:{KEY}").test_client()
+    copies = [upload(client, at(valid(id=f"copy-{k}"), "kept", 1, "A"), "valid", WITH_KEY)
+              for k in range(3)]
+    other = upload(client, at(valid(id="other"), "kept", 1, "B"), "valid", WITH_KEY)
+    assert [m["kind"] for m in audit(client, "kept")["open"]] == ["duplicate_table"]
+    assert_problem(keep(client, "kept", 1, "A", {"game": copies[1], "reason": "r"}), 401,
+                   "unauthorized")
+
+    response = keep(client, "kept", 1, "A", {"game": copies[1], "reason": "entered three "
+                                             "times"}, WITH_KEY)
+    assert response.status_code == 200, response.get_json()
+    body = response.get_json()
+    assert (body["tournament"], body["round"], body["table"], body["kept"]) == (
+        "kept", 1, "A", copies[1])
+    assert [(w["id"], w["deleted_by"], w["reason"]) for w in body["withdrawn"]] == [
+        (copies[0], DIRECTOR, "entered three times"),
+        (copies[2], DIRECTOR, "entered three times")]
+    assert body["withdrawn"][0]["deleted_at"].endswith("Z")
+    assert body["links"] == {"kept": f"{API}/games/{copies[1]}",
+                             "withdrawn": f"{API}/tournaments/kept/withdrawn",
+                             "tournament": f"{API}/tournaments/kept"}
+    after = audit(client, "kept")
+    assert after["final"] is True
+    assert sorted(g["id"] for g in after["games"]) == sorted([copies[1], other])
+    for gid in (copies[0], copies[2]):
+        assert assert_problem(client.get(f"{API}/games/{gid}"), 410,
+                              "game-deleted")["reason"] == "entered three times"
+    listed = client.get(f"{API}/tournaments/kept/withdrawn").get_json()["withdrawn"]
+    assert [(w["id"], w["replaced_by"]) for w in listed] == [(copies[0], None),
+                                                              (copies[2], None)]
+    # Kept again: the table's only game, nothing to withdraw.
+    again = keep(client, "kept", 1, "A", {"game": copies[1], "reason": "again"}, WITH_KEY)
+    assert again.status_code == 200 and again.get_json()["withdrawn"] == []
+
+
+def test_a_keep_that_cannot_be_done_withdraws_nothing(client):
+    first = upload(client, at(valid(), "keep-refused", 2, "7"), "valid")
+    second = upload(client, at(valid(id="second"), "keep-refused", 2, "7"), "valid")
+    elsewhere = upload(client, at(valid(id="elsewhere"), "keep-refused", 3, "7"), "valid")
+
+    def untouched() -> None:  # only the game the test withdrew itself
+        assert [w["id"] for w in client.get(
+            f"{API}/tournaments/keep-refused/withdrawn").get_json()["withdrawn"]] == [gone]
+        assert [m["games"] for m in audit(client, "keep-refused")["open"]] == [[first, second]]
+
+    # A game of another table, an unknown game, a withdrawn one: 409, the table's games.
+    gone = upload(client, at(valid(id="gone"), "keep-refused", 2, "7"), "valid")
+    assert client.delete(f"{API}/games/{gone}?reason=x").status_code == 200
+    for named in (elsewhere, "nosuchgame", gone):
+        problem = assert_problem(keep(client, "keep-refused", 2, "7",
+                                      {"game": named, "reason": "r"}), 409, "not-at-table")
+        assert problem["games"] == [first, second]
+        assert problem["links"]["games"] == [f"{API}/games/{first}", f"{API}/games/{second}"]
+    # No live game at that table, or no such tournament: 404.
+    for path in (("keep-refused", 9, "7"), ("keep-refused", 2, "8"), ("nosuch", 2, "7")):
+        assert_problem(keep(client, *path, {"game": first, "reason": "r"}), 404, "not-found")
+    # A body that is not one: 422, naming the field.
+    for body, field in (({"game": first}, "reason"), ({"game": first, "reason": " "}, "reason"),
+                        ({"reason": "r"}, "game"), ({"game": 7, "reason": "r"}, "game"),
+                        ({"game": first, "reason": "r", "by": "me"}, "by"), ([first], "$")):
+        problem = assert_problem(keep(client, "keep-refused", 2, "7", body), 422,
+                                 "validation-error")
+        assert list(problem["errors"]) == [field]
+    untouched()
+    # A table whose id holds a slash, in a tournament whose id holds one.
+    a = upload(client, at(valid(id="s1"), "spring/cup", 1, "3/4"), "valid")
+    b = upload(client, at(valid(id="s2"), "spring/cup", 1, "3/4"), "valid")
+    response = keep(client, "spring%2Fcup", 1, "3%2F4", {"game": b, "reason": "twice"})
+    assert response.status_code == 200, response.get_json()
+    assert [w["id"] for w in response.get_json()["withdrawn"]] == [a]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -49,7 +50,8 @@ def test_quick_start_curl_examples(tmp_path):
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 def test_directors_workflow_curl_examples(tmp_path):
-    """The tournament desk block: two matters open, one game replaced, one ruled, final."""
+    """The tournament desk block: two matters open, one game replaced, one ruled, a
+    re-entered table kept, a game corrected by a batch line, final."""
     readme = (ROOT / "README.md").read_text()
     [block] = [b for b in re.findall(r"```sh\n(.*?)```", readme, flags=re.S) if "/ruling" in b]
     server = Server(tmp_path / "desk.duckdb").start()
@@ -69,5 +71,14 @@ def test_directors_workflow_curl_examples(tmp_path):
     assert '"replaced":{' in out and '"status":"valid"' in out
     assert '"ruling":"forfeit"' in out and '"against":"ben"' in out
     assert "final" in lines and '"replaced_by":"' in out
+    # The re-entered table kept in one request; a batch line correcting a game.
+    assert '"kept":"' in out and '"reason":"table B entered twice"' in out
+    [corrected] = [line for line in lines if line.startswith('{"line":1,')]
+    assert '"replaced":{' in corrected and '"created":true' in corrected
+    answers = [json.loads(line) for line in lines if line.startswith("{")]
+    [listed] = [a for a in answers if "withdrawn" in a and "kept" not in a]
+    assert [(w["replaced_by"] is not None, w["reason"]) for w in listed["withdrawn"]] == [
+        (True, "deal 1 claim mistyped"), (False, "table B entered twice"),
+        (True, "the sheet number was left out")]
     assert '"name":"Spring Cup"' in out and '"public":true' in out  # published
     assert lines[-1] == "replaced game: 410"

@@ -230,3 +230,43 @@ def test_kept_alive_clients_share_the_threads_fairly(tmp_path):
         srv.stop()
     assert statuses == [200] * 600
     assert max(first.values()) < min(done.values())
+
+
+def test_a_batch_corrects_a_game_through_the_shipped_server(tmp_path):
+    """Through gunicorn as shipped (the shared pool of verifying processes, the store in
+    a process of its own), chunks of four lines: a correction line stores its log and
+    withdraws the game it names in one transaction, recorded as the key's; one naming
+    no game changes nothing; the lines around them are stored as usual."""
+    key = {"Authorization": "Bearer e2e-write-key"}
+    srv = Server(tmp_path / "rummy.duckdb", env={"RUMMY_API_KEYS": "td:e2e-write-key",
+                                                 "RUMMY_BATCH_CHUNK": "4"}).start()
+    try:
+        logs = [orjson.loads(g) for g in distinct_games(12, seed=5)]
+        status, _, body = srv.request("POST", "/api/v1/games", orjson.dumps(logs[0]),
+                                      {"Content-Type": "application/json", **key})
+        assert status == 201, body
+        old = json.loads(body)["id"]
+        lines = [*logs[1:6], {"replaces": old, "reason": "scores mistyped", "log": logs[6]},
+                 *logs[7:11], {"replaces": "nosuchgame", "reason": "r", "log": logs[11]}]
+        status, _, body = srv.request("POST", "/api/v1/games/batch",
+                                      b"\n".join(orjson.dumps(line) for line in lines),
+                                      {"Content-Type": "application/x-ndjson", **key})
+        assert status == 200, body
+        results = [json.loads(line) for line in body.splitlines()]
+        assert [r["line"] for r in results] == list(range(1, 12))
+        assert all(r["created"] for r in results[:10]), results
+        new = results[5]["id"]
+        replaced = results[5]["replaced"]
+        assert (replaced["id"], replaced["deleted_by"], replaced["reason"]) == (
+            old, "td", "scores mistyped")
+        assert "replaced" not in results[4] and "replaced" not in results[6]
+        assert (results[10]["error"]["status"], results[10]["error"]["type"]) == (
+            404, "/problems/not-found")
+        status, _, body = srv.request("GET", f"/api/v1/games/{old}")
+        assert status == 410 and json.loads(body)["replaced_by"] == new
+        status, _, body = srv.request("GET", "/api/v1/games?limit=100")
+        assert status == 200
+        stored = {g["id"] for g in json.loads(body)["games"]}
+        assert stored == {r["id"] for r in results[:10]}  # the old game left, none more
+    finally:
+        srv.stop()

@@ -147,8 +147,8 @@ def test_a_directors_day_settled_from_the_pages(watched, server, tmp_path):
 def test_a_game_replaced_ruled_unruled_and_withdrawn_from_its_page(watched, server, tmp_path):
     """The other actions of the panel, each answered in words: a wrong key refused, a
     corrected log stored in the game's place (the page moves to the new game), a ruling
-    recorded then withdrawn, the game withdrawn (the page moves to its tournament).  The
-    panel fits a 360 px phone."""
+    recorded then withdrawn, the game withdrawn (the page moves to its tournament, which
+    stays readable once its last game is withdrawn).  The panel fits a 360 px phone."""
     where = {"tournament": {"id": "corrections", "round": 2, "table": "7"}}
     old = upload(server, mismatch() | where)["id"]
     last = upload(server, illegal() | {"tournament": {"id": "corrections", "round": 2,
@@ -207,18 +207,54 @@ def test_a_game_replaced_ruled_unruled_and_withdrawn_from_its_page(watched, serv
     sync_api.expect(page.locator("#withdrawn li")).to_have_count(2)
     assert server.request("GET", f"/api/v1/games/{new}")[0] == 410
 
-    # The tournament's last game withdrawn: its page is gone, so the game page stays and
-    # says so, its buttons off.
+    # The tournament's last game withdrawn: its page stays, with no standings, the
+    # withdrawn games, and a note saying every game was withdrawn.
     page.goto(f"/games/{last}#director")
     page.fill("#withdraw-reason", "entered in the wrong event")
     page.locator("#withdraw-form button").click()
+    page.wait_for_url("**/tournaments/corrections")
     sync_api.expect(answer).to_have_text(
         f"Game {last[:12]} is withdrawn (reason: entered in the wrong event); it no longer "
         "counts anywhere.")
-    watched.errors.clear()  # the browser logs the tournament page's 404 itself
-    assert page.url.endswith(f"/games/{last}#director")
-    assert page.locator("#director button:enabled").count() == 0
+    sync_api.expect(page.locator("#all-withdrawn")).to_contain_text(
+        "Every game of this tournament was withdrawn (3 games)")
+    sync_api.expect(page.locator("#withdrawn li")).to_have_count(3)
+    assert page.locator("table.standings").count() == 0
+    sync_api.expect(page.locator("#state-title")).to_have_text("No live game")
     assert server.request("GET", f"/api/v1/games/{last}")[0] == 410
+    assert api(server, "/tournaments/corrections")["withdrawn"] == 3
+
+
+def test_keeping_a_copy_is_one_request_all_or_nothing(watched, server):
+    """The page's "Keep game" sends one request for the table: when it is refused (here
+    the copy chosen was withdrawn meanwhile by someone else), no other copy is withdrawn
+    and the refusal says so; kept again, every other copy goes at once."""
+    copies = [upload(server, valid(id=f"copy-{k}") | {"tournament": {
+        "id": "stale-keep", "round": 4, "table": "2"}})["id"] for k in range(3)]
+    page = watched.page
+    page.goto("/tournaments/stale-keep")
+    page.fill("#director-key", KEY)
+    status, _, _ = server.request("DELETE", f"/api/v1/games/{copies[0]}?reason=meanwhile",
+                                  headers={"Authorization": f"Bearer {KEY}"})
+    assert status == 200
+    keep = page.locator('form[data-action="keep"]')
+    keep.locator('input[name="reason"]').fill("table 2 entered three times")
+    keep.locator(f'button[value="{copies[0]}"]').click()
+    answer = page.locator("#director-answer")
+    sync_api.expect(answer).to_contain_text(
+        f"Refused: nothing was withdrawn: game '{copies[0]}' is not a live game of round 4")
+    watched.errors.clear()  # the browser logs the 409 itself
+    withdrawn = api(server, "/tournaments/stale-keep/withdrawn")["withdrawn"]
+    assert [w["id"] for w in withdrawn] == [copies[0]]
+
+    keep.locator(f'button[value="{copies[1]}"]').click()
+    sync_api.expect(answer).to_have_text(
+        f"Kept game {copies[1][:12]}; withdrawn: {copies[2][:12]} (reason: table 2 entered "
+        "three times).")
+    sync_api.expect(page.locator("#state-title")).to_have_text("✔ Final")
+    withdrawn = api(server, "/tournaments/stale-keep/withdrawn")["withdrawn"]
+    assert [(w["id"], w["deleted_by"]) for w in withdrawn] == [(copies[0], "td"),
+                                                               (copies[2], "td")]
 
 
 def test_a_public_tournament_opens_without_a_key_and_a_private_one_asks_for_it(

@@ -114,6 +114,8 @@ def test_each_open_matter_of_the_tournament_page_has_its_action(app):
                               re.S))
     keep = matters["duplicate_table"]
     assert f'data-action="keep" data-games="{first} {again}"' in keep
+    # The keep goes to the table's one endpoint, named by the tournament, round, table.
+    assert 'data-tournament="desk" data-round="1" data-table="A"' in keep
     assert re.findall(r'<button type="submit" name="keep" value="([^"]+)"', keep) == [
         first, again]
     assert 'name="reason" required' in keep
@@ -156,3 +158,24 @@ def test_the_game_page_lists_every_ruling_with_who_gave_or_withdrew_it(app):
     assert "; withdrawn by director, <time" in entries[1][1]
     assert entries[1][1].endswith("(reason: appeal upheld)")
     assert 'id="unrule-form"' not in html and 'id="ruling"' not in html
+
+
+def test_a_tournament_whose_every_game_was_withdrawn_keeps_its_page(app):
+    """Its last game withdrawn, the tournament page stays: no standings, the withdrawn
+    games with who withdrew them and why, and a note saying so."""
+    client = app.test_client()
+    first, second = (post_log(client, log, headers=KEY).get_json()["id"] for log in (
+        at(valid(), 1, "A"), at(illegal(), 1, "B")))
+    for game_id, why in ((first, "wrong event"), (second, "replayed")):
+        assert client.delete(f"/api/v1/games/{game_id}?reason={why}",
+                             headers=KEY).status_code == 200
+    html = page(client, "/tournaments/desk")
+    [note] = re.findall(r'<p class="behind" id="all-withdrawn">(.*?)</p>', html, re.S)
+    assert note.startswith("Every game of this tournament was withdrawn (2 games)")
+    assert "table class=\"list standings\"" not in html
+    assert '<h2 id="state-title">No live game</h2>' in html
+    [listed] = re.findall(r'<ul class="withdrawn" id="withdrawn">(.*?)</ul>', html, re.S)
+    assert re.findall(r'<li data-game="([^"]+)">', listed) == [first, second]
+    assert "by director" in listed and "(wrong event)" in listed
+    # An id no game ever named is still not found.
+    assert client.get("/tournaments/nosuch", headers=BROWSER).status_code == 404

@@ -103,9 +103,8 @@ const ACTIONS = {
     const text = `Game ${short(id)} is withdrawn (reason: ${r.body.reason ?? reason}); it no longer counts anywhere.`;
     const panel = document.getElementById("director");
     const back = panel?.dataset.tournament;
-    // Back to its tournament, unless that was its last game (the page is then gone).
-    const there = back ? await fetch(back, { method: "HEAD" }).catch(() => null) : null;
-    if (there?.ok) return done(text, back);
+    // Back to its tournament (which stays readable when that was its last game).
+    if (back) return done(text, back);
     say(text, false);
     panel?.querySelectorAll("button").forEach((b) => { b.disabled = true; });
     return null;
@@ -126,12 +125,13 @@ const ACTIONS = {
     const kept = submitter?.value;
     if (!kept) return "choose the game to keep";
     const reason = form.elements.reason.value.trim();
-    const others = form.dataset.games.split(" ").filter((id) => id && id !== kept);
-    for (const id of others) {
-      const r = await call("DELETE", game(id), JSON.stringify({ reason }), "application/json");
-      if (!r.ok) return `game ${short(id)} was not withdrawn: ${problemText(r.body, r.status)}`;
-    }
-    done(`Kept game ${short(kept)}; withdrawn: ${others.map(short).join(", ")} (reason: ${reason}).`);
+    const { tournament, round, table } = form.dataset;
+    // One request: the other copies are withdrawn together, or none of them.
+    const path = `/tournaments/${encodeURIComponent(tournament)}/tables/${encodeURIComponent(round)}/${encodeURIComponent(table)}/keep`;
+    const r = await call("POST", path, JSON.stringify({ game: kept, reason }), "application/json");
+    if (!r.ok) return `nothing was withdrawn: ${problemText(r.body, r.status)}`;
+    const withdrawn = r.body.withdrawn.map((w) => short(w.id));
+    done(`Kept game ${short(kept)}; withdrawn: ${withdrawn.join(", ") || "none"} (reason: ${reason}).`);
     return null;
   },
 };
