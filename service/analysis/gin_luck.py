@@ -207,7 +207,7 @@ def _event(values: GinValues | None, record: Record | None, tables: SuitTables,
     theirs = values_after(opponent_hand, cards, 0, tables)  # the other's, with each card
     before = deadwood_of(hand, tables)
     count = len(afters)
-    sums = [0.0] * 6
+    s0 = s1 = s2 = s3 = s4 = s5 = 0.0  # the sums of the features over the cards
     fell: tuple[float, ...] = ()
     rest = cards
     position = values.position
@@ -236,16 +236,22 @@ def _event(values: GinValues | None, record: Record | None, tables: SuitTables,
             v, w = got
         knocks = 1.0 if other_after <= limit else 0.0
         capped = float(other_after if other_after < OTHER_AFTER_CAP else OTHER_AFTER_CAP)
-        if after != before:  # the card is kept: the other cannot take it
-            f = (v, w, knocks, 0.0, capped, 0.0)
-        else:  # the card is thrown (at no cost): the pile offers it to the other
-            f = (v, w, knocks, knocks, capped, capped)
         if doubled[c]:
-            f = tuple(2 * x for x in f)
-        for j in range(6):
-            sums[j] += f[j]
+            v, w, knocks, capped = 2 * v, 2 * w, 2 * knocks, 2 * capped
+        s0 += v
+        s1 += w
+        s2 += knocks
+        s4 += capped
+        # A card thrown at once (the value after is the deadwood before: no cost) is
+        # offered to the other by the pile; a card kept is not.
+        thrown = after == before
+        if thrown:
+            s3 += knocks
+            s5 += capped
         if c == card:
-            fell = f
+            fell = (v, w, knocks, knocks, capped, capped) if thrown else \
+                (v, w, knocks, 0.0, capped, 0.0)
+    sums = (s0, s1, s2, s3, s4, s5)
     mine = afters[(cards & ((1 << card) - 1)).bit_count()]
     deltas = tuple(x - total / count for x, total in zip(fell, sums, strict=True))
     mw, ow = values.mover_weights, values.other_weights

@@ -22,7 +22,8 @@ from service.generator import generate_game
 
 POINTS = point_table(1)
 TABLES = suit_tables("low", POINTS)
-MARGIN = 0.75  # the adjusted variance over the raw one, at most (see the statistical test)
+MARGIN = 0.53  # the adjusted variance over the raw one, at most (see the statistical test)
+PLAYER_MARGIN = 0.65  # a player's adjusted variance over their points', at most
 
 
 def zero(values: list[float]) -> None:
@@ -305,10 +306,11 @@ def test_the_fit_is_reproducible_and_the_committed_table_is_its_output():
 @pytest.mark.parametrize("first,second", [("greedy", "careful"), ("careful", "careful")])
 def test_adjusted_points_vary_less_than_points(first, second):
     """On generated deals (fixed seed) the head-to-head difference of the adjusted
-    points varies less than that of the points, by a stated margin: at most 0.75 of
-    it (measured here: 0.58 and 0.56 over about 450 deals; the benchmark's 3,000 deals
-    a pairing, 0.57 to 0.64), and each player's adjusted points per deal vary less
-    than their points (measured: 0.54 to 0.77 of it)."""
+    points varies less than that of the points, by a stated margin: at most 0.53 of
+    it (measured here: 0.49 and 0.50 over about 450 deals, against 0.58 and 0.56 with
+    analysis version 4's evaluator; the benchmark's 2,000 deals a pairing, 0.51 to
+    0.56), and each player's adjusted points per deal vary at most 0.65 as much as
+    their points (measured: 0.50 to 0.63; version 4: 0.54 to 0.77)."""
     from service.engine import verify
     from service.generator import generate_games
     raw, adjusted, per_player = [], [], {"ana": ([], []), "ben": ([], [])}
@@ -326,4 +328,4 @@ def test_adjusted_points_vary_less_than_points(first, second):
     assert len(raw) > 250
     assert statistics.variance(adjusted) < MARGIN * statistics.variance(raw)
     for points, adj in per_player.values():
-        assert statistics.variance(adj) < statistics.variance(points)
+        assert statistics.variance(adj) < PLAYER_MARGIN * statistics.variance(points)
