@@ -39,7 +39,7 @@ from ..engine.gin import GinTable
 from ..engine.melds import discard_deadwoods
 from ..engine.model import DRAW, STOCK, Game
 from .gin_value import OTHER_AFTER_CAP, GinValues
-from .values import SuitTables, deadwood_of, draw_figures, suit_tables, values_after
+from .values import SuitTables, deadwood_of, suit_tables, values_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,13 +178,6 @@ def _feeds(held: int, opponent_hand: int, limit: int, table: GinTable) -> dict[i
         out[c] = any(dw <= limit for y, dw in discard_deadwoods(
             opponent_hand | 1 << c, rules.ace, table.points) if back or y != c)
     return out
-
-
-def mean_after_draw(hand: int, tables: SuitTables) -> float:
-    """The mean value after one draw of a hand over every card it does not hold: a
-    function of the hand alone, so that the deal's luck has an exact zero mean."""
-    others = FULL_DECK & ~hand
-    return draw_figures(hand, others, -1, 0, tables)[1] / others.bit_count()
 
 
 def _event(values: GinValues | None, record: Record | None, tables: SuitTables,
