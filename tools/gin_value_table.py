@@ -9,49 +9,64 @@ of ``PAIRINGS``, half of them under Oklahoma), game ``i`` of a pairing seeded
 ``(SEED, pairing, i)``.  Each chance event of each deal (``gin_luck.gin_deal_luck``: the
 upcard and every stock draw) is a row: the evaluator's cell of the position after it,
 and the deal points the player to act and the other finally scored (halved when the
-deal was doubled).  Each deal is a row of the dealt term: the difference between the two hands (first less second) in deadwood and in
-mean value after one draw, and the first player's net deal points (own less the
-other's, halved when doubled).
+deal was doubled).  (``rows`` also gives, per deal, the difference between the two
+dealt hands in deadwood and in mean value after one draw, with the first player's net
+deal points, halved when doubled: ``benchmarks/decisions.py --fit`` reads them.)
 
-The fit: a cell's value is the mean of its rows shrunk toward its parent's,
-``(sum + K * parent) / (n + K)``, the parent of a cell being the mean over its after and
-opponent classes (every stock count), that one's parent the after class alone, and that
-one's the mean of every row; the dealt term's two coefficients by least squares.  Sums run in a fixed order and values are rounded to 4
-decimals, so the same run writes the same file, bit for bit.
+The fit, in two steps.  The table: a cell's value is the mean of its rows shrunk toward
+its parent's, ``(sum + K * parent) / (n + K)``, the parent of a cell being the mean over
+its after and opponent classes (every stock count), that one's parent the after class
+alone, and that one's the mean of every row; its slopes a ridge regression.  The blend:
+the same games' deals are analysed with that table (``gin_luck``), and each scored
+deal gives two rows, one per player: their deal points against the sums, over the
+deal's chance events, of each feature's luck (``gin_value.FEATURES``: as it fell less
+its mean over the cards) when they drew and when the other drew, and half the
+difference of the two dealt hands' features (``gin_value.HAND_FEATURES``; the second
+player's row its negative), with a constant for each seat; the weights are the least
+squares solution (``BLEND_RIDGE`` added to each squared sum), so that the points less
+the luck vary least.  Sums run in a fixed order and values are rounded (the table to 4
+decimals, the weights to 6), so the same run writes the same file, bit for bit.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from service.analysis import gin_value as V
 from service.analysis.gin_luck import gin_deal_luck
+from service.analysis.gin_value import GinValues, from_json
 from service.engine import parse_game, verify
 from service.generator import generate_game
 
 OUT = Path(__file__).resolve().parent.parent / "service" / "analysis" / V.TABLE_FILE
-ANALYSIS_VERSION = 4
+ANALYSIS_VERSION = 5
 SEED = 2026
 GAMES = 500  # per pairing
 PAIRINGS = (("greedy", "careful"), ("careful", "careful"), ("greedy", "greedy"),
             ("careful", "greedy"), ("random", "careful"), ("greedy", "random"))
 K = 20.0  # rows a parent's mean weighs as
 RIDGE = 200.0  # the weight of a squared slope (points per deadwood point) in a cell's fit
+BLEND_RIDGE = 1.0  # added to each squared sum of the blend's least squares
 
 
 Event = tuple[int, int, int, float, float]  # cell, after, opponent, mover's and other's points
 
 
-def rows(pairing: int, game_no: int) -> tuple[list[Event], list[tuple[int, float, float]]]:
-    """The event rows and dealt rows of one game."""
+def game_of(pairing: int, game_no: int):
     first, second = PAIRINGS[pairing]
     rules = {"oklahoma": True} if game_no % 2 else None
     log = generate_game("gin", (SEED, pairing, game_no), players=2, rules=rules,
                         skills={"ana": first, "ben": second})
     game = parse_game(log)
-    report = verify(game)
+    return game, verify(game)
+
+
+def rows(pairing: int, game_no: int) -> tuple[list[Event], list[tuple[int, float, float]]]:
+    """The event rows and dealt rows of one game."""
+    game, report = game_of(pairing, game_no)
     events: list[Event] = []
     dealt: list[tuple[int, float, float]] = []
     for d, result in enumerate(report.deals):
@@ -78,22 +93,77 @@ def rows(pairing: int, game_no: int) -> tuple[list[Event], list[tuple[int, float
     return events, dealt
 
 
+Blend = tuple[float, tuple[float, ...]]  # a player's deal points, their row of features
+
+
+def blend_rows(pairing: int, game_no: int, values: GinValues) -> list[Blend]:
+    """The blend's rows of one game (see the module), its deals analysed with ``values``
+    (the table, weighed as it stands)."""
+    game, report = game_of(pairing, game_no)
+    n = len(V.FEATURES)
+    out: list[Blend] = []
+    for d, result in enumerate(report.deals):
+        if result.outcome is None:
+            continue
+        luck = gin_deal_luck(game, d, values)
+        if luck.stopped is not None:
+            continue
+        a, b = luck.first, luck.second
+        sums = {a: [0.0] * 2 * n, b: [0.0] * 2 * n}
+        for event in luck.chances:
+            drew, other = sums[event.mover], sums[event.other]
+            for j, x in enumerate(event.deltas):
+                drew[j] += x
+                other[n + j] += x
+        half = [(x - y) / 2 for x, y in zip(luck.hands[a], luck.hands[b], strict=True)]
+        for seat, sign, first in ((a, 1, 1.0), (b, -1, 0.0)):
+            row = tuple(sums[seat] + [sign * h for h in half] + [first, 1.0 - first])
+            out.append((float(result.points.get(game.players[seat], 0)), row))
+    return out
+
+
+def solve(rows: list[Blend]) -> list[float]:
+    """The least squares solution of ``points = row . x`` (``BLEND_RIDGE`` on the
+    diagonal), by Gaussian elimination with partial pivoting, in a fixed order."""
+    k = len(rows[0][1])
+    m = [[0.0] * (k + 1) for _ in range(k)]
+    for y, x in rows:
+        for i in range(k):
+            xi = x[i]
+            if xi:
+                mi = m[i]
+                for j in range(k):
+                    mi[j] += xi * x[j]
+                mi[k] += xi * y
+    for i in range(k):
+        m[i][i] += BLEND_RIDGE
+    for c in range(k):
+        p = max(range(c, k), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(k):
+            if r != c and m[r][c]:
+                f = m[r][c] / m[c][c]
+                mr, mc = m[r], m[c]
+                for j in range(c, k + 1):
+                    mr[j] -= f * mc[j]
+    return [m[i][k] / m[i][i] for i in range(k)]
+
+
+def blend(table: dict, found: list[Blend]) -> dict:
+    """The table with the blend's weights (see the module)."""
+    x = solve(found)
+    n, h = len(V.FEATURES), len(V.HAND_FEATURES)
+    weights = {"mover_weights": x[:n], "other_weights": x[n:2 * n],
+               "hand_weights": x[2 * n:2 * n + h]}
+    out = dict(table)
+    for key, values in weights.items():
+        out[key] = [round(v, 6) for v in values]
+    out["blend_rows"] = len(found)
+    return out
+
+
 def shrunk(total: float, n: int, parent: float) -> float:
     return (total + K * parent) / (n + K)
-
-
-def least_squares(rows: list[tuple[float, float, float]]) -> tuple[float, float]:
-    """The coefficients ``(a, b)`` of ``net = a * x + b * y`` (no constant: the rows
-    are differences between the two hands of a deal) by least squares."""
-    sxx = sxy = syy = sxn = syn = 0.0
-    for x, y, net in rows:
-        sxx += x * x
-        sxy += x * y
-        syy += y * y
-        sxn += x * net
-        syn += y * net
-    det = sxx * syy - sxy * sxy
-    return (sxn * syy - syn * sxy) / det, (syn * sxx - sxn * sxy) / det
 
 
 def fit(events: list[Event], dealt: list[tuple[float, float, float]]) -> dict:
@@ -142,13 +212,12 @@ def fit(events: list[Event], dealt: list[tuple[float, float, float]]) -> dict:
                     values.append([round(shrunk(cells[i], counts[i], pair_mean), 4),
                                    round(slopes[0], 4), round(slopes[1], 4)])
         columns.append(values)
-    terms = [round(c, 6) for c in least_squares(dealt)]
     return {"analysis_version": ANALYSIS_VERSION, "seed": SEED, "games_per_pairing": GAMES,
             "pairings": [list(p) for p in PAIRINGS], "shrinkage": K, "ridge": RIDGE,
             "after_edges": list(V.AFTER_EDGES), "opponent_edges": list(V.OPPONENT_EDGES),
             "left_edges": list(V.LEFT_EDGES),
             "events": len(events), "deals": len(dealt), "centres": centres,
-            "mover": columns[0], "other": columns[1], "dealt": terms}
+            "mover": columns[0], "other": columns[1]}
 
 
 def ridge(m: list[float]) -> tuple[float, float]:
@@ -169,7 +238,6 @@ def main() -> None:
     args = parser.parse_args()
     jobs = [(p, i) for p in range(len(PAIRINGS)) for i in range(args.games)]
     if args.jobs > 1:
-        from concurrent.futures import ProcessPoolExecutor
         with ProcessPoolExecutor(args.jobs) as pool:
             found = list(pool.map(rows, *zip(*jobs, strict=True), chunksize=8))
     else:
@@ -180,6 +248,14 @@ def main() -> None:
         import pickle
         Path(args.rows).write_bytes(pickle.dumps((events, dealt)))
     table = fit(events, dealt)
+    values = from_json(table)
+    if args.jobs > 1:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            found_blend = list(pool.map(blend_rows, *zip(*jobs, strict=True),
+                                        [values] * len(jobs), chunksize=8))
+    else:
+        found_blend = [blend_rows(p, i, values) for p, i in jobs]
+    table = blend(table, [row for rows_ in found_blend for row in rows_])
     if args.games != GAMES:
         table["games_per_pairing"] = args.games
     text = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in table.items())

@@ -19,10 +19,12 @@ the opponent's other cards) is what the next stock draw could bring, each as lik
 a deal's net points (first player less second) on the difference of the two dealt
 hands' ``m`` (over the 42 cards each does not hold), fitted on the evaluator's own data
 (``tools/gin_value_table.py``'s games; ``benchmarks/decisions.py --fit`` recomputes
-it).  The evaluator's two-term hand value (``GinValues.dealt``) is not used as it
-stands: its deadwood coefficient is positive (deadwood and ``m`` move together in dealt
-hands, and for a given ``m`` more deadwood goes with more outs), so as a decision value
-it would prefer keeping a king to keeping a two; ``m`` alone has no such artefact.
+it).  The evaluator's hand term (``GinValues.dealt``, the deal's luck) is not used as
+it stands: it is fitted to take the noise of the deal away, not to rank the hands a
+player may keep, and its deadwood weight is positive (deadwood and ``m`` move together
+in dealt hands, and for a given ``m`` more deadwood goes with more outs), so as a
+decision value it would prefer keeping a king to keeping a two; ``m`` alone has no
+such artefact.
 
 A **knock** or **gin** ends the deal at once: no draw follows, so its throw is judged
 by the deadwood it keeps instead, a point of it a deal point (what the knock scores,

@@ -4,8 +4,9 @@ Each chance event of a gin deal gets a luck, for each of the two players, of
 
     luck = v(the event as it fell) - the mean of v over every way it could have fallen,
 
-``v`` being the evaluator's expected deal points of that player just after the event
-(``gin_value``), and "every way" the cards the auditor knows could have come: the
+``v`` being the evaluator's value of that player's position just after the event
+(``gin_value``: a blend of the position's features, weighed for the least variance),
+and "every way" the cards the auditor knows could have come: the
 cards really in the stock (a deck's order is not used; a log with hands and named draws
 gives the same set, every card no one has seen yet).  Every card is equally likely to
 be the next, so the mean of the luck over them is exactly zero, whatever ``v`` is; the
@@ -16,7 +17,8 @@ The chance events:
 * **the deal**: the two hands.  The mean over every deal cannot be enumerated, so the
   deal's luck is chosen to have an exact zero mean another way: ``(t(A) - t(B)) / 2``
   for the first player and its negative for the other, ``t`` being the evaluator's term
-  of a dealt hand (``GinValues.dealt``), a function of the hand alone.  Both hands are random sets of the same size,
+  of a dealt hand (``GinValues.dealt`` of ``hand_features``), a function of the hand
+  alone.  Both hands are random sets of the same size,
   so swapping them is as likely as not: the luck of a deal and of its swap cancel.
 * **the upcard**: one of the cards neither hand holds (enumerated); ``v`` as if the
   first player drew it (its best value after keeping it or not), against the dealer's
@@ -36,8 +38,8 @@ from ..engine.cards import ACE, FULL_DECK, SPADES, cards_of, rank_of, suit_of
 from ..engine.gin import GinTable
 from ..engine.melds import discard_deadwoods
 from ..engine.model import DRAW, STOCK, Game
-from .gin_value import GinValues
-from .values import SuitTables, deadwood_of, draw_figures, suit_tables, values_after
+from .gin_value import OTHER_AFTER_CAP, GinValues
+from .values import SuitTables, deadwood_of, suit_tables, values_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +56,11 @@ class Chance:
     before: int
     after: int
     expected_after: float  # the mean value after over the cards it could have been
-    value: float  # the mover's expected points after it
-    mean: float  # their mean over the cards
+    value: float  # the evaluator's value of the mover's position after it
+    mean: float  # its mean over the cards
     mover_luck: float
     other_luck: float
+    deltas: tuple[float, ...]  # per feature (``gin_value.FEATURES``): as it fell less the mean
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,7 @@ class GinDealLuck:
     second: int
     dealt: dict[int, int]  # the dealt deadwood per seat
     drawn: dict[int, float]  # per seat: the dealt hand's mean value after one draw
+    hands: dict[int, tuple[float, ...]]  # per seat: the dealt hand's features
     deal_luck: float  # the first player's luck of the deal (the second's: its negative)
     chances: list[Chance]
     stopped: int | None  # the move of the first illegal move; -1: the deal refused
@@ -94,13 +98,13 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
     seats = tuple(sorted(deal.players)) if deal.players else tuple(range(len(game.players)))
     table = GinTable(rules, game.players, deal, seats)
     if table.deal_cards(deal):
-        return GinDealLuck(-1, -1, {}, {}, 0.0, [], -1)
+        return GinDealLuck(-1, -1, {}, {}, {}, 0.0, [], -1)
     tables = suit_tables(str(rules.ace), table.points)
     first, second = table.order
     dealt = {s: deadwood_of(table.hands[s], tables) for s in (first, second)}
-    drawn = {s: mean_after_draw(table.hands[s], tables) for s in (first, second)}
-    deal_luck = 0.0 if values is None else dealt_luck(
-        values, (dealt[first], drawn[first]), (dealt[second], drawn[second]))
+    hands = {s: hand_features(table.hands[s], tables) for s in (first, second)}
+    drawn = {s: hands[s][1] for s in (first, second)}
+    deal_luck = 0.0 if values is None else dealt_luck(values, hands[first], hands[second])
     floor = rules.stock_floor
     chances: list[Chance] = []
     upcard = table.upcard
@@ -124,7 +128,7 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
             if dw is None:
                 dw = opponent_dw[opponent] = deadwood_of(opponent, tables)
             if table.play(move):
-                return GinDealLuck(first, second, dealt, drawn, deal_luck, chances, m)
+                return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, chances, m)
             card = (table.hands[seat] & ~hand).bit_length() - 1
             event = _event(values, record, tables, table, m, seat, other, hand, card,
                            stock | 1 << card, dw, left, opponent)
@@ -132,16 +136,35 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
                 chances.append(event)
             continue
         if table.play(move):
-            return GinDealLuck(first, second, dealt, drawn, deal_luck, chances, m)
-    return GinDealLuck(first, second, dealt, drawn, deal_luck, chances, None)
+            return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, chances, m)
+    return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, chances, None)
 
 
-def dealt_luck(values: GinValues, first: tuple[int, float], second: tuple[int, float]
+def dealt_luck(values: GinValues, first: tuple[float, ...], second: tuple[float, ...]
                ) -> float:
-    """The first player's luck of the deal, from each hand's deadwood and mean value
-    after one draw: half the difference of the two hands' terms (the second's: its
+    """The first player's luck of the deal, from each hand's features
+    (``hand_features``): half the difference of the two hands' terms (the second's: its
     negative)."""
-    return (values.dealt(*first) - values.dealt(*second)) / 2
+    return (values.dealt(first) - values.dealt(second)) / 2
+
+
+def hand_features(hand: int, tables: SuitTables) -> tuple[float, ...]:
+    """A hand's features (``gin_value.HAND_FEATURES``), over every card it does not
+    hold: a function of the hand alone, so that the deal's luck has an exact zero mean."""
+    afters = values_after(hand, FULL_DECK & ~hand, 0, tables)
+    dw = deadwood_of(hand, tables)
+    knock = gin = better = total = square = 0
+    for after in afters:
+        total += after
+        square += after * after
+        if after <= 10:
+            knock += 1
+            if after == 0:
+                gin += 1
+        if after < dw:
+            better += 1
+    n = len(afters)
+    return (float(dw), total / n, knock / n, gin / n, better / n, square / n / 100)
 
 
 def _feeds(held: int, opponent_hand: int, limit: int, table: GinTable) -> dict[int, bool]:
@@ -155,13 +178,6 @@ def _feeds(held: int, opponent_hand: int, limit: int, table: GinTable) -> dict[i
         out[c] = any(dw <= limit for y, dw in discard_deadwoods(
             opponent_hand | 1 << c, rules.ace, table.points) if back or y != c)
     return out
-
-
-def mean_after_draw(hand: int, tables: SuitTables) -> float:
-    """The mean value after one draw of a hand over every card it does not hold: a
-    function of the hand alone, so that the deal's luck has an exact zero mean."""
-    others = FULL_DECK & ~hand
-    return draw_figures(hand, others, -1, 0, tables)[1] / others.bit_count()
 
 
 def _event(values: GinValues | None, record: Record | None, tables: SuitTables,
@@ -181,38 +197,60 @@ def _event(values: GinValues | None, record: Record | None, tables: SuitTables,
         record(move, mover, other, after, opponent, left, limits[card], doubled[card])
         return None
     afters = values_after(hand, cards, 0, tables)
+    theirs = values_after(opponent_hand, cards, 0, tables)  # the other's, with each card
+    before = deadwood_of(hand, tables)
     count = len(afters)
-    mover_sum = other_sum = 0.0
-    after_sum = 0
-    mine = None
+    s0 = s1 = s2 = s3 = s4 = s5 = 0.0  # the sums of the features over the cards
+    fell: tuple[float, ...] = ()
     rest = cards
     position = values.position
+    seen: dict[tuple[int, int], tuple[float, float]] = {}
     gin_bonus = table.rules.gin_bonus
     feeds: dict[int, bool] | None = None  # at the floor: whether a discard lets the other knock
     if left <= 0:
         feeds = _feeds(hand | cards, opponent_hand, limits[card], table)
         hand_safe = any(not feeds[c] for c in cards_of(hand))
-    for after in afters:
+    for after, other_after in zip(afters, theirs, strict=True):
         c = (rest & -rest).bit_length() - 1
         rest &= rest - 1
+        limit = limits[c]
         if after == 0:  # gin: the bonus and the other's deadwood, no layoff
             v, w = float(gin_bonus + opponent), 0.0
-        elif feeds is not None and (after > limits[c] or opponent <= after) \
+        elif feeds is not None and (after > limit or opponent <= after) \
                 and (hand_safe or not feeds[c]):
             # The last draw: no knock worth making, and a discard the other cannot
             # knock with (at the floor they may take it only to knock): a void deal.
             v, w = 0.0, 0.0
         else:
-            v, w = position(after, opponent, left, limits[c])
+            key = (after, limit)
+            got = seen.get(key)
+            if got is None:
+                got = seen[key] = position(after, opponent, left, limit)
+            v, w = got
+        knocks = 1.0 if other_after <= limit else 0.0
+        capped = float(other_after if other_after < OTHER_AFTER_CAP else OTHER_AFTER_CAP)
         if doubled[c]:
-            v, w = 2 * v, 2 * w
-        mover_sum += v
-        other_sum += w
-        after_sum += after
+            v, w, knocks, capped = 2 * v, 2 * w, 2 * knocks, 2 * capped
+        s0 += v
+        s1 += w
+        s2 += knocks
+        s4 += capped
+        # A card thrown at once (the value after is the deadwood before: no cost) is
+        # offered to the other by the pile; a card kept is not.
+        thrown = after == before
+        if thrown:
+            s3 += knocks
+            s5 += capped
         if c == card:
-            mine = (after, v, w)
-    assert mine is not None
-    after, v, w = mine
-    before = deadwood_of(hand, tables)
-    return Chance(move, mover, other, card, count, before, after, after_sum / count, v,
-                  mover_sum / count, v - mover_sum / count, w - other_sum / count)
+            fell = (v, w, knocks, knocks, capped, capped) if thrown else \
+                (v, w, knocks, 0.0, capped, 0.0)
+    sums = (s0, s1, s2, s3, s4, s5)
+    mine = afters[(cards & ((1 << card) - 1)).bit_count()]
+    deltas = tuple(x - total / count for x, total in zip(fell, sums, strict=True))
+    mw, ow = values.mover_weights, values.other_weights
+    value = sum(a * x for a, x in zip(mw, fell, strict=True))
+    mean = sum(a * x for a, x in zip(mw, sums, strict=True)) / count
+    other_value = sum(a * x for a, x in zip(ow, fell, strict=True))
+    other_mean = sum(a * x for a, x in zip(ow, sums, strict=True)) / count
+    return Chance(move, mover, other, card, count, before, mine, sum(afters) / count, value,
+                  mean, value - mean, other_value - other_mean, deltas)

@@ -18,11 +18,18 @@ The cell of a position is three classes:
   (``OPPONENT_EDGES``);
 * the stock cards left above the floor (``LEFT_EDGES``).
 
-A dealt hand gets its own term, ``dealt(deadwood, drawn)``, from the hand alone: its
-deadwood and ``drawn``, the mean of its value after one draw over every card it does
-not hold; the term is ``DEADWOOD * deadwood + DRAWN * drawn``, the two coefficients
-fitted by least squares on the net deal points (own less the other's) of the hands'
-holders: ``t(A) - t(B)`` is the net deal points expected of hands ``A`` against ``B``.
+The table's two values are not the luck's values as they stand: the value the luck
+takes of a position is a **blend**, a weighted sum of the position's features
+(``FEATURES``: the table's two values and what the card drawn would do for the other
+player), with one set of weights for the player to act (``mover_weights``) and one for
+the other (``other_weights``), fitted by least squares so that the adjusted points vary
+least (``tools/gin_value_table.py``).  A weight is the control variate's coefficient:
+how many deal points a point of the table's estimate has been worth.
+
+A dealt hand gets its own term, ``dealt(hand_features)``, from the hand alone: the
+weighted sum of ``HAND_FEATURES`` (its deadwood and what one draw over every card it
+does not hold makes of it), fitted with the blend: ``(t(A) - t(B)) / 2`` is the luck of
+the deal of hands ``A`` and ``B`` to the holder of ``A``.
 
 The table is an estimate: the luck built on it (``gin_luck``) subtracts the evaluator's
 value after a chance event less its exact mean over every way the event could have
@@ -46,6 +53,21 @@ AFTER_CLASSES = 2 + len(AFTER_EDGES) + 1
 OPPONENT_CLASSES = 1 + len(OPPONENT_EDGES) + 1
 LEFT_CLASSES = len(LEFT_EDGES) + 1
 CELLS = AFTER_CLASSES * OPPONENT_CLASSES * LEFT_CLASSES
+# The features of a position the luck's blend weighs (per card that could have come,
+# each doubled in a doubled deal): the table's values of the player to act and of the
+# other; whether the card would let the other player knock (their value after drawing it
+# within the knock limit), the same when the card is thrown at once (the mover's value
+# after is the hand's deadwood: the other may take it from the pile); the other's value
+# after drawing the card (at most 40), the same when it is thrown.
+FEATURES = ("mover", "other", "feeds_knock", "thrown_feeds_knock", "other_after",
+            "thrown_other_after")
+OTHER_AFTER_CAP = 40
+# A dealt hand's features (over every card it does not hold: its value after drawing
+# that card): its deadwood, the mean value after, the share of cards that bring it within
+# 10 (a knock under the usual limit), to 0 (gin), below its deadwood, and the mean of the
+# squared value after, per 100.
+HAND_FEATURES = ("deadwood", "mean_after", "knock_share", "gin_share", "better_share",
+                 "mean_square_after")
 
 
 def after_class(after: int, limit: int) -> int:
@@ -75,15 +97,16 @@ def cell(after: int, opponent: int, left: int, limit: int) -> int:
 @dataclass(frozen=True, slots=True)
 class GinValues:
     """The fitted table: per cell, the expected deal points of the player to act and of
-    the other player (one deal, not doubled); the two coefficients of a dealt hand's
-    term; the analysis version it was fitted for."""
+    the other player (one deal, not doubled); the blend's weights of ``FEATURES``; the
+    weights of a dealt hand's ``HAND_FEATURES``; the analysis version it was fitted for."""
 
     version: int
     mover: tuple[tuple[float, float, float], ...]  # per cell: level, the two slopes
     other: tuple[tuple[float, float, float], ...]
     centres: tuple[tuple[float, float], ...]  # per cell: mean opponent's deadwood, after
-    per_deadwood: float
-    per_drawn: float
+    mover_weights: tuple[float, ...]
+    other_weights: tuple[float, ...]
+    hand_weights: tuple[float, ...]
 
     def position(self, after: int, opponent: int, left: int, limit: int
                  ) -> tuple[float, float]:
@@ -99,9 +122,12 @@ class GinValues:
         w = c + sx * x + sy * y
         return (v if v > 0 else 0.0), (w if w > 0 else 0.0)
 
-    def dealt(self, deadwood: int, drawn: float) -> float:
-        """A dealt hand's term (see the module)."""
-        return self.per_deadwood * deadwood + self.per_drawn * drawn
+    def dealt(self, features: tuple[float, ...]) -> float:
+        """A dealt hand's term (see the module): its features weighed."""
+        return sum(w * x for w, x in zip(self.hand_weights, features, strict=True))
+
+
+IDENTITY = ((1.0,) + (0.0,) * (len(FEATURES) - 1), (0.0, 1.0) + (0.0,) * (len(FEATURES) - 2))
 
 
 def from_json(data: dict) -> GinValues:
@@ -110,9 +136,14 @@ def from_json(data: dict) -> GinValues:
     centres = tuple((float(x), float(y)) for x, y in data["centres"])
     if not len(mover) == len(other) == len(centres) == CELLS:
         raise ValueError("the gin value table does not fit the evaluator's cells")
-    per_deadwood, per_drawn = (float(v) for v in data["dealt"])
-    return GinValues(int(data["analysis_version"]), mover, other, centres, per_deadwood,
-                     per_drawn)
+    mover_weights = tuple(float(v) for v in data.get("mover_weights", IDENTITY[0]))
+    other_weights = tuple(float(v) for v in data.get("other_weights", IDENTITY[1]))
+    hand_weights = tuple(float(v) for v in data.get("hand_weights", (0.0,) * len(HAND_FEATURES)))
+    if not len(mover_weights) == len(other_weights) == len(FEATURES) \
+            or len(hand_weights) != len(HAND_FEATURES):
+        raise ValueError("the gin value table's weights do not fit the evaluator's features")
+    return GinValues(int(data["analysis_version"]), mover, other, centres, mover_weights,
+                     other_weights, hand_weights)
 
 
 @cache

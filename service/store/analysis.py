@@ -41,8 +41,9 @@ from .stats import StatsFilter, _where
 # Of the definitions: a stored analysis of another version is redone by the catch-up
 # (2: the players' luck stored, migration 7; 3: a knock certain to be undercut is no
 # missed knock; 4: gin luck in deal points, the evaluator's table gin_values.json, and a
-# missed knock costed with the knocker's best declaration).
-VERSION = 4
+# missed knock costed with the knocker's best declaration; 5: gin luck's blend of the
+# table and of what a drawn card does for the other player, a dealt hand's six features).
+VERSION = 5
 E4 = 10_000  # luck is stored in units of 0.0001 point (gin: deal point, else card point)
 BATCH = 32  # games each worker analyses in a step of the catch-up
 IDLE = 1.0  # seconds the catch-up waits when nothing is left
