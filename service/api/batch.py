@@ -50,7 +50,13 @@ from ..store import Answer, joined
 from .auth import write_access
 from .coding import RATIO_FLOOR, Gunzip, content_coding, request_body
 from .config import Settings, current_store, current_verifier, settings
-from .games import REUPLOADED, deletion_fields, game_url, replacement_refused
+from .games import (
+    REUPLOADED,
+    deletion_fields,
+    game_url,
+    replacement_moved,
+    replacement_refused,
+)
 from .games_schemas import LEVEL_DOC, LEVELS, TournamentSchema, utc_text
 from .intake import NDJSON_TYPES, BodyTooLarge, iter_lines, require_media_type
 from .problems import (
@@ -303,6 +309,10 @@ def _replace_line(entry: Entry, uploader: str | None) -> dict[str, Any]:
     changed."""
     assert entry.record is not None and entry.replaces is not None
     try:
+        moved = None if entry.relocate else replacement_moved(entry.record, entry.replaces)
+        if moved is not None:
+            return {"line": entry.line, "error": problem_body(
+                409, moved.kind, moved.description or "", None, **moved.extra)}
         done = current_store().replace_game(entry.record, entry.replaces, uploader,
                                             entry.reason, datetime.now(UTC))
     except Exception:

@@ -48,6 +48,7 @@ from .problems import (
     INVALID_PARAMETER,
     NO_SUCH_POSITION,
     NOT_FOUND,
+    REPLACEMENT_ELSEWHERE,
     REPLACES_ITSELF,
     VALIDATION_ERROR,
     Problem,
@@ -168,7 +169,7 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         return body, 200, {}
     if "replaces" in args:
         return _replace(checked.record(g.uploader), args["replaces"], args.get("reason"),
-                        body)
+                        body, args["relocate"])
     try:
         [(game_id, created)] = current_store().submit([checked.record(g.uploader)],
                                                       refuse_when_busy=True)
@@ -187,9 +188,13 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     return body, 201, {"Location": body["links"]["self"]}
 
 
-def _replace(record: Any, old: str, reason: str | None,
-             body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+def _replace(record: Any, old: str, reason: str | None, body: dict[str, Any],
+             relocate: bool) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Store ``record`` and withdraw game ``old``, in one transaction, or neither."""
+    if not relocate:
+        moved = replacement_moved(record, old)
+        if moved is not None:
+            raise moved
     done = current_store().replace_game(record, old, g.uploader, reason, datetime.now(UTC))
     refusal = replacement_refused(done, old)
     if refusal is not None:
@@ -199,6 +204,38 @@ def _replace(record: Any, old: str, reason: str | None,
     if not done.created:
         return body, 200, {}
     return body, 201, {"Location": body["links"]["self"]}
+
+
+_PLACE = (("variant", 5), ("tournament", 11), ("round", 12), ("table", 13))  # games row
+
+
+def replacement_moved(record: Any, old: str) -> Problem | None:
+    """A correction naming another variant, tournament, round or table than the stored
+    game it replaces, as its 409 problem (None when it names the same, or there is no
+    such game: the replacement says so).  Moving a game is a director's deliberate act:
+    it is asked for (``relocate``), never done by a log picked by mistake."""
+    store = current_store()
+    row = store.get_game(old)  # live games only: a withdrawn one is refused as such
+    if row is None or record.id == old or store.deletion(record.id) is not None:
+        return None
+    was = {"variant": row["variant"], "tournament": row["tournament_id"],
+           "round": row["tournament_round"], "table": row["tournament_table"]}
+    now = {name: record.games[at] for name, at in _PLACE}
+    differs = [name for name in was
+               if (None if was[name] is None else str(was[name]))
+               != (None if now[name] is None else str(now[name]))]
+    if not differs:
+        return None
+    said = ", ".join(f"{name} {_shown(now[name])} (the game: {_shown(was[name])})"
+                     for name in differs)
+    return Problem(409, REPLACEMENT_ELSEWHERE,
+                   f"the correction names another {' and '.join(differs)} than game "
+                   f"{old}: {said}; nothing was stored. To move the game, send it again "
+                   "with relocate=true", differs=differs)
+
+
+def _shown(value: Any) -> str:
+    return "none" if value is None else repr(str(value))
 
 
 def replacement_refused(done: Replacement, old: str) -> Problem | None:

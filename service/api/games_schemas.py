@@ -144,6 +144,10 @@ class UploadArgsSchema(Schema):
                        "recorded); nothing changes if either cannot be done"})
     reason = fields.String(validate=Length(1, MAX_REASON_LENGTH), metadata={
         "description": "With 'replaces': why the game is withdrawn (nothing without it)"})
+    relocate = fields.Boolean(load_default=False, metadata={
+        "description": "With 'replaces': the correction may name another variant, "
+                       "tournament, round or table than the game it replaces (without it "
+                       "such a correction is refused, 409 replacement-elsewhere)"})
 
 
 class DeleteArgsSchema(Schema):

@@ -54,6 +54,8 @@ RULING_NOT_ALLOWED = "ruling-not-allowed"  # 409: a ruling the game's verdict do
 NO_RULING = "no-ruling"  # 404: a game without a ruling (in force, for DELETE)
 REPLACES_ITSELF = "replaces-itself"  # 409: a log sent to replace its own stored game
 NOT_AT_TABLE = "not-at-table"  # 409: a game to keep that is not a live game of the table
+# 409: a correction naming another variant, tournament, round or table than its game
+REPLACEMENT_ELSEWHERE = "replacement-elsewhere"
 VERIFIER_UNAVAILABLE = "verifier-unavailable"  # 503: a batch line whose verifying process ended
 
 _BY_STATUS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUND,
@@ -70,7 +72,7 @@ PROBLEM_TYPES: tuple[str, ...] = (
     VALIDATION_ERROR, BATCH_STOPPED, HEADER_FIELDS_TOO_LARGE, INTERNAL_ERROR, NOT_IMPLEMENTED,
     BAD_GATEWAY, DATABASE_UNAVAILABLE, GATEWAY_TIMEOUT, HTTP_VERSION_NOT_SUPPORTED, DEGRADED,
     STORE_BUSY, VERIFIER_UNAVAILABLE, RULING_NOT_ALLOWED, NO_RULING, REPLACES_ITSELF,
-    NOT_AT_TABLE)
+    NOT_AT_TABLE, REPLACEMENT_ELSEWHERE)
 
 # What a validation problem lists of a document's errors: its answer stays small however
 # many fields are wrong and however long the keys the document invented.

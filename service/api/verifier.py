@@ -74,9 +74,10 @@ class Entry:
     replaces: str | None = None
     reason: str | None = None
     record: GameRecord | None = None
+    relocate: bool = False  # the correction may name another variant or place
 
 
-ENVELOPE = frozenset(("replaces", "reason", "log"))
+ENVELOPE = frozenset(("replaces", "reason", "log", "relocate"))
 MAX_GAME_ID = 64  # characters of a game id to replace, as the single upload's 'replaces'
 
 
@@ -107,6 +108,10 @@ def _enveloped(line: int, envelope: dict[str, Any], uploader: str | None,
     if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH:
         errors["reason"] = [f"why the game is replaced: a string of 1 to "
                             f"{MAX_REASON_LENGTH} characters"]
+    relocate = envelope.get("relocate", False)
+    if not isinstance(relocate, bool):
+        errors["relocate"] = ["true when the correction may name another variant, "
+                              "tournament, round or table: a boolean"]
     checked = None
     if not isinstance(log, dict):
         errors["log"] = ["the corrected rummy-log/1 game, a JSON object"]
@@ -124,7 +129,8 @@ def _enveloped(line: int, envelope: dict[str, Any], uploader: str | None,
     record = checked.record(uploader, uploaded_at)
     return Entry(line, record.id, checked.report.status, source_id=checked.source_id,
                  tournament=checked.tournament, verification=checked.report.verification,
-                 replaces=old, reason=reason.strip(), record=record), None
+                 replaces=old, reason=reason.strip(), record=record,
+                 relocate=relocate is True), None
 
 
 def judge(line: int, text: bytes | None, limit: int, uploader: str | None,

@@ -470,3 +470,18 @@ def test_an_envelope_whose_key_is_written_with_escapes_is_one_all_the_same(app, 
     [result] = lines_of(post_batch(client, line + b"\n"))
     assert result["replaced"]["id"] == old, result
     assert withdrawn(client) == [(old, result["id"])]
+
+
+def test_a_batch_correction_for_another_table_needs_relocate(app, client):
+    """As the single upload: a correction naming another table is refused on its line
+    (409 replacement-elsewhere, the old game live) unless the line says relocate."""
+    old = post_log(client, at_table(valid())).get_json()["id"]
+    moved = at_table(valid(id="moved"), "B")
+    results = lines_of(post_batch(client, ndjson(correction(old, moved),
+                                                 correction(old, moved) | {"relocate": 1})))
+    assert results[0]["error"]["type"].endswith("/replacement-elsewhere")
+    assert results[0]["error"]["differs"] == ["table"]
+    assert results[1]["error"]["status"] == 422 and "relocate" in results[1]["error"]["errors"]
+    assert withdrawn(client) == []
+    [line] = lines_of(post_batch(client, ndjson(correction(old, moved) | {"relocate": True})))
+    assert line["replaced"]["id"] == old and withdrawn(client) == [(old, line["id"])]

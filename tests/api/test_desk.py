@@ -20,7 +20,16 @@ from service.store.counting import ALLOWED, RULINGS
 from tests.engine.logs import deal, game
 from tests.engine.test_gin import ANA, BEN, KNOCK
 
-from .helpers import API, assert_problem, illegal, incomplete, malformed, post_log, valid
+from .helpers import (
+    API,
+    assert_problem,
+    illegal,
+    incomplete,
+    malformed,
+    post_log,
+    valid,
+    valid_rummy,
+)
 
 KEY = "write-key-1"
 DIRECTOR = "director"
@@ -477,3 +486,29 @@ def test_a_keep_that_cannot_be_done_withdraws_nothing(client):
     response = keep(client, "spring%2Fcup", 1, "3%2F4", {"game": b, "reason": "twice"})
     assert response.status_code == 200, response.get_json()
     assert [w["id"] for w in response.get_json()["withdrawn"]] == [a]
+
+
+def test_a_correction_naming_another_place_is_refused_unless_the_move_is_asked_for(client):
+    """A corrected log for another tournament, round, table or variant than its game is
+    a log picked by mistake until the director says the game moves: 409, nothing stored
+    or withdrawn; with relocate=true it moves."""
+    old = upload(client, at(valid(), "cup", 1, "A"), "valid")
+    for elsewhere, differs in (
+            (at(valid(id="c1"), "cup", 2, "A"), ["round"]),
+            (at(valid(id="c2"), "cup", 1, "B"), ["table"]),
+            (at(valid(id="c3"), "plate", 1, "A"), ["tournament"]),
+            (valid(id="c4"), ["tournament", "round", "table"])):
+        problem = assert_problem(post_log(client, elsewhere, f"?replaces={old}&reason=r"),
+                                 409, "replacement-elsewhere")
+        assert problem["differs"] == differs
+        assert "relocate=true" in problem["detail"]
+        assert client.get(f"{API}/games/{old}").status_code == 200
+        gone = post_log(client, elsewhere, "?dry_run=true").get_json()["id"]
+        assert client.get(f"{API}/games/{gone}").status_code == 404
+    rummy = at(valid_rummy(), "cup", 1, "A")
+    assert assert_problem(post_log(client, rummy, f"?replaces={old}"), 409,
+                          "replacement-elsewhere")["differs"] == ["variant"]
+    moved = post_log(client, at(valid(id="c1"), "cup", 2, "A"),
+                     f"?replaces={old}&reason=wrong+round+typed&relocate=true")
+    assert moved.status_code == 201, moved.get_json()
+    assert [g["round"] for g in audit(client, "cup")["games"]] == [2]

@@ -114,6 +114,7 @@ const ACTIONS = {
     const file = form.elements.log.files[0];
     const reason = form.elements.reason.value.trim();
     const query = new URLSearchParams({ replaces: id, reason });
+    if (form.elements.relocate?.checked) query.set("relocate", "true");
     const r = await call("POST", `/games?${query}`, await file.text(), "application/json");
     if (!r.ok) return problemText(r.body, r.status);
     const words = { valid: "valid", mismatch: "with wrong claims", illegal: "illegal", incomplete: "unfinished" };
