@@ -34,6 +34,7 @@ from ..store.audit import (
     TournamentAudit,
     list_tournaments,
     ruling_text,
+    standing_order,
     tournament_audit,
 )
 from ..store.counting import MATTER_KINDS, MISSING_TABLE
@@ -53,7 +54,8 @@ CSV_TYPE = "text/csv"
 ID_KEY = (Part.TEXT,)  # the last tournament's id
 CSV_COLUMNS = ("section", "variant", "round", "table", "game", "status", "counted",
                "ruling", "winner", "recomputed_leader", "player", "rank", "points", "claimed_rank", "claimed_points",
-               "games", "won", "kind", "detail", "verification")
+               "games", "won", "kind", "detail", "verification", "match_points",
+               "credited_points", "credited_winners")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]+")
 _UNSAFE_UNICODE = re.compile(r"[^\w.-]+")  # letters of any script, digits, _ . -
@@ -603,13 +605,14 @@ def _csv(audit: TournamentAudit, withdrawn: list[dict[str, Any]]) -> str:
     writer.writeheader()
     rows: list[dict[str, Any]] = []
     for table in audit.standings:
-        order = f"{table['better']} total ranks first"
+        order = standing_order(table)
         for row in table["players"]:
             rows.append({"section": "standings", "variant": table["variant"],
                          "player": row["player"], "rank": row["rank"],
                          "points": row["points"], "claimed_rank": row["claimed_rank"],
                          "claimed_points": row["claimed_points"], "games": row["games"],
-                         "won": row["won"], "detail": order})
+                         "won": row["won"], "detail": order,
+                         "match_points": row.get("match_points")})
     for game in audit.games:
         for player in game["players"]:
             rows.append({"section": "games", "variant": game["variant"],
@@ -620,7 +623,10 @@ def _csv(audit: TournamentAudit, withdrawn: list[dict[str, Any]]) -> str:
                          "points": game["points"].get(player),
                          "claimed_points": game["claimed"].get(player),
                          "detail": _game_detail(game, player),
-                         "verification": game["verification"]})
+                         "verification": game["verification"],
+                         "credited_points": game["credited"].get(player)
+                         if game["counted"] else None,
+                         "credited_winners": " ".join(game["credited_winners"])})
     for item in audit.discrepancies:
         rows.append({"section": "discrepancies", "variant": item["variant"],
                      "game": " ".join(item["games"]), "player": item["player"],

@@ -258,6 +258,25 @@ def tournament_audit(store: Reader, tournament_id: str,
     return audit
 
 
+_ORDER_WORDS = {"wins": "most wins", "match_points": "most match points",
+                "head_to_head": "head to head", "points_difference": "points difference"}
+
+
+def standing_order(table: dict[str, Any]) -> str:
+    """How a standings table is ranked, in words: "higher total ranks first" by
+    default; else the ranking and its tie-breaks ("ranked by most match points, ties
+    broken by head to head, then higher total points")."""
+    ranking, breaks = table.get("ranking"), table.get("tie_breaks") or []
+    total = f"{table['better']} total"
+    if not ranking or (ranking == "points" and not breaks):
+        return f"{total} ranks first"
+    words = {**_ORDER_WORDS, "points": f"{total} points"}
+    text = f"ranked by {words.get(ranking, ranking)}"
+    if breaks:
+        text += ", ties broken by " + ", then ".join(words.get(b, b) for b in breaks)
+    return text
+
+
 def ruling_text(ruling: dict[str, Any] | None) -> str | None:
     """'forfeit against ana', 'void', ... (None without a ruling)."""
     if ruling is None:

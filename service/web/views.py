@@ -42,7 +42,7 @@ from ..engine.report import VERIFICATION_WORDS
 from ..engine.rules import OTHER_ORIGINS, PRESETS, SOURCES, source_in_words
 from ..store import GameFilter
 from ..store.analysis import player_analysis
-from ..store.audit import list_tournaments, ruling_text, tournament_audit
+from ..store.audit import list_tournaments, ruling_text, standing_order, tournament_audit
 from ..store.counting import RULINGS, SCHEDULE_MISMATCH, allowed
 from ..store.db import filter_names, spellings
 from ..store.desk import current_ruling, ruling_history, withdrawn_games
@@ -332,7 +332,7 @@ def tournament(tournament_id: str):
                            audit=audit, summary=audit.summary,
                            withdrawn=withdrawn_games(current_store(), audit.id) or [],
                            ruling_text=ruling_text, withdrawal_text=withdrawal_text,
-                           fragment=verdict.replay_fragment,
+                           standing_order=standing_order, fragment=verdict.replay_fragment,
                            by_id={row["id"]: row for row in audit.games}, allowed=allowed,
                            off_schedule={gid for m in audit.open
                                          if m["kind"] == SCHEDULE_MISMATCH

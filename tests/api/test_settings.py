@@ -18,6 +18,9 @@ dan -139 + 0 - 19 = -158, ben -139 + 139 = 0, cleo 139 - 139 = 0.
 
 from __future__ import annotations
 
+import csv
+import io
+
 import pytest
 
 from .helpers import API, assert_problem, incomplete, post_log, valid
@@ -129,3 +132,28 @@ def test_settings_are_stored_read_and_checked(ranks):
     assert ranks.get(url).get_json() == body  # nothing changed
     assert_problem(ranks.put(url, json={}), 401, "unauthorized")
     assert_problem(ranks.get(f"{API}/tournaments/nosuch/settings"), 404, "not-found")
+
+
+def test_the_page_and_the_csv_show_the_ranking_and_its_match_points(ranks):
+    """Ranked by match points (3/1/0) then points difference: the page's table has a
+    Match points column with each player's, and says how it is ranked; the CSV's
+    standings rows carry the same figures and words (worked above: ana 4, dan 4, ben 3,
+    cleo 3)."""
+    ranked(ranks, {"ranking": "match_points", "match_points": {"win": 3, "draw": 1, "loss": 0},
+                   "tie_breaks": ["points_difference"]})
+    words = "ranked by most match points, ties broken by points difference"
+    page = ranks.get("/tournaments/ranks", headers={"Accept": "text/html"}).get_data(
+        as_text=True)
+    assert '<th scope="col">Match points</th>' in page and words in page
+    text = ranks.get(f"{API}/tournaments/ranks/report.csv").get_data(as_text=True)
+    standings = [row for row in csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+                 if row["section"] == "standings"]
+    assert [(r["player"], r["rank"], r["match_points"]) for r in standings] == [
+        ("ana", "1", "4"), ("dan", "2", "4"), ("ben", "3", "3"), ("cleo", "3", "3")]
+    assert {r["detail"] for r in standings} == {words}
+    # The default ranking keeps its words, and no column of match points.
+    ranked(ranks, {})
+    page = ranks.get("/tournaments/ranks", headers={"Accept": "text/html"}).get_data(
+        as_text=True)
+    assert "Match points" not in page and "the higher total ranks first" not in page
+    assert "higher total ranks first." in page

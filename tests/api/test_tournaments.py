@@ -280,7 +280,8 @@ def test_csv_report_has_the_same_figures(shared_client, spring):
                              "counted", "ruling", "winner", "recomputed_leader", "player",
                              "rank", "points",
                              "claimed_rank", "claimed_points", "games", "won", "kind",
-                             "detail", "verification"]
+                             "detail", "verification", "match_points", "credited_points",
+                             "credited_winners"]
     sections = [row["section"] for row in rows]
     assert sections == ["standings"] * 6 + ["games"] * 14 + ["discrepancies"] * 7 \
         + ["open"] * 4
@@ -301,6 +302,17 @@ def test_csv_report_has_the_same_figures(shared_client, spring):
                          (spring["r1a"], "1", "A", "valid", "true", "ana", "ben", 0, 0)]
     assert (spring["r2b"], "2", "B", "illegal", "false", "", "ben", 0, 139) in games
     assert (spring["r3a"], "3", "A", "mismatch", "true", "ana", "ana", 139, None) in games
+    # What each game credits, as numbers beside the recomputed ones: a sum of a player's
+    # credited points over the games rows is their verified total.
+    credited = {}
+    for r in rows:
+        if r["section"] == "games" and r["variant"] == "gin" and r["credited_points"]:
+            credited[r["player"]] = credited.get(r["player"], 0) + int(r["credited_points"])
+    assert credited == {s["player"]: s["points"] for s in SPRING_GIN}
+    r2b = [r for r in rows if r["section"] == "games" and r["game"] == spring["r2b"]]
+    assert {(r["credited_points"], r["credited_winners"]) for r in r2b} == {("", "")}
+    r1a = [r for r in rows if r["section"] == "games" and r["game"] == spring["r1a"]]
+    assert [r["credited_winners"] for r in r1a] == ["ana", "ana"]
 
     found = [(r["kind"], r["game"] or None, r["player"] or None, number(r["claimed_points"]),
               number(r["points"]), number(r["claimed_rank"]), number(r["rank"]))
