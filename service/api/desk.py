@@ -227,7 +227,8 @@ def put_ruling(game_id: str) -> dict[str, Any]:
     rulings = _allowed(row)
     if ruling not in rulings:
         raise Problem(409, RULING_NOT_ALLOWED,
-                      f"a {row['status']} game allows {', '.join(rulings)}, not {ruling}",
+                      f"{_with_article(row['status'])} game allows {', '.join(rulings)}, "
+                      f"not {ruling}",
                       allowed=list(rulings))
     if not current_store().set_ruling(row["id"], ruling, against, reason, g.uploader,
                                       datetime.now(UTC)):
@@ -587,3 +588,8 @@ def put_settings(settings: dict[str, Any], tournament_id: str) -> dict[str, Any]
     current_store().put_settings(tournament_id, orjson.dumps(stored), g.uploader,
                                  datetime.now(UTC))
     return settings_answer(tournament_id)
+
+
+def _with_article(word: str) -> str:
+    """``word`` after "a" or "an", as it is said ("an illegal", "a mismatch")."""
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"

@@ -87,7 +87,7 @@ def test_a_directors_day_settled_from_the_pages(watched, server, tmp_path):
     page.wait_for_url(f"**/games/{bad}#director")
     sync_api.expect(page.locator("#director-key")).to_have_value(KEY)
     assert page.locator("#director-ruling option").evaluate_all("(all) => all.map((o) => o.value)") \
-        == ["void", "forfeit", "to_violation", "stands"]
+        == ["", "void", "forfeit", "to_violation", "stands"]  # none chosen for the director
     against = page.locator("#director-against")
     sync_api.expect(against).to_be_hidden()  # only a forfeit is against a player
     # A refusal is said in words: the game's own log is no correction.
@@ -185,8 +185,12 @@ def test_a_game_replaced_ruled_unruled_and_withdrawn_from_its_page(watched, serv
         old, new, "deal 1 claim mistyped")
 
     assert page.locator("#director-ruling option").evaluate_all(
-        "(all) => all.map((o) => o.value)") == ["void", "forfeit"]
+        "(all) => all.map((o) => o.value)") == ["", "void", "forfeit"]
     page.fill("#director-ruling-reason", "played at the wrong table")
+    page.locator("#director-ruling-form button").click()  # no ruling chosen: not sent
+    assert page.locator("#director-ruling").evaluate("(s) => s.validity.valueMissing")
+    assert server.request("GET", f"/api/v1/games/{new}/ruling")[0] == 404  # none recorded
+    page.select_option("#director-ruling", "void")
     page.locator("#director-ruling-form button").click()
     sync_api.expect(page.locator("p#ruling")).to_contain_text("Verdict: valid; ruling: void")
     page.fill("#unrule-reason", "it was the right table")
