@@ -55,8 +55,27 @@ def _page_error(error: HTTPException):
             title = "This read key does not open the page"
             detail = ("The key this browser holds is not one of this server's read keys "
                       "(it may have been changed). Enter the current key.")
-    return render_template("error.html", status=status, title=title,
-                           detail=detail, key_page=key_page), status, headers
+    replaced = None
+    if isinstance(error, problems.Problem) and error.kind == problems.GAME_DELETED \
+            and status == 410:
+        title, detail, replaced = _withdrawn_words(error.extra)
+    return render_template("error.html", status=status, title=title, detail=detail,
+                           key_page=key_page, replaced=replaced), status, headers
+
+
+def _withdrawn_words(extra: dict) -> tuple[str, str, str | None]:
+    """A withdrawn game's page, for a person: when (to the minute, UTC), by whom and
+    why, and the page of the game that replaced it, if one did."""
+    when = str(extra.get("deleted_at") or "")[:16].replace("T", " ")
+    by = extra.get("deleted_by") or "an open write (no key)"
+    detail = f"This game was withdrawn on {when} UTC by {by}"
+    if extra.get("reason"):
+        detail += f": {extra['reason']}"
+    replaced_by = extra.get("replaced_by")
+    if replaced_by:
+        detail += ". A corrected log replaced it"
+    return "A withdrawn game", detail + ".", (
+        url_for("web.game", game_id=replaced_by) if replaced_by else None)
 
 
 def _this_page() -> str:

@@ -179,3 +179,23 @@ def test_a_tournament_whose_every_game_was_withdrawn_keeps_its_page(app):
     assert "by director" in listed and "(wrong event)" in listed
     # An id no game ever named is still not found.
     assert client.get("/tournaments/nosuch", headers=BROWSER).status_code == 404
+
+
+def test_a_withdrawn_games_page_says_so_and_leads_to_its_replacement(app):
+    """The 410 page of a replaced game says when, by whom and why, to the minute, and
+    links the game that replaced it; a game deleted without a replacement has no link."""
+    client = app.test_client()
+    old = post_log(client, at(mismatch(), 1, "A"), headers=KEY).get_json()["id"]
+    new = post_log(client, at(valid(), 1, "A"), f"?replaces={old}&reason=claims+mistyped",
+                   headers=KEY).get_json()["id"]
+    response = client.get(f"/games/{old}", headers=BROWSER)
+    assert response.status_code == 410
+    html = response.get_data(as_text=True)
+    [detail] = re.findall(r'<p class="lead" id="error-detail">(.*?)</p>', html, re.S)
+    assert re.fullmatch(r"This game was withdrawn on \d{4}-\d\d-\d\d \d\d:\d\d UTC by "
+                        r"director: claims mistyped\. A corrected log replaced it\.", detail)
+    assert f'id="replaced-by" href="/games/{new}"' in html
+    assert client.delete(f"/api/v1/games/{new}?reason=wrong+event", headers=KEY).status_code \
+        == 200
+    html = client.get(f"/games/{new}", headers=BROWSER).get_data(as_text=True)
+    assert "wrong event." in html and "replaced-by" not in html
