@@ -199,3 +199,15 @@ def test_a_withdrawn_games_page_says_so_and_leads_to_its_replacement(app):
         == 200
     html = client.get(f"/games/{new}", headers=BROWSER).get_data(as_text=True)
     assert "wrong event." in html and "replaced-by" not in html
+
+
+def test_the_tournament_pages_winner_is_the_rulings_once_a_game_is_ruled(app):
+    """An illegal game ruled a forfeit against ana: the games table names ben, credited
+    the win by the ruling, where the play itself named nobody."""
+    client = app.test_client()
+    bad = post_log(client, at(illegal(), 1, "A"), headers=KEY).get_json()["id"]
+    assert client.put(f"/api/v1/games/{bad}/ruling", headers=KEY, json={
+        "ruling": "forfeit", "against": "ana", "reason": "r"}).status_code == 200
+    html = page(client, "/tournaments/desk")
+    [row] = [r for r in re.findall(r"<tr>(.*?)</tr>", html, re.S) if bad[:12] in r]
+    assert 'ben <span class="hint">(by the ruling)</span>' in row
