@@ -322,6 +322,14 @@ def tournaments():
                            earlier=earlier)
 
 
+# The matters and discrepancies of a tournament, said to a person (their codes beside).
+KIND_WORDS = {"duplicate_table": "Table entered twice", "illegal_game": "Illegal game",
+              "unfinished_game": "Unfinished game", "score_mismatch": "Wrong claim",
+              "schedule_mismatch": "Not the scheduled players",
+              "missing_table": "Scheduled table not played",
+              "standing_differs": "Claimed standing differs"}
+
+
 @blp.get("/tournaments/<name:tournament_id>")
 @read_access_or_public
 def tournament(tournament_id: str):
@@ -337,7 +345,8 @@ def tournament(tournament_id: str):
                            off_schedule={gid for m in audit.open
                                          if m["kind"] == SCHEDULE_MISMATCH
                                          for gid in m["games"]},
-                           meanings=RULINGS, key_needed=writes_need_a_key())
+                           meanings=RULINGS, kind_words=KIND_WORDS,
+                           key_needed=writes_need_a_key())
 
 
 @blp.get("/variants")

@@ -211,3 +211,14 @@ def test_the_tournament_pages_winner_is_the_rulings_once_a_game_is_ruled(app):
     html = page(client, "/tournaments/desk")
     [row] = [r for r in re.findall(r"<tr>(.*?)</tr>", html, re.S) if bad[:12] in r]
     assert 'ben <span class="hint">(by the ruling)</span>' in row
+
+
+def test_matters_and_discrepancies_are_named_in_words_with_their_codes_beside(app):
+    client = app.test_client()
+    for log, table in ((valid(), "A"), (valid(id="again"), "A"), (illegal(), "B")):
+        post_log(client, at(log, 1, table), headers=KEY)
+    html = page(client, "/tournaments/desk")
+    [matters] = re.findall(r'<ul class="matters" id="matters">(.*?)</ul>', html, re.S)
+    assert re.findall(r"<strong>([^<]+)</strong> <code class=\"hint\">([a-z_]+)</code>",
+                      matters) == [("Table entered twice", "duplicate_table"),
+                                   ("Illegal game", "illegal_game")]
