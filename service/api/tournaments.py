@@ -39,7 +39,7 @@ from ..store.audit import (
 )
 from ..store.counting import MATTER_KINDS, MISSING_TABLE
 from ..store.crosstable import crosstable
-from ..store.desk import withdrawn_games
+from ..store.desk import withdrawn_by_round, withdrawn_games
 from .auth import read_access, read_access_or_public
 from .config import current_store, settings
 from .games_schemas import LEVEL_DOC, LEVELS, STATUSES, UtcDateTime, _page_limit, utc_text
@@ -534,7 +534,8 @@ def get_report(args: dict[str, Any], tournament_id: str) -> Response:
     """The same figures as the JSON audit.  Text cells that a spreadsheet would take for
     a formula (starting with = + - @) are written with a leading apostrophe."""
     audit = _audit(tournament_id, args.get("after_round"))
-    body = "\ufeff" + _csv(audit, withdrawn_games(current_store(), audit.id) or [])
+    body = "\ufeff" + _csv(audit, withdrawn_by_round(
+        withdrawn_games(current_store(), audit.id) or [], audit.after_round))
     response = Response(body.encode("utf-8"), mimetype=CSV_TYPE)
     response.headers["Content-Disposition"] = _disposition(audit.id)
     return response

@@ -56,6 +56,15 @@ def withdrawn_games(store: Reader, tournament_id: str) -> list[dict[str, Any]] |
     return withdrawn.dicts()
 
 
+def withdrawn_by_round(rows: list[dict[str, Any]], after_round: int | None
+                       ) -> list[dict[str, Any]]:
+    """The withdrawn games a view of the rounds up to ``after_round`` shows: those of
+    those rounds, and those naming no round (all of them without ``after_round``)."""
+    if after_round is None:
+        return rows
+    return [row for row in rows if row["round"] is None or row["round"] <= after_round]
+
+
 def tournament_settings(store: Reader, tournament_id: str) -> dict[str, Any] | None:
     """A tournament's stored settings (``settings``: the JSON text, ``updated_at``,
     ``updated_by``), or None when none were set."""

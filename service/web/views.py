@@ -45,7 +45,7 @@ from ..store.analysis import player_analysis
 from ..store.audit import list_tournaments, ruling_text, standing_order, tournament_audit
 from ..store.counting import RULINGS, SCHEDULE_MISMATCH, allowed
 from ..store.db import filter_names, spellings
-from ..store.desk import current_ruling, ruling_history, withdrawn_games
+from ..store.desk import current_ruling, ruling_history, withdrawn_by_round, withdrawn_games
 from ..store.schedule import game_off_schedule
 from ..store.snapshots import Walk
 from ..store.stats import (
@@ -338,7 +338,9 @@ def tournament(tournament_id: str):
         raise Problem(404, "not-found", f"there is no tournament {tournament_id[:64]!r}")
     return render_template("tournament.html", title=f"Tournament {tournament_id}",
                            audit=audit, summary=audit.summary,
-                           withdrawn=withdrawn_games(current_store(), audit.id) or [],
+                           withdrawn=withdrawn_by_round(
+                               withdrawn_games(current_store(), audit.id) or [],
+                               audit.after_round),
                            ruling_text=ruling_text, withdrawal_text=withdrawal_text,
                            standing_order=standing_order, fragment=verdict.replay_fragment,
                            by_id={row["id"]: row for row in audit.games}, allowed=allowed,

@@ -133,3 +133,25 @@ def test_after_round_before_any_game_and_bad_values(make_app):
         assert_problem(client.get(f"{API}/tournaments/early/crosstable?after_round={bad}"),
                        400, "invalid-parameter")
     assert_problem(client.get(f"{API}/tournaments/nowhere/crosstable"), 404, "not-found")
+
+
+def test_after_a_round_only_the_withdrawals_of_those_rounds_are_listed(make_app):
+    """The CSV and the page after round 2 list a game withdrawn from round 1, not one
+    withdrawn from round 3 (which that view does not hold)."""
+    client = make_app(RUMMY_API_KEYS=f"director:{KEY}").test_client()
+    ids = {}
+    for log in event("rounds"):
+        ids.setdefault(log["tournament"]["round"], []).append(
+            upload(client, log, headers=WITH_KEY))
+    for round_ in (1, 3):
+        assert client.delete(f"{API}/games/{ids[round_][0]}?reason=r",
+                             headers=WITH_KEY).status_code == 200
+    text = client.get(f"{API}/tournaments/rounds/report.csv?after_round=2").get_data(
+        as_text=True)
+    listed = [line for line in text.splitlines() if line.startswith("withdrawn,")]
+    assert len(listed) == 1 and ids[1][0] in listed[0]
+    whole = client.get(f"{API}/tournaments/rounds/report.csv").get_data(as_text=True)
+    assert sum(line.startswith("withdrawn,") for line in whole.splitlines()) == 2
+    html = client.get("/tournaments/rounds?after_round=2",
+                      headers={"Accept": "text/html"}).get_data(as_text=True)
+    assert f'data-game="{ids[1][0]}"' in html and f'data-game="{ids[3][0]}"' not in html
