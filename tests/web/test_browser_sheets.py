@@ -71,9 +71,8 @@ def test_a_six_deal_gin_sheet_entered_by_keyboard_checked_stored_and_counted(
     sync_api.expect(page.locator("#variant")).to_have_value("gin")
     page.keyboard.press("Tab")
     type_fields(page, ["ana", "ben", TOURNAMENT, "2", "3"])
-    page.keyboard.press("Tab")  # the options, left closed
-    page.keyboard.press("Tab")
-    assert focused(page) == "api-key"
+    page.fill("#played-on", "2024-05-01")  # the day on the paper sheet
+    _tab_to(page, "api-key")  # past the day's fields and the options, left closed
     page.keyboard.type(KEY)
     page.keyboard.press("Tab")
     assert focused(page) == "d1-dealer"
@@ -136,6 +135,7 @@ def test_a_six_deal_gin_sheet_entered_by_keyboard_checked_stored_and_counted(
     log = json.loads(path.read_text())
     assert log["format"] == "rummy-log/1" and log["variant"] == "gin"
     assert log["tournament"] == {"id": TOURNAMENT, "round": 2, "table": "3"}
+    assert log["played_at"] == "2024-05-01T00:00:00Z"
     assert [d["result"]["end"] for d in log["deals"]] == ["knock", "gin", "knock", "void",
                                                           "knock", "knock"]
     assert log["deals"][1]["result"]["hand_values"] == {"ana": 20, "ben": 0}
@@ -153,6 +153,7 @@ def test_a_six_deal_gin_sheet_entered_by_keyboard_checked_stored_and_counted(
     assert game["status"] == "valid" and game["winner"] == "ben"
     assert game["report"]["verification"] == "results"
     assert game["uploader"] == "scorer"
+    assert game["played_at"].startswith("2024-05-01T00:00")
     # the file downloaded is the game stored: sent again, it is the same game
     status, _, body = server.request("POST", "/api/v1/games", path.read_bytes(), {
         "Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
@@ -380,9 +381,7 @@ def _setup_by_keyboard(page, table_size: int, names: list[str]) -> None:
     sync_api.expect(page.locator("#variant")).to_have_value(f"gin:{table_size}")
     page.keyboard.press("Tab")
     type_fields(page, [*names, "", "", ""])  # tournament, round and table left blank
-    page.keyboard.press("Tab")  # the options, left closed
-    page.keyboard.press("Tab")
-    assert focused(page) == "api-key"
+    _tab_to(page, "api-key")  # past the day played and the options, left closed
     page.keyboard.type(KEY)
     page.keyboard.press("Tab")
     assert focused(page) == "d1-pair"

@@ -474,7 +474,7 @@ $("variant").addEventListener("input", () => later(() => {
   buildOptions();
   redeal();
 }));
-for (const id of ["tournament", "round", "table"]) $(id).addEventListener("input", schedule);
+for (const id of ["tournament", "round", "table", "played-on"]) $(id).addEventListener("input", schedule);
 // A line whose dealer was not chosen by hand, or is no longer a player (of its pair),
 // gets the one a new line would get; a pair the table no longer has is dropped.
 function redeal() {
@@ -647,6 +647,9 @@ function sheet() {
   }
   if (table) tournament.table = table;
   if (Object.keys(tournament).length) doc.tournament = tournament;
+  // A paper sheet gives the day, not the hour: the game is dated at that day's start, UTC.
+  const played = $("played-on").value;
+  if (played) doc.played_at = `${played}T00:00:00Z`;
   doc.deals = deals;
   const claimed = {};
   const totals = partnership() ? byTeam(final.team) : byName(final.total);
