@@ -160,8 +160,9 @@ def _invalid(field: str, message: str, what: str = "the ruling") -> Problem:
                    errors={field: [message]})
 
 
-def _ruling_body(players: list[str]) -> tuple[str, str | None, str]:
-    """The ruling, the player it is against and the reason of a PUT body, or a 422."""
+def _json_body(keys: tuple[str, ...], what: str, shape: str) -> dict[str, Any]:
+    """The JSON object of a small request body (64 KiB at most) holding only ``keys``,
+    or a 422 naming ``what`` is not valid."""
     require_media_type(JSON_TYPES)
     raw = read_body(64 << 10)
     try:
@@ -169,10 +170,17 @@ def _ruling_body(players: list[str]) -> tuple[str, str | None, str]:
     except LogValidationError:
         body = None
     if not isinstance(body, dict):
-        raise _invalid("$", "a JSON object {\"ruling\", \"reason\", \"against\"?}")
-    extra = set(body) - {"ruling", "reason", "against"}
+        raise _invalid("$", shape, what)
+    extra = set(body) - set(keys)
     if extra:
-        raise _invalid(sorted(extra)[0], "unknown field")
+        raise _invalid(sorted(extra)[0], "unknown field", what)
+    return body
+
+
+def _ruling_body(players: list[str]) -> tuple[str, str | None, str]:
+    """The ruling, the player it is against and the reason of a PUT body, or a 422."""
+    body = _json_body(("ruling", "reason", "against"), "the ruling",
+                      "a JSON object {\"ruling\", \"reason\", \"against\"?}")
     ruling, reason, against = body.get("ruling"), body.get("reason"), body.get("against")
     if ruling not in RULINGS:
         raise _invalid("ruling", f"one of {', '.join(RULINGS)}")
@@ -296,17 +304,7 @@ class KeptSchema(Schema):
 
 def _keep_body() -> tuple[str, str]:
     """The game to keep and the reason of a keep body, or a 422."""
-    require_media_type(JSON_TYPES)
-    raw = read_body(64 << 10)
-    try:
-        body = load_json(raw, 64 << 10)
-    except LogValidationError:
-        body = None
-    if not isinstance(body, dict):
-        raise _invalid("$", "a JSON object {\"game\", \"reason\"}", "the body")
-    extra = set(body) - {"game", "reason"}
-    if extra:
-        raise _invalid(sorted(extra)[0], "unknown field", "the body")
+    body = _json_body(("game", "reason"), "the body", "a JSON object {\"game\", \"reason\"}")
     game, reason = body.get("game"), body.get("reason")
     if not isinstance(game, str) or not 1 <= len(game) <= 64:
         raise _invalid("game", "the id of the game to keep", "the body")
