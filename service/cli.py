@@ -211,12 +211,15 @@ def _generated(args: argparse.Namespace) -> Iterator[dict]:
     ``mixed`` games are those ``load-synthetic --variant mixed`` loads with the same seed
     and players."""
     from . import loader
-    from .generator import generate_games
+    from .generator import generate_game, generate_games
 
     error = args.parser.error
     if args.games < 0:
         error(f"argument --games: {integer_range(0)}")
     if args.variant == loader.MIXED:
+        for name in ("names", "tournament", "played_at"):
+            if getattr(args, name) is not None:
+                error(f"argument --{name.replace('_', '-')}: not with --variant mixed")
         if args.rules is not None:
             error("argument --rules: not with --variant mixed, which draws the options of "
                   "each game")
@@ -246,8 +249,21 @@ def _generated(args: argparse.Namespace) -> Iterator[dict]:
             _, problems = resolve_rules(args.variant, rules, players)
             if problems:
                 error(f"argument --rules: {'; '.join(problems.values())}")
-    return generate_games(args.variant, args.games, seed=args.seed, players=args.players,
-                          rules=rules, with_deck=args.deck)
+    names = None
+    if args.names is not None:
+        names = [name.strip() for name in args.names.split(",") if name.strip()]
+    if args.round is not None and args.tournament is None:
+        error("argument --round: only with --tournament")
+    if args.round is not None and args.round < 1:
+        error(f"argument --round: {integer_range(1)}")
+    if args.tournament is None:
+        return generate_games(args.variant, args.games, seed=args.seed, players=args.players,
+                              rules=rules, with_deck=args.deck, names=names,
+                              played_at=args.played_at)
+    return (generate_game(args.variant, (args.seed, i), args.players, rules, args.deck, names,
+                          {"id": args.tournament, "round": args.round or 1,
+                           "table": str(i + 1)}, args.played_at)
+            for i in range(args.games))
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -365,6 +381,16 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--players", type=int, default=None)
     g.add_argument("--rules", default=None, help="option overrides as a JSON object")
     g.add_argument("--deck", action="store_true", help="record each deal's full deck")
+    g.add_argument("--names", default=None,
+                   help="player ids to seat, comma-separated: each game's players are "
+                        "drawn from them")
+    g.add_argument("--tournament", default=None,
+                   help="a tournament id for every game; the games are tables 1, 2, ... "
+                        "of one round")
+    g.add_argument("--round", type=int, default=None, help="with --tournament: the round "
+                                                           "(1 unless given)")
+    g.add_argument("--played-at", default=None,
+                   help="an RFC 3339 date-time written as every game's played_at")
     g.set_defaults(func=cmd_generate, parser=g)
 
     s = sub.add_parser("load-synthetic", help="fill a store with generated, verified games",

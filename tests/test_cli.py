@@ -208,6 +208,11 @@ def test_text_summary_counts_malformed_games_and_unread_files(files, tmp_path):
     (["--variant", "gin", "--games", "-1"], "argument --games: must be an integer of at least 0"),
     (["--variant", "mixed", "--players", "9"], "argument --players: no variant"),
     (["--variant", "mixed", "--rules", "{}"], "argument --rules: not with --variant mixed"),
+    (["--variant", "mixed", "--names", "ana,ben"], "argument --names: not with --variant mixed"),
+    (["--variant", "gin", "--round", "2"], "argument --round: only with --tournament"),
+    (["--variant", "gin", "--tournament", "t", "--round", "0"],
+     "argument --round: must be an integer of at least 1"),
+    (["--variant", "gin", "--played-at", "yesterday"], "played_at"),
 ])
 def test_generate_usage_errors_are_one_line_and_exit_two(args, message):
     result = run("generate", *args)
@@ -216,6 +221,23 @@ def test_generate_usage_errors_are_one_line_and_exit_two(args, message):
     assert "Traceback" not in err
     assert err.startswith("usage: rummy-audit generate")
     assert err.splitlines()[-1].startswith(f"rummy-audit generate: error: {message}"), err
+
+
+def test_generate_seats_named_players_at_the_tables_of_a_round():
+    """A director's test event: every game's players drawn from the names given, the
+    games tables 1, 2, 3 of round 2 of one tournament, all played at the time given,
+    every one valid."""
+    result = run("generate", "--variant", "gin", "--games", "3", "--seed", "4", "--names",
+                 "ana, ben,cy,dan", "--tournament", "spring cup", "--round", "2",
+                 "--played-at", "2024-05-01T19:00:00Z")
+    assert result.returncode == 0, result.stderr
+    games = lines(result.stdout)
+    assert [g["tournament"] for g in games] == [
+        {"id": "spring cup", "round": 2, "table": str(t)} for t in (1, 2, 3)]
+    assert all(set(g["players"]) <= {"ana", "ben", "cy", "dan"} for g in games)
+    assert {g["played_at"] for g in games} == {"2024-05-01T19:00:00Z"}
+    verified = run("verify", "-", stdin=result.stdout)
+    assert {r["status"] for r in lines(verified.stdout)} == {"valid"}
 
 
 def test_generate_mixed_writes_the_games_load_synthetic_loads():
