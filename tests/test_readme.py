@@ -27,7 +27,8 @@ def test_python_example_runs(monkeypatch, capsys):
 
 def test_command_line_examples_run(tmp_path):
     cli = next(b for b in blocks("sh") if "python -m service verify" in b)
-    script = cli.replace("> games.ndjson", f"> {tmp_path}/games.ndjson")
+    script = cli.replace("> games.ndjson", f"> {tmp_path}/games.ndjson").replace(
+        "> round1.ndjson", f"> {tmp_path}/round1.ndjson")
     for line in script.splitlines():
         command = line.split("#")[0].strip()
         if not command:
