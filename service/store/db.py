@@ -392,11 +392,11 @@ class StoreReads:
         moves: a game stored meanwhile lands where it belongs, before or after the
         walk's place, never twice."""
         where = as_stored(self, where)
-        sql, params = played_keyset_sql(
+        sql, params = keyset_sql(
             "id, seq, uploaded_at, source_id, variant, status, players, tournament_id, "
             "tournament_round, tournament_table, played_at, n_deals, "
             f"{RESULT_WINNER} AS winner, {RECOMPUTED_LEADER} AS recomputed_leader, report",
-            where, limit, before_seq)
+            where, limit, before_seq, by_played=True)
         with self.cursor() as cur:
             rows = cur.execute(sql, params).fetchall()
             names = [d[0] for d in cur.description]
@@ -1184,16 +1184,21 @@ def _kept_parts(parts: list[Games], keep: list[bool]) -> list[Games]:
     return out
 
 
-def keyset_sql(columns: str, where: GameFilter, limit: int,
-               before_seq: int | None) -> tuple[str, list[Any]]:
-    """One page of games, newest first, continuing after ``before_seq``; ``columns`` is
-    a fixed list from this package, never from a request."""
+def keyset_sql(columns: str, where: GameFilter, limit: int, before_seq: int | None,
+               by_played: bool = False) -> tuple[str, list[Any]]:
+    """One page of games, newest first, continuing after the game numbered
+    ``before_seq``: by ``seq`` (upload order), or with ``by_played`` by ``game_time``
+    then ``seq`` (that game's time read from its row: a deleted game's row stays, so a
+    page can continue after a game deleted since).  ``columns`` is a fixed list from
+    this package, never from a request."""
     clauses, params = filter_sql(where)
+    order = "game_time DESC, seq DESC" if by_played else "seq DESC"
     if before_seq is not None:
-        clauses.append("seq < ?")
+        clauses.append("(game_time, seq) < (SELECT (game_time, seq) FROM games WHERE seq = ?)"
+                       if by_played else "seq < ?")
         params.append(before_seq)
     sql = f"SELECT {columns} FROM games WHERE " + " AND ".join(clauses)
-    return sql + " ORDER BY seq DESC LIMIT ?", [*params, limit]
+    return sql + f" ORDER BY {order} LIMIT ?", [*params, limit]
 
 
 def filter_names(store: Reader, most: int, recent: int = 10_000) -> dict[str, list[str]]:
@@ -1252,19 +1257,6 @@ def folded(expression: str) -> str:
     """A name as the filters compare it when no stored name is the one given: lower
     case, accents stripped (``José`` and ``JOSE`` are ``jose``)."""
     return f"strip_accents(lower({expression}))"
-def played_keyset_sql(columns: str, where: GameFilter, limit: int,
-                      before_seq: int | None) -> tuple[str, list[Any]]:
-    """One page of games by ``game_time`` then ``seq``, both descending, continuing
-    after the game numbered ``before_seq`` (its time read from its row: a deleted
-    game's row stays, so a page can continue after a game deleted since)."""
-    clauses, params = filter_sql(where)
-    if before_seq is not None:
-        clauses.append("(game_time, seq) < (SELECT (game_time, seq) FROM games WHERE seq = ?)")
-        params.append(before_seq)
-    sql = f"SELECT {columns} FROM games WHERE " + " AND ".join(clauses)
-    return sql + " ORDER BY game_time DESC, seq DESC LIMIT ?", [*params, limit]
-
-
 def filter_sql(where: GameFilter) -> tuple[list[str], list[Any]]:
     """WHERE clauses for the /games filters (deleted games left out); values always go
     in as parameters."""
