@@ -55,6 +55,7 @@ from typing import Any
 from ..engine.cards import FULL_DECK, card_name, cards_of, unconnected
 from ..engine.gin import PLAY, GinTable
 from ..engine.model import DISCARD, DISCARD_PILE, DRAW, GIN, KNOCK, Game
+from .facts import ratio
 from .values import INF, SuitTables, deadwood_of, draw_figures, slices, suit_tables
 
 PER_DRAWN = 0.326  # deal points per point of mean value after one draw (fitted, above)
@@ -409,6 +410,30 @@ def figures(decisions: list[Decision], players: tuple[str, ...]) -> dict[str, di
             "best": sum(1 for x in mine if verdict(x.loss) == BEST),
         }
     return out
+
+
+E6 = 1_000_000  # a stored loss is in units of 0.000001 deal point, an accuracy of 0.000001%
+
+
+def stored_sums(decisions: list[Decision]) -> dict[str, tuple[int, int, int]]:
+    """Per player with a judged decision: how many, the sum of their losses (units of
+    0.000001 deal point) and of their accuracies (units of 0.000001 percent), each
+    decision's rounded to those units first, so that sums over any set of games are
+    exact (``stored_figures``)."""
+    out: dict[str, tuple[int, int, int]] = {}
+    for x in decisions:
+        n, loss, accuracy = out.get(x.player, (0, 0, 0))
+        out[x.player] = (n + 1, loss + round(x.loss * E6), accuracy
+                         + round(accuracy_of(x.loss) * E6))
+    return out
+
+
+def stored_figures(judged: int, loss_e6: int, accuracy_e6: int) -> dict[str, Any]:
+    """The decisions judged, the average loss per decision (deal points, 4 decimals) and
+    the accuracy (percent, 2 decimals) of stored sums (``stored_sums``); the two
+    figures None over no decision."""
+    return {"decisions": judged, "average_loss": ratio(loss_e6, judged * E6, 4),
+            "accuracy": ratio(accuracy_e6, judged * E6, 2)}
 
 
 def decisions_json(game: Game, decisions: list[Decision] | None = None) -> dict[str, Any]:

@@ -255,6 +255,7 @@ def game_analysis(game_id: str) -> dict[str, Any]:
     keeps = _keeps_analyses(store)
     facts = game_facts(store, game_id) if holds_analyses(store) else None
     stored = facts is not None
+    decisions = game_decisions(game)
     if facts is None:
         row = store.get_game(game_id)
         if row is None:
@@ -263,14 +264,13 @@ def game_analysis(game_id: str) -> dict[str, Any]:
         at = row["played_at"] or row["uploaded_at"]
         if keeps:
             store.add_analyses([analysis_record(game_id, game, report, row["tournament_id"],
-                                                at, analysis, luck)])
+                                                at, analysis, luck, decisions)])
         facts = [f.to_dict() for f in analysis.facts]
         summary = analysis.summary()
     else:
         summary = game_summary(store, game_id)
     for fact in facts:
         fact["replay"] = _replay(game_id, fact["deal"], fact["position"])
-    decisions = game_decisions(game)
     mark_facts(facts, decisions)
     return {"id": game_id, "stored": stored, "facts": facts, "summary": summary,
             "luck": luck.to_dict(),

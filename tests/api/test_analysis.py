@@ -119,7 +119,7 @@ def pair_rows(gid: str, a: str, b: str, decisions: int, fed: int, soft: int = 0)
 
     def row(p, q, n, f, s):
         return (gid, p, q, "gin", "valid", None, at, 3, n, n - s, *kinds.values(), f, 0, s, 0,
-                30, 10, 3, 0, 30 * 10_000)
+                30, 10, 3, 0, 30 * 10_000, 0, 0, 0)
 
     record = AnalysisRecord(gid, (gid, at, 1, fed), analysis_players=[
         row(a, b, decisions, fed, soft), row(b, a, decisions, 0, 0)])
