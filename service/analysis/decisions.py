@@ -162,7 +162,7 @@ def throw_sums(hand: int, throws: int, unseen: int, tables: SuitTables,
 # Per suit tables (kept here, so that an id is not reused): slice, unseen ranks of its
 # suit and best drop of the other suits -> ``_suit_sum``.
 _SUMS: dict[int, tuple[SuitTables, dict[int, int]]] = {}
-_SUMS_MAX = 1 << 18
+_SUMS_MAX = 1 << 15  # entries before a table is emptied: a few MB; most hits are within a hand
 _OFFSET = 1 << 12  # above any card's points: a drop is never below -_OFFSET
 
 
