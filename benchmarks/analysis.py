@@ -1,8 +1,8 @@
 """Analysis speed: the facts of each decision per preset, deals analysed per second on one
 core (games parsed and verified beforehand: the time is ``analyse`` alone), by the wall
-clock and by the process's own CPU time, with the luck too (``+luck``: what the store's
-catch-up computes for each game) and the decision loss as well (``+decisions``: what a
-game's analysis answer and page compute, two-player gin only), beside the CPU time of
+clock and by the process's own CPU time, with the luck too (``+luck``) and the decision
+loss as well (``+decisions``, two-player gin only: what the store's catch-up computes
+for each game, and a game's analysis answer and page), beside the CPU time of
 verifying the same deals (what storing a game costs the engine), and how busy the
 machine was (``os.getloadavg``: other processes share its cores).
 
@@ -85,10 +85,10 @@ def main() -> None:
         deals = sum(len(game.deals) for game, _ in corpus)
         facts = sum(len(analyse(g, r).facts) for g, r in corpus)
         seconds, cpu = best_of(args.runs, lambda c=corpus: [analyse(g, r) for g, r in c])
-        # What the catch-up computes for each game: the facts and the luck.
+        # The facts and the luck (the issue's target is for these two).
         _, stored_cpu = best_of(args.runs, lambda c=corpus: [
             (analyse(g, r), analyse_luck(g, r)) for g, r in c])
-        # A game's page and analysis answer judge the gin decisions too, when asked for.
+        # What the catch-up computes for each game: the gin decisions judged too.
         _, judged_cpu = best_of(args.runs, lambda c=corpus: [
             (analyse(g, r), analyse_luck(g, r), game_decisions(g)) for g, r in c])
         _, verify_cpu = best_of(args.runs, lambda c=corpus: [verify(g) for g, _ in c])

@@ -9,9 +9,9 @@ decision's), and the share of decisions the evaluator judged best; and the disca
 error facts (by deadwood) that the evaluator judges best, within its margin or worse.  The expected
 order: random loses most, greedy no less than careful.
 
-It also times, on the same games (parsed and verified beforehand), the analysis the
-store computes (facts and luck) with and without the decisions, in deals per second of
-this process's CPU time.
+It also times, on the same games (parsed and verified beforehand), the facts and luck
+without and with the decisions (all three: what the store's catch-up computes), in
+deals per second of this process's CPU time.
 
 ``--fit`` instead recomputes ``PER_DRAWN``: the least-squares slope (no constant) of a
 deal's net points on the difference of the two dealt hands' mean value after one

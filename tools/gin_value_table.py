@@ -2,7 +2,8 @@
 
 Run from the repository's root (``python tools/gin_value_table.py``); the table is
 committed with the package and carries the analysis version it was fitted for (change
-the table: bump ``service.store.analysis.VERSION`` and ``ANALYSIS_VERSION`` here).
+the table: bump ``service.store.analysis.VERSION``, and set ``ANALYSIS_VERSION`` here and
+``service.store.analysis.GIN_TABLE_VERSION`` to the new version).
 
 The data: two-player gin games of the generator's bots (``GAMES`` games for each pairing
 of ``PAIRINGS``, half of them under Oklahoma), game ``i`` of a pairing seeded

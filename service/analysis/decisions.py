@@ -55,7 +55,8 @@ from typing import Any
 from ..engine.cards import FULL_DECK, card_name, cards_of, unconnected
 from ..engine.gin import PLAY, GinTable
 from ..engine.model import DISCARD, DISCARD_PILE, DRAW, GIN, KNOCK, Game
-from .values import SuitTables, deadwood_of, draw_figures, suit_tables
+from .facts import ratio
+from .values import INF, SuitTables, deadwood_of, draw_figures, slices, suit_tables
 
 PER_DRAWN = 0.326  # deal points per point of mean value after one draw (fitted, above)
 HALF_LOSS = 2.0  # deal points: a decision losing this many is 50% accurate
@@ -146,6 +147,9 @@ def throw_sums(hand: int, throws: int, unseen: int, tables: SuitTables,
         points = tables.points
         top = max(cards_of(lonely), key=lambda c: (points[c], -c))
         throws &= ~lonely | 1 << top | keep
+    fast = gin_throw_sums(hand, throws, unseen, tables)
+    if fast is not None:
+        return fast
     out = {}
     rest = throws
     while rest:
@@ -153,6 +157,120 @@ def throw_sums(hand: int, throws: int, unseen: int, tables: SuitTables,
         rest ^= low
         out[low.bit_length() - 1] = draw_figures(hand & ~low, unseen, -1, 0, tables)[1]
     return out
+
+
+# Per suit tables (kept here, so that an id is not reused): slice, unseen ranks of its
+# suit and best drop of the other suits -> ``_suit_sum``.
+_SUMS: dict[int, tuple[SuitTables, dict[int, int]]] = {}
+_SUMS_MAX = 1 << 15  # entries before a table is emptied: a few MB; most hits are within a hand
+_OFFSET = 1 << 12  # above any card's points: a drop is never below -_OFFSET
+
+
+def _suit_sum(part: int, ranks: int, other: int, dead: tuple[int, ...],
+              drop: tuple[int, ...]) -> int:
+    """``sum(dead[part | b] + min(drop[part | b], other))`` over the rank bits ``b`` of
+    ``ranks``: what a suit's drawn cards add when no group changes."""
+    got = 0
+    while ranks:
+        low = ranks & -ranks
+        ranks ^= low
+        grown = part | low
+        lost = drop[grown]
+        got += dead[grown] + (lost if lost < other else other)
+    return got
+
+
+def gin_throw_sums(hand: int, throws: int, unseen: int, tables: SuitTables
+                   ) -> dict[int, int] | None:
+    """``draw_figures(hand - c, unseen, -1, 0, tables)[1]`` for each card ``c`` of
+    ``throws``, by suits, for a ``hand`` of three cards or more (gin: nothing laid off);
+    None for a smaller hand.
+
+    For a kept hand ``K = hand - c``, a group choice ``g`` of it and a drawn card ``b``
+    that makes no new group, the value after the best discard with ``g`` laid is
+    ``sum(dead[R_q], q != s) + dead[R_s | b] + min(drop[R_s | b], min(drop[R_q], q !=
+    s))``, ``R = K - g``, ``s`` being ``b``'s suit and ``R_q`` a suit's slice; the
+    value is the least over the choices.  For a ``K`` that holds no rank three times
+    (most throws) the only choice is none, and a drawn card of a rank ``K`` holds twice
+    may also make a group of three, leaving ``K`` less that pair to discard from
+    (``_without_pair``), the same for both such cards; the suits the throw leaves
+    alone keep their slices, so a suit's sum is remembered (by its slice, unseen ranks
+    and the best drop of the other suits) for the other throws and hands.  A ``K`` with
+    groups to choose is left to ``draw_figures``, whose shortcuts serve it better."""
+    if hand.bit_count() < 3:
+        return None
+    h = slices(hand)
+    dead, drop = tables.dead, tables.drop
+    kept = _SUMS.get(id(tables))
+    if kept is None:
+        kept = _SUMS[id(tables)] = (tables, {})
+    memo = kept[1]
+    if len(memo) >= _SUMS_MAX:
+        memo.clear()
+    u = slices(unseen)
+    out = {}
+    rest = throws
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        card = low.bit_length() - 1
+        t = card // 13
+        k = list(h)
+        k[t] ^= low >> 13 * t
+        k0, k1, k2, k3 = k
+        pairs = k0 & (k1 | k2 | k3) | k1 & (k2 | k3) | k2 & k3
+        triples = (k0 & k1 & (k2 | k3)) | (k2 & k3 & (k0 | k1))
+        if triples:
+            out[card] = draw_figures(hand & ~low, unseen, -1, 0, tables)[1]
+            continue
+        deads = (dead[k0], dead[k1], dead[k2], dead[k3])
+        drops = [drop[k0], drop[k1], drop[k2], drop[k3]]
+        total = deads[0] + deads[1] + deads[2] + deads[3]
+        least = min(drops)
+        at = drops.index(least)
+        drops[at] = INF
+        second = min(drops)  # the best drop of another suit than ``at``
+        got = 0
+        grouped: dict[int, int] = {}
+        for s in range(4):
+            ranks = u[s]
+            if not ranks:
+                continue
+            part = k[s]
+            other = second if s == at else least
+            base = total - deads[s]
+            paired = ranks & pairs
+            single = ranks ^ paired
+            if single:
+                key = part | single << 13 | (other + _OFFSET) << 26
+                found = memo.get(key)
+                if found is None:
+                    found = memo[key] = _suit_sum(part, single, other, dead, drop)
+                got += single.bit_count() * base + found
+            while paired:
+                bit = paired & -paired
+                paired ^= bit
+                grown = part | bit
+                lost = drop[grown]
+                value = base + dead[grown] + (lost if lost < other else other)
+                with_group = grouped.get(bit)
+                if with_group is None:
+                    with_group = grouped[bit] = _without_pair(k, bit, dead, drop)
+                got += value if value < with_group else with_group
+        out[card] = got
+    return out
+
+
+def _without_pair(k: list[int], bit: int, dead: tuple[int, ...], drop: tuple[int, ...]
+                  ) -> int:
+    """The value of a hand of slices ``k`` with a drawn card making a group of three with
+    the two cards of the rank ``bit`` it holds: the three laid, the best discard from
+    the rest."""
+    parts = [p & ~bit for p in k]
+    if not any(parts):
+        return INF  # the discard breaks the group: the value without it holds that case
+    return (dead[parts[0]] + dead[parts[1]] + dead[parts[2]] + dead[parts[3]]
+            + min(drop[parts[0]], drop[parts[1]], drop[parts[2]], drop[parts[3]]))
 
 
 def judge(hand: int, throws: int, unseen: int, card: int, tables: SuitTables
@@ -292,6 +410,30 @@ def figures(decisions: list[Decision], players: tuple[str, ...]) -> dict[str, di
             "best": sum(1 for x in mine if verdict(x.loss) == BEST),
         }
     return out
+
+
+E6 = 1_000_000  # a stored loss is in units of 0.000001 deal point, an accuracy of 0.000001%
+
+
+def stored_sums(decisions: list[Decision]) -> dict[str, tuple[int, int, int]]:
+    """Per player with a judged decision: how many, the sum of their losses (units of
+    0.000001 deal point) and of their accuracies (units of 0.000001 percent), each
+    decision's rounded to those units first, so that sums over any set of games are
+    exact (``stored_figures``)."""
+    out: dict[str, tuple[int, int, int]] = {}
+    for x in decisions:
+        n, loss, accuracy = out.get(x.player, (0, 0, 0))
+        out[x.player] = (n + 1, loss + round(x.loss * E6), accuracy
+                         + round(accuracy_of(x.loss) * E6))
+    return out
+
+
+def stored_figures(judged: int, loss_e6: int, accuracy_e6: int) -> dict[str, Any]:
+    """The decisions judged, the average loss per decision (deal points, 4 decimals) and
+    the accuracy (percent, 2 decimals) of stored sums (``stored_sums``); the two
+    figures None over no decision."""
+    return {"decisions": judged, "average_loss": ratio(loss_e6, judged * E6, 4),
+            "accuracy": ratio(accuracy_e6, judged * E6, 2)}
 
 
 def decisions_json(game: Game, decisions: list[Decision] | None = None) -> dict[str, Any]:

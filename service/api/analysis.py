@@ -103,6 +103,18 @@ class GameAnalysisSchema(Schema):
                        "(docs/ANALYSIS.md, Decision loss); computed when asked for"})
 
 
+class DecisionLossSchema(Schema):
+    decisions = fields.Integer(metadata={
+        "description": "Two-player gin decisions judged (discards and knocks' throws)"})
+    average_loss = fields.Float(allow_none=True, metadata={
+        "description": "Expected deal points given away per decision against the "
+                       "evaluator's best throw, to 4 decimals (docs/ANALYSIS.md, Decision "
+                       "loss)"})
+    accuracy = fields.Float(allow_none=True, metadata={
+        "description": "The mean of each decision's 100 * 2^(-loss / 2), percent, to 2 "
+                       "decimals: 100 when every throw was the evaluator's best"})
+
+
 class PlayerFiguresSchema(FiguresSchema):
     games = fields.Integer()
     deals = fields.Integer()
@@ -126,6 +138,11 @@ class PlayerFiguresSchema(FiguresSchema):
         "description": "Gin: the deal points a point of luck has been worth to the "
                        "player, measured on their games (0 to 1; docs/ANALYSIS.md, "
                        "A player's share of luck); null without gin luck"})
+    decision_loss = fields.Nested(DecisionLossSchema, allow_none=True, metadata={
+        "description": "Two-player gin: the decisions judged by the evaluator, their "
+                       "average loss in expected deal points and the accuracy, stored by "
+                       "the catch-up (docs/ANALYSIS.md, Decision loss); null where no "
+                       "decision was judged (other variants)"})
 
 
 class PlayerAnalysisSchema(Schema):
@@ -255,6 +272,7 @@ def game_analysis(game_id: str) -> dict[str, Any]:
     keeps = _keeps_analyses(store)
     facts = game_facts(store, game_id) if holds_analyses(store) else None
     stored = facts is not None
+    decisions = game_decisions(game)
     if facts is None:
         row = store.get_game(game_id)
         if row is None:
@@ -263,14 +281,13 @@ def game_analysis(game_id: str) -> dict[str, Any]:
         at = row["played_at"] or row["uploaded_at"]
         if keeps:
             store.add_analyses([analysis_record(game_id, game, report, row["tournament_id"],
-                                                at, analysis, luck)])
+                                                at, analysis, luck, decisions)])
         facts = [f.to_dict() for f in analysis.facts]
         summary = analysis.summary()
     else:
         summary = game_summary(store, game_id)
     for fact in facts:
         fact["replay"] = _replay(game_id, fact["deal"], fact["position"])
-    decisions = game_decisions(game)
     mark_facts(facts, decisions)
     return {"id": game_id, "stored": stored, "facts": facts, "summary": summary,
             "luck": luck.to_dict(),
@@ -287,7 +304,8 @@ def game_analysis(game_id: str) -> dict[str, Any]:
         "missed_knock": 2.2, "fed_card": 7.56}, "average_discard_error": 0.0,
     "accuracy": 97.8, "fed_given": 31, "fed_received": 28, "missed_gins_and_knocks": 9,
     "errors_per_100": 2.2, "luck_deals": 96, "luck_per_deal": 1.84,
-    "luck_adjusted_per_deal": 10.76, "luck_share": 0.71}}, "analysis": EXAMPLE})
+    "luck_adjusted_per_deal": 10.76, "luck_share": 0.71, "decision_loss": {
+        "decisions": 402, "average_loss": 0.0841, "accuracy": 97.62}}}, "analysis": EXAMPLE})
 @problem_responses(blp, 400, 401, 403, 404)
 @blp.doc(summary="A player's analysis figures, by variant (docs/ANALYSIS.md)",
          description="Over the stored games already analysed, with the filters of the "

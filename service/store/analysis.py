@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 
+from ..analysis.decisions import Decision, game_decisions, stored_figures, stored_sums
 from ..analysis.facts import ERRORS, KINDS, SOFT, Analysis, Tally, analyse, ratio, summarise
 from ..analysis.luck import GameLuck, analyse_luck, luck_by_opponent
 from ..engine import load_json, parse_game, verify
@@ -42,8 +43,13 @@ from .stats import StatsFilter, _where
 # (2: the players' luck stored, migration 7; 3: a knock certain to be undercut is no
 # missed knock; 4: gin luck in deal points, the evaluator's table gin_values.json, and a
 # missed knock costed with the knocker's best declaration; 5: gin luck's blend of the
-# table and of what a drawn card does for the other player, a dealt hand's six features).
-VERSION = 5
+# table and of what a drawn card does for the other player, a dealt hand's six features;
+# 6: two-player gin's decision loss stored, migration 10).
+VERSION = 6
+# The analysis version the gin evaluator's table (gin_values.json) was fitted for: a new
+# table carries a new number, and the analysis's version goes up with it, so that the
+# catch-up redoes every gin analysis; a new analysis version alone keeps the table.
+GIN_TABLE_VERSION = 5
 E4 = 10_000  # luck is stored in units of 0.0001 point (gin: deal point, else card point)
 BATCH = 32  # games each worker analyses in a step of the catch-up
 IDLE = 1.0  # seconds the catch-up waits when nothing is left
@@ -67,13 +73,16 @@ class AnalysisRecord:
 
 def analysis_record(gid: str, game: Game, report: Report, tournament: str | None,
                     at: datetime, analysis: Analysis | None = None,
-                    luck: GameLuck | None = None) -> AnalysisRecord:
+                    luck: GameLuck | None = None,
+                    decisions: list[Decision] | None = None) -> AnalysisRecord:
     """The rows of one game's analysis: its facts, and per player and next player their
-    tallies and luck (the move analysis and the luck computed here unless given).  The
-    one builder of the analysis rows: the catch-up, a game's analysis asked for and
-    anything else that stores analyses call it."""
+    tallies, luck and (two-player gin) judged decisions, on the player's first row (the
+    move analysis, the luck and the decisions computed here unless given).  The one
+    builder of the analysis rows: the catch-up, a game's analysis asked for and anything
+    else that stores analyses call it."""
     analysis = analysis if analysis is not None else analyse(game, report)
     luck = luck if luck is not None else analyse_luck(game, report)
+    judged = stored_sums(decisions if decisions is not None else game_decisions(game))
     lucky = luck_by_opponent(luck, analysis.next_players)
     variant, status = game.rules.variant, report.status
     record = AnalysisRecord(gid, (gid, datetime.now(UTC), VERSION, len(analysis.facts)))
@@ -93,7 +102,7 @@ def analysis_record(gid: str, game: Game, report: Report, tournament: str | None
             gid, player, opponent, variant, status, tournament, at, t.deals, t.decisions,
             t.accurate, *(t.kinds.get(kind, 0) for kind in KINDS[:-1]), t.fed_given,
             t.fed_received, t.soft, t.discard_error_points, t.points, t.opponent_points,
-            *luck_figures))
+            *luck_figures, *judged.pop(player, (0, 0, 0))))
     return record
 
 
@@ -457,6 +466,9 @@ def game_summary(store: Reader, gid: str) -> dict[str, dict[str, Any]]:
 _COUNTED = ("deals", "decisions", "accurate", *KINDS[:-1], "fed_given", "fed_received",
             "soft", "discard_error_points", "points", "opponent_points")
 _SUMS = ", ".join(f"CAST(coalesce(sum({c}), 0) AS BIGINT)" for c in _COUNTED)
+# Two-player gin's judged decisions (docs/ANALYSIS.md, Decision loss): exact sums.
+_JUDGED = ("judged", "loss_e6", "accuracy_e6")
+_JUDGED_SUMS = ", ".join(f"CAST(coalesce(sum({c}), 0) AS HUGEINT) AS {c}" for c in _JUDGED)
 
 
 def _tally(values: Sequence[int]) -> Tally:
@@ -484,20 +496,23 @@ def player_analysis(store: Reader, player: str,
                     flt: StatsFilter) -> dict[str, dict[str, Any]]:
     """One player's analysis figures by variant, over the analysed games the filter
     keeps (the filters of the player's statistics), with their luck per deal and
-    luck-adjusted points per deal over the scored deals whose luck is stored."""
+    luck-adjusted points per deal over the scored deals whose luck is stored, and, for
+    two-player gin, the decision loss (``decision_loss``: decisions judged, average loss,
+    accuracy; None where no decision was judged)."""
     where, params = _where(flt)
     with store.cursor() as cur:
         rows = cur.execute(
             f"WITH {luck_ctes('variant', ' AND player = ?' + where)}, "
-            f"sums AS (SELECT variant, count(DISTINCT game_id) AS games, {_SUMS} "
-            f"FROM analysis_players WHERE player = ?{where} GROUP BY variant) "
+            f"sums AS (SELECT variant, count(DISTINCT game_id) AS games, {_SUMS}, "
+            f"{_JUDGED_SUMS} FROM analysis_players WHERE player = ?{where} GROUP BY variant) "
             "SELECT sums.*, luck.luck_deals, luck.luck_e4, luck.adjusted_e8, luck.share_e4 "
             "FROM sums LEFT JOIN luck USING (variant) ORDER BY variant",
             [player, *params, player, *params]).fetchall()
     out = {}
     for variant, games, *values in rows:
         tally = _tally(values[:len(_COUNTED)])
-        luck_deals, luck_e4, adjusted_e8, share = values[len(_COUNTED):]
+        judged, loss_e6, accuracy_e6 = (int(x) for x in values[len(_COUNTED):][:3])
+        luck_deals, luck_e4, adjusted_e8, share = values[len(_COUNTED) + 3:]
         luck_deals, luck_e4, adjusted_e8 = luck_deals or 0, luck_e4 or 0, adjusted_e8 or 0
         figures = summarise(tally)
         figures["games"] = games
@@ -509,6 +524,8 @@ def player_analysis(store: Reader, player: str,
         figures["luck_per_deal"] = luck_per_deal(luck_e4, luck_deals)
         figures["luck_adjusted_per_deal"] = ratio(int(adjusted_e8), luck_deals * E4 * E4, 2)
         figures["luck_share"] = None if share is None else share / E4
+        figures["decision_loss"] = (stored_figures(judged, loss_e6, accuracy_e6)
+                                    if judged else None)
         out[variant] = figures
     return out
 

@@ -267,7 +267,7 @@ class LakeStore(StoreReads):
         self._define_analysis()
 
     def _define_analysis(self) -> None:
-        """A lake without analysis tables gets them empty (migrations 6 and 7), so that
+        """A lake without analysis tables gets them empty (migrations 6, 7 and 10), so that
         the reads that join them (the leaderboard's analysis figures) answer: no player
         has analysed games there."""
         con = self._con
@@ -277,7 +277,7 @@ class LakeStore(StoreReads):
         if any(n for (n,) in found):
             return
         for version, _, sql in MIGRATIONS:
-            if version in (6, 7):
+            if version in (6, 7, 10):
                 con.execute(sql)
 
     @property

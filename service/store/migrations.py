@@ -251,6 +251,17 @@ CREATE TABLE tournament_settings (
     updated_by     VARCHAR              -- the uploader label of the key used, or null
 );
 """),
+    (10, "move analysis: each player's decision loss in two-player gin", """
+-- Over the row's judged decisions (docs/ANALYSIS.md, Decision loss; 0 outside two-player
+-- gin): how many, the sum of their losses in units of 0.000001 deal point and of their
+-- accuracies in units of 0.000001 percent, each decision's rounded before it is summed,
+-- so that sums over any set of games are exact.  Null in the rows of an analysis made
+-- before this migration: the analysis's version went up with it, so the catch-up
+-- analyses those games again.
+ALTER TABLE analysis_players ADD COLUMN judged INTEGER;
+ALTER TABLE analysis_players ADD COLUMN loss_e6 BIGINT;
+ALTER TABLE analysis_players ADD COLUMN accuracy_e6 BIGINT;
+"""),
 ]
 
 BOOKKEEPING = """

@@ -205,6 +205,11 @@ class AnalysisPlayerRow(NamedTuple):
     luck_deals: int | None
     luck_e4: int | None
     adjusted_e4: int | None
+    # Two-player gin's judged decisions (None: analysed before they were stored): how many,
+    # their losses in units of 0.000001 deal point, their accuracies in 0.000001 percent.
+    judged: int | None
+    loss_e6: int | None
+    accuracy_e6: int | None
 
 
 # The analysis's tables: filled after a game is stored (service.store.analysis), not by

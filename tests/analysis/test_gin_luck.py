@@ -261,9 +261,12 @@ def test_hand_features_against_a_plain_count(seed):
 
 def test_the_table_is_fitted_for_this_analysis_version():
     """A new table changes every stored gin analysis: it comes with a new version, so
-    that the catch-up redoes them (tools/gin_value_table.py, ANALYSIS_VERSION)."""
-    from service.store.analysis import VERSION
-    assert gin_values().version == VERSION
+    that the catch-up redoes them (tools/gin_value_table.py, ANALYSIS_VERSION).  The
+    analysis names the table it uses (GIN_TABLE_VERSION): a table fitted for another
+    version fails here until the analysis's version goes up with it; a new analysis
+    version (a new figure stored) may keep the table it had."""
+    from service.store.analysis import GIN_TABLE_VERSION, VERSION
+    assert gin_values().version == GIN_TABLE_VERSION <= VERSION
 
 
 def test_the_fit_is_reproducible_and_the_committed_table_is_its_output():

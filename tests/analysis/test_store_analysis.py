@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import orjson
 import pytest
 
+from service.analysis.decisions import accuracy_of, game_decisions
 from service.analysis.facts import KINDS, analyse
 from service.analysis.luck import analyse_luck
 from service.engine import parse_game, verify
@@ -136,7 +137,7 @@ def test_an_analysis_stored_before_luck_is_redone(store):
            list(zip(logs, records, strict=True))[:3]]
     for record in old:
         record.analysis_games = (*record.analysis_games[:2], 1, record.analysis_games[3])
-        record.analysis_players = [(*row[:-3], None, None, None)
+        record.analysis_players = [(*row[:-6], None, None, None, None, None, None)
                                    for row in record.analysis_players]
     db.add_analyses(old)
     assert backlog(db) == 3
@@ -347,3 +348,96 @@ def test_the_backlog_counted_a_moment_ago_grows_with_the_games_stored(tmp_path):
         assert fresh.analysis_health()["backlog"] == 2
     finally:
         fresh.close()
+
+
+def test_each_player_s_decision_loss_is_stored_exactly(store):
+    """After the catch-up: per player, the stored decision loss gives the figures worked
+    out by hand from ``game_decisions`` over the player's games (each decision's loss
+    and accuracy rounded to 0.000001, summed, then averaged); over one game and over a
+    filter of some games too."""
+    db, logs, records = store
+    CatchUp(db, processes=0).step_all()
+    mine: dict[str, list[tuple[str, float]]] = {}
+    for log, record in zip(logs, records, strict=True):
+        for x in game_decisions(parse_game(log)):
+            mine.setdefault(x.player, []).append((record.id, x.loss))
+
+    def by_hand(found: list[float]) -> dict:
+        n = len(found)
+        loss = sum(round(x * 1_000_000) for x in found)
+        accuracy = sum(round(accuracy_of(x) * 1_000_000) for x in found)
+        return {"decisions": n, "average_loss": round(loss / n / 1_000_000, 4),
+                "accuracy": round(accuracy / n / 1_000_000, 2)}
+
+    assert sorted(mine) == ["p0", "p1", "p2", "p3"]
+    for player, found in mine.items():
+        got = player_analysis(db, player, StatsFilter(variant="gin"))["gin"]
+        assert got["decision_loss"] == by_hand([x for _, x in found])
+        assert got["decision_loss"]["decisions"] > 500
+        assert 0 < got["decision_loss"]["accuracy"] < 100
+    with db.cursor() as cur:
+        rows = cur.execute("SELECT game_id, player, judged, loss_e6, accuracy_e6 FROM "
+                           "analysis_players WHERE game_id = ?", [records[0].id]).fetchall()
+    for gid, player, judged, loss_e6, accuracy_e6 in rows:
+        found = [x for g, x in mine[player] if g == gid]
+        assert judged == len(found) > 0
+        assert loss_e6 == sum(round(x * 1_000_000) for x in found)
+        assert accuracy_e6 == sum(round(accuracy_of(x) * 1_000_000) for x in found)
+
+
+def test_other_families_store_no_decision_loss(tmp_path):
+    db = Store(tmp_path / "db.duckdb")
+    try:
+        logs = list(generate_games("rummy", 2, seed=3, players=3))
+        db.add_games([build_record(log, orjson.dumps(log), parse_game(log),
+                                   verify(parse_game(log))) for log in logs])
+        CatchUp(db, processes=0).step_all()
+        with db.cursor() as cur:
+            assert cur.execute("SELECT DISTINCT judged, loss_e6, accuracy_e6 FROM "
+                               "analysis_players").fetchall() == [(0, 0, 0)]
+        player = logs[0]["players"][0]
+        name = player if isinstance(player, str) else player["name"]
+        assert player_analysis(db, name, StatsFilter())["rummy"]["decision_loss"] is None
+    finally:
+        db.close()
+
+
+def test_migration_10_adds_the_decision_loss_and_the_catch_up_fills_it(tmp_path):
+    """A store made before migration 10 (its analyses of version 5): opened, it gains
+    the three columns, null in the old rows; the old analyses are in the backlog and the
+    catch-up redoes them with the decision loss."""
+    import duckdb
+
+    from service.store.migrations import BOOKKEEPING, MIGRATIONS
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(BOOKKEEPING)
+    for version, description, sql in MIGRATIONS:
+        if version < 10:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_migrations (version, description) VALUES (?, ?)",
+                        [version, description])
+    con.close()
+    db = Store(path)
+    try:
+        log = next(iter(generate_games("gin", 1, seed=5, players=2)))
+        game = parse_game(log)
+        record = build_record(log, orjson.dumps(log), game, verify(game))
+        db.add_games([record])
+        # The rows of version 5, as the old code stored them: no decision loss.
+        old = analysis_record(record.id, game, verify(game), None,
+                              datetime(2024, 5, 1, tzinfo=UTC))
+        old.analysis_games = (*old.analysis_games[:2], 5, old.analysis_games[3])
+        old.analysis_players = [(*row[:-3], None, None, None) for row in old.analysis_players]
+        db.add_analyses([old])
+        assert db.schema_version >= 10
+        with db.cursor() as cur:
+            assert cur.execute("SELECT count(*) FROM analysis_players WHERE judged IS NULL"
+                               ).fetchone()[0] == 2
+        assert backlog(db) == 1
+        assert CatchUp(db, processes=0).step_all() == 1 and backlog(db) == 0
+        with db.cursor() as cur:
+            stored = cur.execute("SELECT sum(judged) FROM analysis_players").fetchone()[0]
+        assert stored == len(game_decisions(game)) > 0
+    finally:
+        db.close()

@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from service.analysis import luck_share
+from service.analysis.decisions import accuracy_of, game_decisions
 from service.analysis.facts import KINDS, Tally, analyse, summarise
 from service.analysis.luck import analyse_luck
 from service.engine import parse_game
@@ -101,6 +102,18 @@ def test_the_catch_up_analyses_every_stored_game(make_app):
     assert figures["luck_adjusted_per_deal"] == pytest.approx(
         cross_fitted.adjusted_e8 / E8 / scored, abs=0.01)
     assert figures["luck_share"] == cross_fitted.share_e4 / luck_share.E4
+    # The decision loss over the same games, as the catch-up stored it: each decision's
+    # loss and accuracy rounded to 0.000001, summed, averaged.
+    losses = [x.loss for log in logs if log["variant"] == "gin"
+              and log["played_at"].startswith("2024-01")
+              for x in game_decisions(parse_game(log)) if x.player == "ana"]
+    n = len(losses)
+    assert figures["decision_loss"] == {
+        "decisions": n,
+        "average_loss": round(sum(round(x * 1e6) for x in losses) / n / 1e6, 4),
+        "accuracy": round(sum(round(accuracy_of(x) * 1e6) for x in losses) / n / 1e6, 2)}
+    rummy = client.get(f"{API}/players/ana/analysis?variant=rummy").get_json()
+    assert rummy["variants"]["rummy"]["decision_loss"] is None
 
     gid = orjson.loads(orjson.dumps(client.get(f"{API}/games?limit=1").get_json()))
     gid = gid["games"][0]["id"]
@@ -119,7 +132,7 @@ def pair_rows(gid: str, a: str, b: str, decisions: int, fed: int, soft: int = 0)
 
     def row(p, q, n, f, s):
         return (gid, p, q, "gin", "valid", None, at, 3, n, n - s, *kinds.values(), f, 0, s, 0,
-                30, 10, 3, 0, 30 * 10_000)
+                30, 10, 3, 0, 30 * 10_000, 0, 0, 0)
 
     record = AnalysisRecord(gid, (gid, at, 1, fed), analysis_players=[
         row(a, b, decisions, fed, soft), row(b, a, decisions, 0, 0)])

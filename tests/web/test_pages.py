@@ -746,4 +746,12 @@ def test_the_player_page_shows_the_apis_play_and_luck_figures(tmp_path):
                                              f"{figures['luck_deals']} deals")
     assert shown["luck_adjusted_per_deal"] == str(figures["luck_adjusted_per_deal"])
     assert shown["luck_share"] == f"{figures['luck_share']:.2f}"
+    # The decision loss stored with the analyses, beside play and luck, explained.
+    judged = figures["decision_loss"]
+    assert judged["decisions"] > 0
+    assert shown["judged_decisions"] == str(judged["decisions"])
+    assert shown["average_loss"] == f"{judged['average_loss']:.4f} deal points"
+    assert shown["decision_accuracy"] == f"{judged['accuracy']:.2f}%"
+    assert 'data-note="decision_loss"' in html and "Decision loss" in html
+    assert 'data-link="decision-loss-docs"' in html
     assert 'data-backlog="1"' in html
