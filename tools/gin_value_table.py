@@ -43,7 +43,7 @@ from service.engine import parse_game, verify
 from service.generator import generate_game
 
 OUT = Path(__file__).resolve().parent.parent / "service" / "analysis" / V.TABLE_FILE
-ANALYSIS_VERSION = 5
+ANALYSIS_VERSION = 7
 SEED = 2026
 GAMES = 500  # per pairing
 PAIRINGS = (("greedy", "careful"), ("careful", "careful"), ("greedy", "greedy"),

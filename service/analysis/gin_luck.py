@@ -18,8 +18,9 @@ The chance events:
   deal's luck is chosen to have an exact zero mean another way: ``(t(A) - t(B)) / 2``
   for the first player and its negative for the other, ``t`` being the evaluator's term
   of a dealt hand (``GinValues.dealt`` of ``hand_features``), a function of the hand
-  alone.  Both hands are random sets of the same size,
-  so swapping them is as likely as not: the luck of a deal and of its swap cancel.
+  and of the cards neither hand holds (``rest``).  The two hands are random sets of the
+  same size and swapping them leaves ``rest`` as it was, so a deal and its swap are
+  equally likely: their lucks cancel.
 * **the upcard**: one of the cards neither hand holds (enumerated); ``v`` as if the
   first player drew it (its best value after keeping it or not), against the dealer's
   deadwood, with the knock limit and doubling the card sets under Oklahoma.
@@ -102,7 +103,8 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
     tables = suit_tables(str(rules.ace), table.points)
     first, second = table.order
     dealt = {s: deadwood_of(table.hands[s], tables) for s in (first, second)}
-    hands = {s: hand_features(table.hands[s], tables) for s in (first, second)}
+    rest = FULL_DECK & ~table.hands[first] & ~table.hands[second]
+    hands = {s: hand_features(table.hands[s], tables, rest) for s in (first, second)}
     drawn = {s: hands[s][1] for s in (first, second)}
     deal_luck = 0.0 if values is None else dealt_luck(values, hands[first], hands[second])
     floor = rules.stock_floor
@@ -148,11 +150,23 @@ def dealt_luck(values: GinValues, first: tuple[float, ...], second: tuple[float,
     return (values.dealt(first) - values.dealt(second)) / 2
 
 
-def hand_features(hand: int, tables: SuitTables) -> tuple[float, ...]:
-    """A hand's features (``gin_value.HAND_FEATURES``), over every card it does not
-    hold: a function of the hand alone, so that the deal's luck has an exact zero mean."""
-    afters = values_after(hand, FULL_DECK & ~hand, 0, tables)
+def hand_features(hand: int, tables: SuitTables, rest: int | None = None
+                  ) -> tuple[float, ...]:
+    """A dealt hand's features (``gin_value.HAND_FEATURES``): its deadwood, what one
+    draw makes of it over every card it does not hold, and the same over ``rest``, the
+    cards neither dealt hand holds (without ``rest``, only the first six).  A function of
+    the hand and ``rest``, which swapping the two hands leaves as it is, so that the
+    deal's luck has an exact zero mean."""
     dw = deadwood_of(hand, tables)
+    own = (float(dw), *_draw_shares(values_after(hand, FULL_DECK & ~hand, 0, tables), dw))
+    if rest is None:
+        return own
+    return own + _draw_shares(values_after(hand, rest, 0, tables), dw)
+
+
+def _draw_shares(afters: list[int], dw: int) -> tuple[float, ...]:
+    """Over the values after of a hand of deadwood ``dw``: their mean, the shares within
+    10, at 0 and below ``dw``, and the mean square per 100."""
     knock = gin = better = total = square = 0
     for after in afters:
         total += after
@@ -164,7 +178,7 @@ def hand_features(hand: int, tables: SuitTables) -> tuple[float, ...]:
         if after < dw:
             better += 1
     n = len(afters)
-    return (float(dw), total / n, knock / n, gin / n, better / n, square / n / 100)
+    return (total / n, knock / n, gin / n, better / n, square / n / 100)
 
 
 def _feeds(held: int, opponent_hand: int, limit: int, table: GinTable) -> dict[int, bool]:
@@ -201,6 +215,7 @@ def _event(values: GinValues | None, record: Record | None, tables: SuitTables,
     before = deadwood_of(hand, tables)
     count = len(afters)
     s0 = s1 = s2 = s3 = s4 = s5 = 0.0  # the sums of the features over the cards
+    chances = 0.0  # the cards that would bring the other player within the limit
     fell: tuple[float, ...] = ()
     rest = cards
     position = values.position
@@ -228,6 +243,7 @@ def _event(values: GinValues | None, record: Record | None, tables: SuitTables,
                 got = seen[key] = position(after, opponent, left, limit)
             v, w = got
         knocks = 1.0 if other_after <= limit else 0.0
+        chances += knocks
         capped = float(other_after if other_after < OTHER_AFTER_CAP else OTHER_AFTER_CAP)
         if doubled[c]:
             v, w, knocks, capped = 2 * v, 2 * w, 2 * knocks, 2 * capped
@@ -244,7 +260,12 @@ def _event(values: GinValues | None, record: Record | None, tables: SuitTables,
         if c == card:
             fell = (v, w, knocks, knocks, capped, capped) if thrown else \
                 (v, w, knocks, 0.0, capped, 0.0)
+    # Each feature again, times the other's chance at this event (``gin_value.FEATURES``):
+    # a figure of the event, the same whichever card came.
+    chance = chances / count
     sums = (s0, s1, s2, s3, s4, s5)
+    sums += tuple(chance * x for x in sums)
+    fell += tuple(chance * x for x in fell)
     mine = afters[(cards & ((1 << card) - 1)).bit_count()]
     deltas = tuple(x - total / count for x, total in zip(fell, sums, strict=True))
     mw, ow = values.mover_weights, values.other_weights

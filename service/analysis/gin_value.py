@@ -26,10 +26,12 @@ the other (``other_weights``), fitted by least squares so that the adjusted poin
 least (``tools/gin_value_table.py``).  A weight is the control variate's coefficient:
 how many deal points a point of the table's estimate has been worth.
 
-A dealt hand gets its own term, ``dealt(hand_features)``, from the hand alone: the
-weighted sum of ``HAND_FEATURES`` (its deadwood and what one draw over every card it
-does not hold makes of it), fitted with the blend: ``(t(A) - t(B)) / 2`` is the luck of
-the deal of hands ``A`` and ``B`` to the holder of ``A``.
+A dealt hand gets its own term, ``dealt(hand_features)``, from the hand and the set of
+cards neither dealt hand holds: the weighted sum of ``HAND_FEATURES`` (its deadwood, and
+what one draw makes of it over every card it does not hold and over the cards left to
+draw), fitted with the blend: ``(t(A) - t(B)) / 2`` is the luck of the deal of hands
+``A`` and ``B`` to the holder of ``A``.  Swapping the two hands leaves the cards left to
+draw as they were, so the deal and its swap have opposite lucks.
 
 The table is an estimate: the luck built on it (``gin_luck``) subtracts the evaluator's
 value after a chance event less its exact mean over every way the event could have
@@ -59,15 +61,23 @@ CELLS = AFTER_CLASSES * OPPONENT_CLASSES * LEFT_CLASSES
 # within the knock limit), the same when the card is thrown at once (the mover's value
 # after is the hand's deadwood: the other may take it from the pile); the other's value
 # after drawing the card (at most 40), the same when it is thrown.
-FEATURES = ("mover", "other", "feeds_knock", "thrown_feeds_knock", "other_after",
-            "thrown_other_after")
+BASE_FEATURES = ("mover", "other", "feeds_knock", "thrown_feeds_knock", "other_after",
+                 "thrown_other_after")
+# ... and each of them again times the other player's chance at this event: the share of
+# the cards that could have come that would bring the other player within the knock
+# limit had they drawn it (the same for every card, so the luck's mean stays zero): how a
+# card's worth depends on how close the other player is to knocking.
+FEATURES = BASE_FEATURES + tuple(f"{name}_by_other_chance" for name in BASE_FEATURES)
 OTHER_AFTER_CAP = 40
 # A dealt hand's features (over every card it does not hold: its value after drawing
 # that card): its deadwood, the mean value after, the share of cards that bring it within
 # 10 (a knock under the usual limit), to 0 (gin), below its deadwood, and the mean of the
-# squared value after, per 100.
-HAND_FEATURES = ("deadwood", "mean_after", "knock_share", "gin_share", "better_share",
-                 "mean_square_after")
+# squared value after, per 100; then the last five again over the cards neither dealt
+# hand holds (the stock and the upcard: the cards the hand can really draw).
+OWN_HAND_FEATURES = ("deadwood", "mean_after", "knock_share", "gin_share", "better_share",
+                     "mean_square_after")
+HAND_FEATURES = OWN_HAND_FEATURES + tuple(
+    f"stock_{name}" for name in OWN_HAND_FEATURES[1:])
 
 
 def after_class(after: int, limit: int) -> int:
