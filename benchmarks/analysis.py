@@ -38,8 +38,9 @@ CASES = [("gin", 2), ("rummy", 4), ("rummy", 2), ("rummy-pagat", 3), ("rummy-blo
 TARGETS = {"gin/2p": 500, "rummy/4p": 300}
 
 
-def prepared(variant: str, players: int, games: int, seed: int):
-    parsed = [parse_game(g) for g in generate_games(variant, games, seed=seed, players=players)]
+def prepared(variant: str, players: int, games: int, seed: int, with_deck: bool = False):
+    parsed = [parse_game(g) for g in generate_games(variant, games, seed=seed, players=players,
+                                                    with_deck=with_deck)]
     return [(game, verify(game)) for game in parsed]
 
 
@@ -62,6 +63,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--preset", default=None)
     parser.add_argument("--profile", default=None, help="a case, such as gin/2p")
+    parser.add_argument("--deck", action="store_true",
+                        help="games that log each deal's deck (gin: the duplicate's cost)")
     parser.add_argument("--queries", type=int, default=0,
                         help="time the stored figures' queries over this many games")
     args = parser.parse_args()
@@ -81,7 +84,7 @@ def main() -> None:
     for variant, players in CASES:
         if args.preset and variant != args.preset:
             continue
-        corpus = prepared(variant, players, args.games, args.seed)
+        corpus = prepared(variant, players, args.games, args.seed, args.deck)
         deals = sum(len(game.deals) for game, _ in corpus)
         facts = sum(len(analyse(g, r).facts) for g, r in corpus)
         seconds, cpu = best_of(args.runs, lambda c=corpus: [analyse(g, r) for g, r in c])

@@ -8,7 +8,8 @@ the head-to-head difference per deal (first player's deal points less the second
 
 * the mean and standard deviation of the raw difference and of the luck-adjusted one
   (adjusted = points - luck, per player);
-* the variance ratio adjusted / raw (below 1: the luck taken away was noise);
+* the variance ratio adjusted / raw (below 1: the luck taken away was noise), and its
+  standard error (``r se``: the deals resampled 200 times, a fixed seed);
 * the deals needed to tell the players apart at 95% (two-sided), ``(1.96 sd / mean)^2``
   with each figure's own mean and sd ("-" where the mean is within two standard errors
   of 0);
@@ -22,14 +23,17 @@ the head-to-head difference per deal (first player's deal points less the second
   player figures and leaderboard take it (``service/analysis/luck_share.py``).
 
 Run from the project root: ``python benchmarks/luck_variance.py [--deals N] [--seed S]
-[--oklahoma] [--pairs random:greedy,greedy:careful,...]``.  A few minutes at 3,000
-deals a pairing on one core.
+[--oklahoma] [--deck] [--pairs random:greedy,greedy:careful,...]``.  ``--deck`` logs
+each deal's whole deck (the deal luck then takes the deck's duplicate, ``gin_duplicate``)
+instead of its hands and named draws.  A few minutes at 3,000 deals a pairing on one
+core.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import random
 import statistics
 import sys
 import time
@@ -49,15 +53,16 @@ PAIRS = (("random", "greedy"), ("greedy", "careful"), ("random", "careful"),
          ("greedy", "greedy"), ("careful", "careful"))
 
 
-def deals_of(first: str, second: str, deals: int, seed: int, rules: dict | None
-             ) -> list[tuple[float, float, float, float, str]]:
+def deals_of(first: str, second: str, deals: int, seed: int, rules: dict | None,
+             with_deck: bool = False) -> list[tuple[float, float, float, float, str]]:
     """(points, adjusted) of the first player and of the second, and the game's id (its
     number in hexadecimal, as the store's ids are), per scored deal."""
     out: list[tuple[float, float, float, float, str]] = []
     skills = {"ana": first, "ben": second}
     game_no = 0
     while len(out) < deals:
-        log = generate_game("gin", (seed, game_no), players=2, rules=rules, skills=skills)
+        log = generate_game("gin", (seed, game_no), players=2, rules=rules, skills=skills,
+                            with_deck=with_deck)
         game_no += 1
         game = parse_game(log)
         luck = analyse_luck(game, verify(game))
@@ -95,23 +100,39 @@ def needed(values: list[float]) -> str:
     return f"{(1.96 * sd / mean) ** 2:.0f}"
 
 
+def ratio_se(raw: list[float], adjusted: list[float], draws: int = 200) -> float:
+    """The standard error of the variance ratio: the deals resampled ``draws`` times
+    with replacement (seeded), the ratio's standard deviation over the resamples."""
+    rng = random.Random(0)
+    n = len(raw)
+    ratios = []
+    for _ in range(draws):
+        picks = [rng.randrange(n) for _ in range(n)]
+        ratios.append(statistics.variance([adjusted[i] for i in picks])
+                      / statistics.variance([raw[i] for i in picks]))
+    return statistics.stdev(ratios)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=3000, help="deals per pairing")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--oklahoma", action="store_true", help="play Oklahoma gin")
+    parser.add_argument("--deck", action="store_true", help="log each deal's deck")
     parser.add_argument("--pairs", default=",".join(f"{a}:{b}" for a, b in PAIRS))
     args = parser.parse_args(argv)
     rules = {"oklahoma": True} if args.oklahoma else None
     pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
-    print(f"two-player gin{' (oklahoma)' if rules else ''}, {args.deals} deals a pairing, "
+    print(f"two-player gin{' (oklahoma)' if rules else ''}"
+          f"{', decks logged' if args.deck else ''}, {args.deals} deals a pairing, "
           f"seed {args.seed}; difference = first player's points - second's, per deal")
     print(f"{'pairing':<18}{'raw mean':>9}{'sd':>7}{'adj mean':>9}{'sd':>7}{'ratio':>7}"
+          f"{'r se':>6}"
           f"{'n raw':>7}{'n adj':>7}{'adj se':>7}{'luck':>7}{'se':>6}{'player x':>9}"
           f"{'share':>7}{'x':>6}{'s':>6}")
     for first, second in pairs:
         start = time.process_time()
-        rows = deals_of(first, second, args.deals, args.seed, rules)
+        rows = deals_of(first, second, args.deals, args.seed, rules, args.deck)
         seconds = time.process_time() - start
         raw = [r[0] - r[2] for r in rows]
         adjusted = [r[1] - r[3] for r in rows]
@@ -130,7 +151,8 @@ def main(argv: list[str] | None = None) -> None:
         luck_se = statistics.stdev(luck) / math.sqrt(len(luck))
         print(f"{first + ':' + second:<18}{statistics.fmean(raw):>9.2f}{sd_raw:>7.1f}"
               f"{statistics.fmean(adjusted):>9.2f}{sd_adj:>7.1f}"
-              f"{(sd_adj / sd_raw) ** 2:>7.2f}{needed(raw):>7}{needed(adjusted):>7}"
+              f"{(sd_adj / sd_raw) ** 2:>7.2f}{ratio_se(raw, adjusted):>6.3f}"
+              f"{needed(raw):>7}{needed(adjusted):>7}"
               f"{sd_adj / math.sqrt(len(adjusted)):>7.2f}"
               f"{statistics.fmean(luck):>7.2f}{luck_se:>6.2f}"
               f"{max(player):>9.2f}{share_ratio:>7.2f}{share_player:>6.2f}{seconds:>6.0f}")

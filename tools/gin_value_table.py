@@ -27,6 +27,14 @@ player's row its negative), with a constant for each seat; the weights are the l
 squares solution (``BLEND_RIDGE`` added to each squared sum), so that the points less
 the luck vary least.  Sums run in a fixed order and values are rounded (the table to 4
 decimals, the weights to 6), so the same run writes the same file, bit for bit.
+
+Then the weight of a recorded deck's duplicate (``gin_duplicate``): ``DECK_GAMES``
+games a pairing dealt from a recorded deck (seeded ``(DECK_SEED, pairing, i)``), each
+scored deal analysed with the table and the blend; the weight is the least squares
+slope of the difference of the two players' points less luck on the duplicate, halved
+(the first player's deal luck takes the weight times the duplicate, the second's its
+negative).  ``--deck-only`` fits this weight alone against the committed table and
+blend (the same numbers a whole run gives, since the rest of the fit is the same).
 """
 
 from __future__ import annotations
@@ -43,7 +51,7 @@ from service.engine import parse_game, verify
 from service.generator import generate_game
 
 OUT = Path(__file__).resolve().parent.parent / "service" / "analysis" / V.TABLE_FILE
-ANALYSIS_VERSION = 7
+ANALYSIS_VERSION = 8
 SEED = 2026
 GAMES = 500  # per pairing
 PAIRINGS = (("greedy", "careful"), ("careful", "careful"), ("greedy", "greedy"),
@@ -51,15 +59,18 @@ PAIRINGS = (("greedy", "careful"), ("careful", "careful"), ("greedy", "greedy"),
 K = 20.0  # rows a parent's mean weighs as
 RIDGE = 200.0  # the weight of a squared slope (points per deadwood point) in a cell's fit
 BLEND_RIDGE = 1.0  # added to each squared sum of the blend's least squares
+DECK_SEED = SEED + 1
+DECK_GAMES = 200  # per pairing, dealt from a recorded deck
 
 
 Event = tuple[int, int, int, float, float]  # cell, after, opponent, mover's and other's points
 
 
-def game_of(pairing: int, game_no: int):
+def game_of(pairing: int, game_no: int, with_deck: bool = False):
     first, second = PAIRINGS[pairing]
     rules = {"oklahoma": True} if game_no % 2 else None
-    log = generate_game("gin", (SEED, pairing, game_no), players=2, rules=rules,
+    seed = (DECK_SEED if with_deck else SEED, pairing, game_no)
+    log = generate_game("gin", seed, players=2, rules=rules, with_deck=with_deck,
                         skills={"ana": first, "ben": second})
     game = parse_game(log)
     return game, verify(game)
@@ -163,6 +174,58 @@ def blend(table: dict, found: list[Blend]) -> dict:
     return out
 
 
+def deck_rows(pairing: int, game_no: int, values: GinValues) -> list[tuple[float, float]]:
+    """Per scored deal of a game dealt from a recorded deck: the first player's points
+    less luck less the second's (the luck with ``values``, no duplicate in it), and the
+    deck's duplicate."""
+    game, report = game_of(pairing, game_no, with_deck=True)
+    out: list[tuple[float, float]] = []
+    for d, result in enumerate(report.deals):
+        if result.outcome is None:
+            continue
+        luck = gin_deal_luck(game, d, values)
+        if luck.stopped is not None or luck.deck is None:
+            continue
+        a, b = luck.first, luck.second
+        lucks = {a: luck.deal_luck, b: -luck.deal_luck}
+        for event in luck.chances:
+            lucks[event.mover] += event.mover_luck
+            lucks[event.other] += event.other_luck
+        points = [result.points.get(game.players[s], 0) - lucks[s] for s in (a, b)]
+        out.append((points[0] - points[1], luck.deck))
+    return out
+
+
+def deck_weight(rows: list[tuple[float, float]]) -> float:
+    """Half the least squares slope of the rows' differences on their duplicates."""
+    n = len(rows)
+    mean_r = sum(r for r, _ in rows) / n
+    mean_x = sum(x for _, x in rows) / n
+    cov = sum((r - mean_r) * (x - mean_x) for r, x in rows)
+    var = sum((x - mean_x) ** 2 for _, x in rows)
+    return round(cov / var / 2, 6)
+
+
+def with_deck_weight(table: dict, jobs: int, games: int) -> dict:
+    """The table with the duplicate's weight fitted (see the module)."""
+    values = from_json({k: v for k, v in table.items() if k != "deck_weight"})
+    work = [(p, i) for p in range(len(PAIRINGS)) for i in range(games)]
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            found = list(pool.map(deck_rows, *zip(*work, strict=True),
+                                  [values] * len(work), chunksize=8))
+    else:
+        found = [deck_rows(p, i, values) for p, i in work]
+    rows_ = [row for part in found for row in part]
+    return dict(table, deck_weight=deck_weight(rows_), deck_seed=DECK_SEED,
+                deck_games_per_pairing=games, deck_rows=len(rows_))
+
+
+def write(table: dict) -> None:
+    text = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in table.items())
+    OUT.write_text("{\n" + text + "\n}\n", encoding="utf-8")
+
+
 def shrunk(total: float, n: int, parent: float) -> float:
     return (total + K * parent) / (n + K)
 
@@ -236,7 +299,17 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--games", type=int, default=GAMES, help="games per pairing")
     parser.add_argument("--rows", help="also write the rows (a pickle) to this file")
+    parser.add_argument("--deck-games", type=int, default=DECK_GAMES,
+                        help="games per pairing dealt from a recorded deck")
+    parser.add_argument("--deck-only", action="store_true",
+                        help="fit the duplicate's weight alone, on the committed table")
     args = parser.parse_args()
+    if args.deck_only:
+        table = with_deck_weight(json.loads(OUT.read_text(encoding="utf-8")), args.jobs,
+                                 args.deck_games)
+        write(table)
+        print(f"{OUT.name}: deck weight {table['deck_weight']} over {table['deck_rows']} deals")
+        return
     jobs = [(p, i) for p in range(len(PAIRINGS)) for i in range(args.games)]
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
@@ -259,8 +332,8 @@ def main() -> None:
     table = blend(table, [row for rows_ in found_blend for row in rows_])
     if args.games != GAMES:
         table["games_per_pairing"] = args.games
-    text = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in table.items())
-    OUT.write_text("{\n" + text + "\n}\n", encoding="utf-8")
+    table = with_deck_weight(table, args.jobs, args.deck_games)
+    write(table)
     print(f"{OUT.name}: {len(events)} events, {len(dealt)} deals")
 
 

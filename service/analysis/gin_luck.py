@@ -39,6 +39,7 @@ from ..engine.cards import ACE, FULL_DECK, SPADES, cards_of, rank_of, suit_of
 from ..engine.gin import GinTable
 from ..engine.melds import discard_deadwoods
 from ..engine.model import DRAW, STOCK, Game
+from .gin_duplicate import duplicate
 from .gin_value import OTHER_AFTER_CAP, GinValues
 from .values import SuitTables, deadwood_of, suit_tables, values_after
 
@@ -72,6 +73,7 @@ class GinDealLuck:
     drawn: dict[int, float]  # per seat: the dealt hand's mean value after one draw
     hands: dict[int, tuple[float, ...]]  # per seat: the dealt hand's features
     deal_luck: float  # the first player's luck of the deal (the second's: its negative)
+    deck: float | None  # a recorded deck's duplicate (``gin_duplicate``), else None
     chances: list[Chance]
     stopped: int | None  # the move of the first illegal move; -1: the deal refused
 
@@ -99,7 +101,7 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
     seats = tuple(sorted(deal.players)) if deal.players else tuple(range(len(game.players)))
     table = GinTable(rules, game.players, deal, seats)
     if table.deal_cards(deal):
-        return GinDealLuck(-1, -1, {}, {}, {}, 0.0, [], -1)
+        return GinDealLuck(-1, -1, {}, {}, {}, 0.0, None, [], -1)
     tables = suit_tables(str(rules.ace), table.points)
     first, second = table.order
     dealt = {s: deadwood_of(table.hands[s], tables) for s in (first, second)}
@@ -107,6 +109,10 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
     hands = {s: hand_features(table.hands[s], tables, rest) for s in (first, second)}
     drawn = {s: hands[s][1] for s in (first, second)}
     deal_luck = 0.0 if values is None else dealt_luck(values, hands[first], hands[second])
+    deck = None
+    if deal.deck is not None and values is not None:
+        deck = duplicate(deal.deck, rules, tables, table.points)
+        deal_luck += values.deck_weight * deck
     floor = rules.stock_floor
     chances: list[Chance] = []
     upcard = table.upcard
@@ -130,7 +136,7 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
             if dw is None:
                 dw = opponent_dw[opponent] = deadwood_of(opponent, tables)
             if table.play(move):
-                return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, chances, m)
+                return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, deck, chances, m)
             card = (table.hands[seat] & ~hand).bit_length() - 1
             event = _event(values, record, tables, table, m, seat, other, hand, card,
                            stock | 1 << card, dw, left, opponent)
@@ -138,8 +144,8 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
                 chances.append(event)
             continue
         if table.play(move):
-            return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, chances, m)
-    return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, chances, None)
+            return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, deck, chances, m)
+    return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, deck, chances, None)
 
 
 def dealt_luck(values: GinValues, first: tuple[float, ...], second: tuple[float, ...]

@@ -117,6 +117,7 @@ class GinValues:
     mover_weights: tuple[float, ...]
     other_weights: tuple[float, ...]
     hand_weights: tuple[float, ...]
+    deck_weight: float = 0.0  # of a recorded deck's duplicate (``gin_duplicate``)
 
     def position(self, after: int, opponent: int, left: int, limit: int
                  ) -> tuple[float, float]:
@@ -153,7 +154,7 @@ def from_json(data: dict) -> GinValues:
             or len(hand_weights) != len(HAND_FEATURES):
         raise ValueError("the gin value table's weights do not fit the evaluator's features")
     return GinValues(int(data["analysis_version"]), mover, other, centres, mover_weights,
-                     other_weights, hand_weights)
+                     other_weights, hand_weights, float(data.get("deck_weight", 0.0)))
 
 
 @cache

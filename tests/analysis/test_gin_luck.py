@@ -301,13 +301,19 @@ def test_the_fit_is_reproducible_and_the_committed_table_is_its_output():
     assert committed["games_per_pairing"] == script.GAMES
     assert committed["pairings"] == [list(p) for p in script.PAIRINGS]
     assert committed["analysis_version"] == script.ANALYSIS_VERSION
+    assert committed["deck_seed"] == script.DECK_SEED
+    assert committed["deck_games_per_pairing"] == script.DECK_GAMES
 
     def once() -> dict:
         pairings = range(len(script.PAIRINGS))
         found = [script.rows(p, 0) for p in pairings]
         table = script.fit([r for e, _ in found for r in e], [r for _, d in found for r in d])
         values = gin_value.from_json(table)
-        return script.blend(table, [r for p in pairings for r in script.blend_rows(p, 0, values)])
+        table = script.blend(table, [r for p in pairings
+                                     for r in script.blend_rows(p, 0, values)])
+        values = gin_value.from_json(table)
+        weight = script.deck_weight([r for p in pairings for r in script.deck_rows(p, 0, values)])
+        return dict(table, deck_weight=weight)
 
     first = once()
     assert first == once()
@@ -316,6 +322,8 @@ def test_the_fit_is_reproducible_and_the_committed_table_is_its_output():
                    ("other_weights", len(gin_value.FEATURES)),
                    ("hand_weights", len(gin_value.HAND_FEATURES))):
         assert len(first[key]) == len(committed[key]) == n
+    assert isinstance(first["deck_weight"], float)
+    assert 0 < committed["deck_weight"] < 1
 
 
 @pytest.mark.parametrize("first,second", [("greedy", "careful"), ("careful", "careful")])
