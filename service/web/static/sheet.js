@@ -294,7 +294,7 @@ function rebuild() {
     th.colSpan = Math.max(g.cols.length, 1);
     head1.append(th);
     for (const c of g.cols.length ? g.cols : [{ label: "—" }]) {
-      const sub = el("th", c.label);
+      const sub = g.cols.length ? nameHeading(c.label) : el("th", c.label);
       sub.scope = "col";
       head2.append(sub);
     }
@@ -386,6 +386,22 @@ function rebuild() {
   ftd.append(ftext);
   footNote.append(ftd);
   table.tFoot.replaceChildren(foot, footNote);
+}
+
+/** A player's or a team's name as a column's heading: it wraps at its spaces (and after
+ * a team's "+"), never inside a word; a word too long for the column ends in "…", the
+ * whole name in the heading's title (the text itself stays whole for a screen reader). */
+function nameHeading(label) {
+  const th = el("th", undefined, "name");
+  th.title = label;
+  label.split(" ").forEach((word, w) => {
+    if (w) th.append(" ");
+    word.split(/(?<=\+)/).forEach((part, p) => {
+      if (p) th.append(el("wbr"));
+      th.append(el("span", part, "word"));
+    });
+  });
+  return th;
 }
 
 function wrap(field) {
