@@ -16,7 +16,7 @@ import pytest
 
 from tests.e2e.server import Server
 
-from .chromium import sync_api
+from .chromium import Watched, sync_api
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +29,12 @@ def server(tmp_path_factory) -> Iterator[Server]:
 
 def focused(page) -> str:
     return page.evaluate("document.activeElement.id")
+
+
+def settled(page) -> None:
+    """Two frames later: what the page does once the browser has scrolled is done."""
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => "
+                  "requestAnimationFrame(r)))")
 
 
 def name_players(page, variant: str, names: list[str], oklahoma: bool = False) -> None:
@@ -100,3 +106,43 @@ def test_long_names_wrap_at_their_spaces_and_a_long_word_ends_in_an_ellipsis(wat
     # every field still says whose it is in full
     assert page.locator("#d1-value-2").get_attribute("aria-label") == \
         "Deal 1: Maximiliankowalczykowski's deadwood"
+
+
+def test_shift_tab_back_along_a_line_never_leaves_a_field_under_the_stuck_column(
+        browser, server):
+    watched = Watched(browser, f"http://127.0.0.1:{server.port}", 360)
+    page = watched.page
+    name_players(page, "gin", ["ana", "ben"])
+    page.select_option("#d1-end", "knock")
+    page.select_option("#d1-by", "ana")
+    for field, text in (("value-1", "5"), ("value-2", "30"), ("points-1", "25"),
+                        ("total-1", "25"), ("total-2", "0")):
+        page.fill(f"#d1-{field}", text)
+    box = page.locator("#sheet-box")
+    page.locator("#add-row").focus()
+    seen = []
+    for _ in range(40):
+        page.keyboard.press("Shift+Tab")
+        settled(page)
+        here = focused(page)
+        if here in ("variant", "api-key", "remove-row") or not here:
+            break
+        seen.append(here)
+        edges = page.evaluate("""(id) => {
+            const field = document.getElementById(id);
+            const stuck = field.closest('tr').cells[0];
+            const box = document.getElementById('sheet-box').getBoundingClientRect();
+            const r = field.getBoundingClientRect();
+            return {left: r.left, right: r.right, stuck: stuck.getBoundingClientRect().right,
+                    boxRight: box.right, own: stuck.contains(field)};
+        }""", here)
+        if not edges["own"]:
+            assert edges["left"] >= edges["stuck"] - 0.5, (here, edges)
+        assert edges["right"] <= edges["boxRight"] + 0.5, (here, edges)
+        if here == "d1-dealer":
+            break
+    assert seen[:3] == ["final-total-2", "final-total-1", "final-winner"]
+    assert seen[-1] == "d1-dealer" and "d1-value-1" in seen
+    assert box.evaluate("(b) => b.scrollWidth > b.clientWidth")  # it did scroll
+    watched.check()
+    watched.close()

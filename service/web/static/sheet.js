@@ -469,6 +469,26 @@ $("sheet").addEventListener("keydown", (event) => {
   else toLine(n + 1);
 });
 
+// A field reached while the sheet is scrolled sideways (Shift+Tab going back along a
+// line, most of all) is brought out from under the cell that stays at the box's left
+// edge, the deal's number or the final line's label: the browser scrolls a field into
+// the box's view, not clear of what sticks over it.  Measured again once the browser
+// has scrolled to the field itself.
+function clearOfStuck(field) {
+  const cell = field.closest("td");
+  const stuck = cell && cell.parentElement.cells[0];
+  if (!stuck || stuck === cell || getComputedStyle(stuck).position !== "sticky") return;
+  const hidden = stuck.getBoundingClientRect().right - cell.getBoundingClientRect().left;
+  if (hidden > 0) $("sheet-box").scrollLeft -= hidden;
+}
+$("sheet").addEventListener("focusin", (event) => {
+  const field = event.target;
+  clearOfStuck(field);
+  requestAnimationFrame(() => {
+    if (document.activeElement === field) clearOfStuck(field);
+  });
+});
+
 $("add-row").addEventListener("click", () => addRow());
 $("remove-row").addEventListener("click", () => {
   if (rows.length > 1) {
