@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.api.helpers import valid
 from tests.e2e.server import Server
 
 from .chromium import Watched, sync_api
@@ -25,6 +26,12 @@ def server(tmp_path_factory) -> Iterator[Server]:
                  env={"RUMMY_VERIFY_PROCESSES": "0", "RUMMY_ANALYSIS": "0"}).start()
     yield srv
     srv.stop()
+
+
+def upload(server: Server, log: dict) -> str:
+    status, body = server.post_json("/api/v1/games", log)
+    assert status == 201, body
+    return body["id"]
 
 
 def focused(page) -> str:
@@ -146,3 +153,34 @@ def test_shift_tab_back_along_a_line_never_leaves_a_field_under_the_stuck_column
     assert box.evaluate("(b) => b.scrollWidth > b.clientWidth")  # it did scroll
     watched.check()
     watched.close()
+
+
+# ------------------------------------------------------------------ the director
+
+def test_the_directors_answer_gets_the_focus_and_goes_once_the_director_moves_on(
+        watched, server):
+    game = upload(server, valid(id="ux-answer") | {"tournament": {
+        "id": "ux-answer", "round": 1, "table": "1"}})
+    page = watched.page
+    page.goto(f"/games/{game}#director")
+    answer = page.locator("#director-answer")
+    assert answer.get_attribute("role") == "status"
+    page.select_option("#director-ruling", "void")
+    page.fill("#director-ruling-reason", "played at the wrong table")
+    page.locator("#director-ruling-form button").click()
+    # said on the page loaded again, and focused there
+    sync_api.expect(answer).to_contain_text(f"Recorded on game {game[:12]}: void")
+    sync_api.expect(answer).to_be_focused()
+    page.locator("#unrule-reason").press_sequentially("it was")
+    sync_api.expect(answer).to_have_text("")  # the director moved on: the answer is old
+    # a refusal is focused too: the game was withdrawn meanwhile, behind the page's back
+    status, _, _ = server.request("DELETE", f"/api/v1/games/{game}?reason=meanwhile")
+    assert status == 200
+    page.select_option("#director-ruling", "forfeit")
+    page.fill("#director-ruling-reason", "discarded a card he did not hold")
+    page.locator("#director-ruling-form button").click()
+    sync_api.expect(answer).to_contain_text("Refused: ")
+    sync_api.expect(answer).to_be_focused()
+    watched.errors.clear()  # the browser logs the refusal itself
+    page.select_option("#director-against", index=1)
+    sync_api.expect(answer).to_have_text("")

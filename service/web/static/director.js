@@ -4,6 +4,9 @@
 // the key, so another site's page cannot send these requests on the director's behalf.
 // The answer is said in words (the problem's detail when refused); after a change the
 // page is loaded again, to show the state the server now holds, and says what was done.
+// The answer is a live region that gets the focus once an action is done, so that it is
+// heard and read at once; it is cleared when a form is changed or another action starts,
+// never left over from the last one.
 
 const API = document.body.dataset.api;
 const PAGES = document.body.dataset.root;
@@ -31,11 +34,27 @@ function headers(type) {
   return out;
 }
 
-function say(text, refused) {
+if (answer) answer.tabIndex = -1;  // focusable by the page, not a stop of Tab
+
+function say(text, refused, state) {
   if (!answer) return;
   answer.textContent = text;
   answer.classList.toggle("error", Boolean(refused));
-  answer.dataset.state = refused ? "refused" : "done";
+  answer.dataset.state = state ?? (refused ? "refused" : "done");
+}
+
+/** An action's outcome: said, and the focus moved to it. */
+function tell(text, refused) {
+  say(text, refused);
+  answer?.focus();
+}
+
+/** The last answer, once the director moves on (not while an action is under way). */
+function forget() {
+  if (!answer || answer.dataset.state === "sending") return;
+  answer.textContent = "";
+  answer.classList.remove("error");
+  delete answer.dataset.state;
 }
 
 /** Why the server refused, in words. */
@@ -105,7 +124,7 @@ const ACTIONS = {
     const back = panel?.dataset.tournament;
     // Back to its tournament (which stays readable when that was its last game).
     if (back) return done(text, back);
-    say(text, false);
+    tell(text, false);
     panel?.querySelectorAll("button").forEach((b) => { b.disabled = true; });
     return null;
   },
@@ -148,8 +167,11 @@ for (const form of document.querySelectorAll("form.director-form")) {
     showAgainst(form);
     form.elements.ruling.addEventListener("change", () => showAgainst(form));
   }
+  form.addEventListener("input", forget);
+  form.addEventListener("change", forget);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    forget();
     if (keyField && !key()) {
       say("This server needs a write key for the director's actions: type it in the write key field, then try again.", true);
       keyField.focus();
@@ -163,7 +185,7 @@ for (const form of document.querySelectorAll("form.director-form")) {
     }
     const buttons = [...form.querySelectorAll("button")];
     buttons.forEach((b) => { b.disabled = true; });
-    say("Sending…", false);
+    say("Sending…", false, "sending");
     let refused;
     try {
       refused = await ACTIONS[form.dataset.action](form, event.submitter);
@@ -171,15 +193,16 @@ for (const form of document.querySelectorAll("form.director-form")) {
       refused = `the server could not be reached${error && error.message ? ` (${error.message})` : ""}`;
     }
     if (refused) {
-      say(`Refused: ${refused}.`, true);
       buttons.forEach((b) => { b.disabled = false; });
+      tell(`Refused: ${refused}.`, true);
     }
   });
 }
+keyField?.addEventListener("input", forget);
 
 document.querySelectorAll("[data-director-nojs]").forEach((note) => note.remove());
 const said = sessionStorage.getItem(SAID);
 if (said && answer) {
   sessionStorage.removeItem(SAID);
-  say(said, false);
+  tell(said, false);
 }
