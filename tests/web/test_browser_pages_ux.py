@@ -10,14 +10,15 @@ Skipped, and saying why, without Chromium or Playwright (as test_browser.py)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 
-from tests.api.helpers import valid
+from tests.api.helpers import illegal, mismatch, valid
 from tests.e2e.server import Server
 
-from .chromium import Watched, sync_api
+from .chromium import Watched, api, sync_api
 
 
 @pytest.fixture(scope="module")
@@ -184,3 +185,147 @@ def test_the_directors_answer_gets_the_focus_and_goes_once_the_director_moves_on
     watched.errors.clear()  # the browser logs the refusal itself
     page.select_option("#director-against", index=1)
     sync_api.expect(answer).to_have_text("")
+
+
+class Dialogs:
+    """Every dialog of a page, accepted or dismissed as told."""
+
+    def __init__(self, page) -> None:
+        self.seen: list[tuple[str, str]] = []
+        self.accept = False
+        page.on("dialog", self.answer)
+
+    def answer(self, dialog) -> None:
+        self.seen.append((dialog.type, dialog.message))
+        if self.accept:
+            dialog.accept()
+        else:
+            dialog.dismiss()
+
+
+def test_keep_asks_first_and_the_answer_gets_the_focus(watched, server):
+    copies = [upload(server, valid(id=f"ux-copy-{k}") | {"tournament": {
+        "id": "ux-keep", "round": 1, "table": "A"}}) for k in range(2)]
+    page = watched.page
+    dialogs = Dialogs(page)
+    page.goto("/tournaments/ux-keep")
+    state = page.locator("#state-title")
+    sync_api.expect(state).to_have_text("Provisional: 1 matter open")
+    keep = page.locator('form[data-action="keep"]')
+    keep.locator('input[name="reason"]').fill("table A entered twice")
+    keep.locator(f'button[value="{copies[0]}"]').click()
+    page.wait_for_timeout(300)
+    assert [t for t, _ in dialogs.seen] == ["confirm"]
+    message = dialogs.seen[0][1]
+    assert f"Keep game {copies[0][:12]}" in message and copies[1][:12] in message
+    assert "withdraw" in message.lower()
+    answer = page.locator("#director-answer")
+    sync_api.expect(answer).to_have_text("")  # dismissed: nothing sent, nothing said
+    assert api(server, "/tournaments/ux-keep/withdrawn")["withdrawn"] == []
+    sync_api.expect(keep.locator("button").first).to_be_enabled()
+
+    dialogs.accept = True
+    keep.locator(f'button[value="{copies[0]}"]').click()
+    sync_api.expect(answer).to_have_text(
+        f"Kept game {copies[0][:12]}; withdrawn: {copies[1][:12]} (reason: table A entered "
+        "twice).")
+    sync_api.expect(state).to_have_text("✔ Final")
+    assert answer.get_attribute("role") == "status"
+    sync_api.expect(answer).to_be_focused()
+    assert [w["id"] for w in api(server, "/tournaments/ux-keep/withdrawn")["withdrawn"]] \
+        == [copies[1]]
+    assert len(dialogs.seen) == 2
+
+
+def test_the_game_panels_destructive_actions_ask_first_and_no_answer_lingers(
+        watched, server, tmp_path):
+    where = {"tournament": {"id": "ux-desk", "round": 1, "table": "1"}}
+    old = upload(server, mismatch() | where)
+    upload(server, illegal() | {"tournament": {"id": "ux-desk", "round": 1, "table": "2"}})
+    same = tmp_path / "same.json"
+    same.write_bytes(server.request("GET", f"/api/v1/games/{old}/log")[2])
+    corrected = tmp_path / "corrected.json"
+    corrected.write_text(json.dumps(valid() | where))
+
+    page = watched.page
+    dialogs = Dialogs(page)
+    page.goto(f"/games/{old}#director")
+    answer = page.locator("#director-answer")
+
+    # A refusal: said, and focused, so that it is heard and read at once.
+    dialogs.accept = True
+    page.set_input_files("#replace-file", str(same))
+    page.fill("#replace-reason", "corrected")
+    page.locator("#replace-form button").click()
+    sync_api.expect(answer).to_have_text(
+        f"Refused: this log is the one of game {old}: a correction is a changed log; "
+        "nothing changed.")
+    sync_api.expect(answer).to_be_focused()
+    watched.errors.clear()  # the browser logs the 409 itself
+    assert dialogs.seen[-1][0] == "confirm" and f"Replace game {old[:12]}" in \
+        dialogs.seen[-1][1]
+    # Changing a form: the old answer is gone.
+    page.fill("#withdraw-reason", "the match was replayed")
+    sync_api.expect(answer).to_have_text("")
+
+    # Replace, dismissed: nothing is sent.
+    dialogs.accept = False
+    page.set_input_files("#replace-file", str(corrected))
+    page.locator("#replace-form button").click()
+    page.wait_for_timeout(300)
+    assert len(dialogs.seen) == 2 and "corrected.json" in dialogs.seen[-1][1]
+    assert old in page.url
+    assert api(server, "/tournaments/ux-desk/withdrawn")["withdrawn"] == []
+    sync_api.expect(answer).to_have_text("")
+    sync_api.expect(page.locator("#replace-form button")).to_be_enabled()
+    # accepted: the corrected log takes the game's place
+    dialogs.accept = True
+    page.locator("#replace-form button").click()
+    page.wait_for_url(lambda url: "/games/" in url and old not in url)
+    new = page.url.rsplit("/", 1)[1]
+    sync_api.expect(answer).to_contain_text(f"Game {old[:12]} is replaced by game {new[:12]}")
+    sync_api.expect(answer).to_be_focused()
+
+    # A ruling is recorded without a question (it withdraws nothing); its answer is
+    # focused on the page loaded again.
+    asked = len(dialogs.seen)
+    page.select_option("#director-ruling", "void")
+    sync_api.expect(answer).to_have_text("")  # the replacement's answer is old now
+    page.fill("#director-ruling-reason", "played at the wrong table")
+    page.locator("#director-ruling-form button").click()
+    sync_api.expect(answer).to_contain_text(f"Recorded on game {new[:12]}: void")
+    sync_api.expect(answer).to_be_focused()
+    assert len(dialogs.seen) == asked
+
+    # Withdrawing the ruling asks first.
+    dialogs.accept = False
+    page.fill("#unrule-reason", "it was the right table")
+    sync_api.expect(answer).to_have_text("")
+    page.locator("#unrule-form button").click()
+    page.wait_for_timeout(300)
+    assert len(dialogs.seen) == asked + 1
+    assert "Withdraw the ruling" in dialogs.seen[-1][1]
+    assert api(server, f"/games/{new}/ruling")["ruling"]["ruling"] == "void"
+    dialogs.accept = True
+    page.locator("#unrule-form button").click()
+    sync_api.expect(answer).to_have_text(
+        f"The ruling on game {new[:12]} is withdrawn: its matter is open again.")
+    sync_api.expect(answer).to_be_focused()
+    assert page.locator("p#ruling").count() == 0
+
+    # Withdrawing the game asks first.
+    dialogs.accept = False
+    page.fill("#withdraw-reason", "the match was replayed")
+    page.locator("#withdraw-form button").click()
+    page.wait_for_timeout(300)
+    assert len(dialogs.seen) == asked + 3
+    assert f"Withdraw game {new[:12]}" in dialogs.seen[-1][1]
+    assert server.request("GET", f"/api/v1/games/{new}")[0] == 200
+    dialogs.accept = True
+    page.locator("#withdraw-form button").click()
+    page.wait_for_url("**/tournaments/ux-desk")
+    sync_api.expect(answer).to_have_text(
+        f"Game {new[:12]} is withdrawn (reason: the match was replayed); it no longer counts "
+        "anywhere.")
+    sync_api.expect(answer).to_be_focused()
+    assert server.request("GET", f"/api/v1/games/{new}")[0] == 410

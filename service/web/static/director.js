@@ -6,7 +6,8 @@
 // page is loaded again, to show the state the server now holds, and says what was done.
 // The answer is a live region that gets the focus once an action is done, so that it is
 // heard and read at once; it is cleared when a form is changed or another action starts,
-// never left over from the last one.
+// never left over from the last one.  An action that withdraws a game or a ruling asks
+// first (dismissed, nothing is sent).
 
 const API = document.body.dataset.api;
 const PAGES = document.body.dataset.root;
@@ -156,6 +157,27 @@ const ACTIONS = {
   },
 };
 
+/** The question an action that withdraws a game or a ruling asks first, in words; none
+ * for the others. */
+const QUESTIONS = {
+  unrule(form) {
+    return `Withdraw the ruling on game ${short(form.dataset.game)}? Its matter is open again.`;
+  },
+  withdraw(form) {
+    return `Withdraw game ${short(form.dataset.game)}? It no longer counts anywhere (it stays readable as withdrawn).`;
+  },
+  replace(form) {
+    const file = form.elements.log.files[0];
+    return `Replace game ${short(form.dataset.game)} by the log in ${file ? file.name : "the file chosen"}? This game is withdrawn.`;
+  },
+  keep(form, submitter) {
+    const kept = submitter?.value;
+    if (!kept) return null;
+    const others = (form.dataset.games ?? "").split(" ").filter((id) => id && id !== kept).map(short);
+    return `Keep game ${short(kept)} and withdraw ${others.length === 1 ? "game" : "games"} ${others.join(", ") || "none"}? The ${others.length === 1 ? "other copy no longer counts" : "other copies no longer count"}.`;
+  },
+};
+
 function showAgainst(form) {
   const line = form.querySelector(".against-line");
   if (line) line.hidden = form.elements.ruling.value !== "forfeit";
@@ -183,6 +205,8 @@ for (const form of document.querySelectorAll("form.director-form")) {
       reason.focus();
       return;
     }
+    const question = QUESTIONS[form.dataset.action]?.(form, event.submitter);
+    if (question && !window.confirm(question)) return;  // dismissed: nothing is sent
     const buttons = [...form.querySelectorAll("button")];
     buttons.forEach((b) => { b.disabled = true; });
     say("Sending…", false, "sending");
