@@ -62,6 +62,7 @@ def test_a_directors_day_settled_from_the_pages(watched, server, tmp_path):
     bad, wrong = bad["id"], wrong["id"]
 
     page = watched.page
+    page.on("dialog", lambda dialog: dialog.accept())  # each "are you sure?": yes
     page.goto(f"/tournaments/{TOURNAMENT}")
     state = page.locator("#state-title")
     sync_api.expect(state).to_have_text("Provisional: 3 matters open")
@@ -157,6 +158,7 @@ def test_a_game_replaced_ruled_unruled_and_withdrawn_from_its_page(watched, serv
     corrected.write_text(json.dumps(valid() | where))
 
     page = watched.page
+    page.on("dialog", lambda dialog: dialog.accept())  # each "are you sure?": yes
     page.set_viewport_size({"width": 360, "height": 800})
     page.goto(f"/games/{old}#director")
     assert page.evaluate("document.documentElement.scrollWidth") == 360
@@ -236,6 +238,7 @@ def test_keeping_a_copy_is_one_request_all_or_nothing(watched, server):
     copies = [upload(server, valid(id=f"copy-{k}") | {"tournament": {
         "id": "stale-keep", "round": 4, "table": "2"}})["id"] for k in range(3)]
     page = watched.page
+    page.on("dialog", lambda dialog: dialog.accept())  # each "are you sure?": yes
     page.goto("/tournaments/stale-keep")
     page.fill("#director-key", KEY)
     status, _, _ = server.request("DELETE", f"/api/v1/games/{copies[0]}?reason=meanwhile",

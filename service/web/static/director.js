@@ -4,6 +4,10 @@
 // the key, so another site's page cannot send these requests on the director's behalf.
 // The answer is said in words (the problem's detail when refused); after a change the
 // page is loaded again, to show the state the server now holds, and says what was done.
+// The answer is a live region that gets the focus once an action is done, so that it is
+// heard and read at once; it is cleared when a form is changed or another action starts,
+// never left over from the last one.  An action that withdraws a game or a ruling asks
+// first (dismissed, nothing is sent).
 
 const API = document.body.dataset.api;
 const PAGES = document.body.dataset.root;
@@ -31,11 +35,27 @@ function headers(type) {
   return out;
 }
 
-function say(text, refused) {
+if (answer) answer.tabIndex = -1;  // focusable by the page, not a stop of Tab
+
+function say(text, refused, state) {
   if (!answer) return;
   answer.textContent = text;
   answer.classList.toggle("error", Boolean(refused));
-  answer.dataset.state = refused ? "refused" : "done";
+  answer.dataset.state = state ?? (refused ? "refused" : "done");
+}
+
+/** An action's outcome: said, and the focus moved to it. */
+function tell(text, refused) {
+  say(text, refused);
+  answer?.focus();
+}
+
+/** The last answer, once the director moves on (not while an action is under way). */
+function forget() {
+  if (!answer || answer.dataset.state === "sending") return;
+  answer.textContent = "";
+  answer.classList.remove("error");
+  delete answer.dataset.state;
 }
 
 /** Why the server refused, in words. */
@@ -105,7 +125,7 @@ const ACTIONS = {
     const back = panel?.dataset.tournament;
     // Back to its tournament (which stays readable when that was its last game).
     if (back) return done(text, back);
-    say(text, false);
+    tell(text, false);
     panel?.querySelectorAll("button").forEach((b) => { b.disabled = true; });
     return null;
   },
@@ -137,6 +157,27 @@ const ACTIONS = {
   },
 };
 
+/** The question an action that withdraws a game or a ruling asks first, in words; none
+ * for the others. */
+const QUESTIONS = {
+  unrule(form) {
+    return `Withdraw the ruling on game ${short(form.dataset.game)}? Its matter is open again.`;
+  },
+  withdraw(form) {
+    return `Withdraw game ${short(form.dataset.game)}? It no longer counts anywhere (it stays readable as withdrawn).`;
+  },
+  replace(form) {
+    const file = form.elements.log.files[0];
+    return `Replace game ${short(form.dataset.game)} by the log in ${file ? file.name : "the file chosen"}? This game is withdrawn.`;
+  },
+  keep(form, submitter) {
+    const kept = submitter?.value;
+    if (!kept) return null;
+    const others = (form.dataset.games ?? "").split(" ").filter((id) => id && id !== kept).map(short);
+    return `Keep game ${short(kept)} and withdraw ${others.length === 1 ? "game" : "games"} ${others.join(", ") || "none"}? The ${others.length === 1 ? "other copy no longer counts" : "other copies no longer count"}.`;
+  },
+};
+
 function showAgainst(form) {
   const line = form.querySelector(".against-line");
   if (line) line.hidden = form.elements.ruling.value !== "forfeit";
@@ -148,8 +189,11 @@ for (const form of document.querySelectorAll("form.director-form")) {
     showAgainst(form);
     form.elements.ruling.addEventListener("change", () => showAgainst(form));
   }
+  form.addEventListener("input", forget);
+  form.addEventListener("change", forget);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    forget();
     if (keyField && !key()) {
       say("This server needs a write key for the director's actions: type it in the write key field, then try again.", true);
       keyField.focus();
@@ -161,9 +205,11 @@ for (const form of document.querySelectorAll("form.director-form")) {
       reason.focus();
       return;
     }
+    const question = QUESTIONS[form.dataset.action]?.(form, event.submitter);
+    if (question && !window.confirm(question)) return;  // dismissed: nothing is sent
     const buttons = [...form.querySelectorAll("button")];
     buttons.forEach((b) => { b.disabled = true; });
-    say("Sending…", false);
+    say("Sending…", false, "sending");
     let refused;
     try {
       refused = await ACTIONS[form.dataset.action](form, event.submitter);
@@ -171,15 +217,16 @@ for (const form of document.querySelectorAll("form.director-form")) {
       refused = `the server could not be reached${error && error.message ? ` (${error.message})` : ""}`;
     }
     if (refused) {
-      say(`Refused: ${refused}.`, true);
       buttons.forEach((b) => { b.disabled = false; });
+      tell(`Refused: ${refused}.`, true);
     }
   });
 }
+keyField?.addEventListener("input", forget);
 
 document.querySelectorAll("[data-director-nojs]").forEach((note) => note.remove());
 const said = sessionStorage.getItem(SAID);
 if (said && answer) {
   sessionStorage.removeItem(SAID);
-  say(said, false);
+  tell(said, false);
 }

@@ -294,7 +294,7 @@ function rebuild() {
     th.colSpan = Math.max(g.cols.length, 1);
     head1.append(th);
     for (const c of g.cols.length ? g.cols : [{ label: "—" }]) {
-      const sub = el("th", c.label);
+      const sub = g.cols.length ? nameHeading(c.label) : el("th", c.label);
       sub.scope = "col";
       head2.append(sub);
     }
@@ -388,6 +388,22 @@ function rebuild() {
   table.tFoot.replaceChildren(foot, footNote);
 }
 
+/** A player's or a team's name as a column's heading: it wraps at its spaces (and after
+ * a team's "+"), never inside a word; a word too long for the column ends in "…", the
+ * whole name in the heading's title (the text itself stays whole for a screen reader). */
+function nameHeading(label) {
+  const th = el("th", undefined, "name");
+  th.title = label;
+  label.split(" ").forEach((word, w) => {
+    if (w) th.append(" ");
+    word.split(/(?<=\+)/).forEach((part, p) => {
+      if (p) th.append(el("wbr"));
+      th.append(el("span", part, "word"));
+    });
+  });
+  return th;
+}
+
 function wrap(field) {
   const td = el("td");
   td.append(field);
@@ -451,6 +467,26 @@ $("sheet").addEventListener("keydown", (event) => {
   check();
   if (n === rows.length) addRow();
   else toLine(n + 1);
+});
+
+// A field reached while the sheet is scrolled sideways (Shift+Tab going back along a
+// line, most of all) is brought out from under the cell that stays at the box's left
+// edge, the deal's number or the final line's label: the browser scrolls a field into
+// the box's view, not clear of what sticks over it.  Measured again once the browser
+// has scrolled to the field itself.
+function clearOfStuck(field) {
+  const cell = field.closest("td");
+  const stuck = cell && cell.parentElement.cells[0];
+  if (!stuck || stuck === cell || getComputedStyle(stuck).position !== "sticky") return;
+  const hidden = stuck.getBoundingClientRect().right - cell.getBoundingClientRect().left;
+  if (hidden > 0) $("sheet-box").scrollLeft -= hidden;
+}
+$("sheet").addEventListener("focusin", (event) => {
+  const field = event.target;
+  clearOfStuck(field);
+  requestAnimationFrame(() => {
+    if (document.activeElement === field) clearOfStuck(field);
+  });
 });
 
 $("add-row").addEventListener("click", () => addRow());
