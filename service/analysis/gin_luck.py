@@ -6,9 +6,9 @@ Each chance event of a gin deal gets a luck, for each of the two players, of
 
 ``v`` being the evaluator's value of that player's position just after the event
 (``gin_value``: a blend of the position's features, weighed for the least variance),
-and "every way" the cards the auditor knows could have come: the
-cards really in the stock (a deck's order is not used; a log with hands and named draws
-gives the same set, every card no one has seen yet).  Every card is equally likely to
+and "every way" the cards the auditor knows could have come: the cards really in the
+stock (a deck's order is not used for them; a log with hands and named draws gives the
+same set, every card no one has seen yet).  Every card is equally likely to
 be the next, so the mean of the luck over them is exactly zero, whatever ``v`` is; the
 adjusted points (deal points - luck) therefore have the deal points' expectation.
 
@@ -20,7 +20,9 @@ The chance events:
   of a dealt hand (``GinValues.dealt`` of ``hand_features``), a function of the hand
   and of the cards neither hand holds (``rest``).  The two hands are random sets of the
   same size and swapping them leaves ``rest`` as it was, so a deal and its swap are
-  equally likely: their lucks cancel.
+  equally likely: their lucks cancel.  A log that records its deck adds the deck's
+  duplicate, weighed (``gin_duplicate``: a plain play-out of the deck less one of its
+  mirror, which cancels with the mirror's own).
 * **the upcard**: one of the cards neither hand holds (enumerated); ``v`` as if the
   first player drew it (its best value after keeping it or not), against the dealer's
   deadwood, with the knock limit and doubling the card sets under Oklahoma.
