@@ -39,11 +39,25 @@ over them: 100 for a decision the evaluator agrees with, 50 for one that gives a
 ``HALF_LOSS`` deal points (as lichess averages a per-move accuracy that falls
 exponentially with the win-probability the move lost).
 
-Not judged here: whether to draw from the pile or the stock, and whether to knock or
-play on (the throw of a knock is judged, the knock itself is not, since the evaluator
-holds no honest value for playing on with a hand that could knock: its table was fitted
-on players who mostly knock at once).  What the discard offers the
-opponent is not valued either.
+A **draw** (analysis version 9) is the choice, in a turn of play, between the top of
+the discard pile and the stock (judged where both are open: not on the first upcard's
+offer, nor at the stock floor, where the pile may only be taken to knock).  Each is
+valued by the same measure one step nearer: the value of a ten-card hand is the
+deadwood expected after the player's next draw and best discard, and a draw *is* that
+next draw, so
+
+    value(pile) = -PER_DRAWN * (least deadwood of the hand with the pile's card, less a
+                                legal throw)
+    value(stock) = -PER_DRAWN * m(hand)
+
+``m`` over the cards the player has not seen, as above (the pile's card is seen).  The
+loss is the better value less the one played, as for a throw.
+
+Not judged here: whether to knock or play on (the throw of a knock is judged, the knock
+itself is not, since the evaluator holds no honest value for playing on with a hand
+that could knock: its table was fitted on players who mostly knock at once), and the
+first upcard's offer (taking it or passing is not a choice of pile against stock).
+What the discard offers the opponent is not valued either.
 """
 
 from __future__ import annotations
@@ -54,7 +68,7 @@ from typing import Any
 
 from ..engine.cards import FULL_DECK, card_name, cards_of, unconnected
 from ..engine.gin import PLAY, GinTable
-from ..engine.model import DISCARD, DISCARD_PILE, DRAW, GIN, KNOCK, Game
+from ..engine.model import DISCARD, DISCARD_PILE, DRAW, GIN, KNOCK, STOCK, Game
 from .facts import ratio
 from .values import INF, SuitTables, deadwood_of, draw_figures, slices, suit_tables
 
@@ -62,7 +76,10 @@ PER_DRAWN = 0.326  # deal points per point of mean value after one draw (fitted,
 HALF_LOSS = 2.0  # deal points: a decision losing this many is 50% accurate
 MARGIN = 0.25  # deal points: a loss up to this is "within the margin" of the best
 BEST, WITHIN_MARGIN, WORSE = "best", "within_margin", "worse"
-AFTER_DRAW, DEADWOOD = "after_draw", "deadwood"  # what a decision is judged on
+# What a decision is judged on: a throw by the mean value after the next draw, a knock's
+# throw by its deadwood, a draw by the (expected) deadwood after it.
+AFTER_DRAW, DEADWOOD, THIS_DRAW = "after_draw", "deadwood", "this_draw"
+PILE, STOCK_SOURCE = "pile", "stock"  # a draw's sources
 _THROWS = (DISCARD, KNOCK, GIN)
 
 
@@ -71,8 +88,10 @@ class Decision:
     """One judged decision: the card thrown and the evaluator's best (the card thrown
     when it is one of the best, else the lowest card among equals); what each keeps by
     the ``measure`` the decision is judged on (``after_draw``: the mean value after one
-    draw over ``unseen`` cards; ``deadwood``: a knock's or gin's deadwood), and the loss
-    in deal points."""
+    draw over ``unseen`` cards; ``deadwood``: a knock's or gin's deadwood;
+    ``this_draw``: a draw's deadwood after it, over ``unseen`` cards for the stock), and
+    the loss in deal points.  A draw's ``card`` is the pile's card offered, its
+    ``source`` the one played and ``best_source`` the evaluator's (``best`` is -1)."""
 
     deal: int
     move: int
@@ -84,16 +103,22 @@ class Decision:
     played_value: float
     best_value: float
     unseen: int
-    throws: int  # the legal throws
+    throws: int  # the legal throws (a draw: its two sources)
     loss: float
+    source: str | None = None  # a draw's
+    best_source: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"deal": self.deal, "move": self.move, "player": self.player,
-                "action": self.action, "card": card_name(self.card),
-                "best": card_name(self.best), "measure": self.measure,
-                "played_value": round(self.played_value, 4),
-                "best_value": round(self.best_value, 4), "unseen": self.unseen,
-                "throws": self.throws, "loss": round(self.loss, 4)}
+        out = {"deal": self.deal, "move": self.move, "player": self.player,
+               "action": self.action, "card": card_name(self.card),
+               "best": card_name(self.best) if self.best >= 0 else None,
+               "measure": self.measure,
+               "played_value": round(self.played_value, 4),
+               "best_value": round(self.best_value, 4), "unseen": self.unseen,
+               "throws": self.throws, "loss": round(self.loss, 4)}
+        if self.source is not None:
+            out["source"], out["best_source"] = self.source, self.best_source
+        return out
 
 
 def verdict(loss: float) -> str:
@@ -306,11 +331,27 @@ def judge_knock(hand: int, throws: int, card: int, tables: SuitTables
     return best, kept[card], kept[best], kept[card] - kept[best]
 
 
+def judge_draw(hand: int, offered: int, throws: int, unseen: int, source: str,
+               tables: SuitTables) -> tuple[str, float, float, float]:
+    """A draw (see the module): the evaluator's best source (the one played when they
+    are as good), the played and best figures (deadwood after the draw; expected, for
+    the stock) and the loss of the source played.  ``throws``: the cards that may be
+    thrown once ``offered`` is taken."""
+    held = hand | 1 << offered
+    pile = min(deadwood_of(held & ~(1 << c), tables) for c in cards_of(throws))
+    stock = draw_figures(hand, unseen, -1, 0, tables)[1] / unseen.bit_count()
+    values = {PILE: float(pile), STOCK_SOURCE: stock}
+    played = values[source]
+    best = min(values, key=lambda k: (values[k], k != source))
+    return best, played, values[best], PER_DRAWN * (played - values[best])
+
+
 @dataclass(frozen=True, slots=True)
 class Position:
-    """A decision's position as its player sees it: the eleven cards held, the legal
-    throws (a mask), the cards the player has not seen, the throw played, and whether
-    the deal is doubled."""
+    """A decision's position as its player sees it: the cards held (eleven for a throw,
+    ten for a draw), the legal throws (a mask; a draw: those once the pile's card is
+    taken), the cards the player has not seen, the throw played (a draw: the pile's
+    card, and the source played), and whether the deal is doubled."""
 
     deal: int
     move: int
@@ -321,6 +362,7 @@ class Position:
     throws: int
     unseen: int
     doubled: bool
+    source: str | None = None
 
 
 def positions(game: Game) -> Iterator[tuple[Position, SuitTables]]:
@@ -344,6 +386,23 @@ def positions(game: Game) -> Iterator[tuple[Position, SuitTables]]:
         took = dict.fromkeys(seats, 0)  # cards each took from the pile, in sight
         for m, move in enumerate(deal.moves):
             p = move.player
+            if table.phase == PLAY and not table.drew and p == table.to_move \
+                    and move.action == DRAW and not table.at_floor and table.pile \
+                    and table.stock_count:
+                hand = table.hands[p]
+                offered = table.pile[-1]
+                throws = hand | (1 << offered if rules.discard_taken_card else 0)
+                other = seats[1] if p == seats[0] else seats[0]
+                unseen = _unseen(hand, table.pile, took[other] & table.hands[other])
+                source = STOCK_SOURCE if move.source == STOCK else PILE
+                at = Position(d, m, p, DRAW.value, offered, hand, throws, unseen,
+                              table.doubled, source)
+                if table.play(move):
+                    break
+                if source == PILE and table.taken is not None:
+                    took[p] |= 1 << table.taken
+                yield at, tables
+                continue
             if table.phase == PLAY and table.drew and p == table.to_move \
                     and move.action in _THROWS and move.card is not None:
                 hand = table.hands[p]
@@ -352,10 +411,7 @@ def positions(game: Game) -> Iterator[tuple[Position, SuitTables]]:
                     throws &= ~(1 << table.taken)
                 if throws >> move.card & 1:
                     other = seats[1] if p == seats[0] else seats[0]
-                    pile = 0
-                    for c in table.pile:
-                        pile |= 1 << c
-                    unseen = FULL_DECK & ~hand & ~pile & ~(took[other] & table.hands[other])
+                    unseen = _unseen(hand, table.pile, took[other] & table.hands[other])
                     at = Position(d, m, p, move.action.value, move.card, hand, throws,
                                   unseen, table.doubled)
                     if table.play(move):
@@ -369,9 +425,20 @@ def positions(game: Game) -> Iterator[tuple[Position, SuitTables]]:
                 took[p] |= 1 << table.taken
 
 
+def _unseen(hand: int, pile: list[int], shown: int) -> int:
+    """The cards a player holding ``hand`` has not seen: not the pile's, nor those the
+    other took from it and still holds (``shown``)."""
+    seen = hand | shown
+    for c in pile:
+        seen |= 1 << c
+    return FULL_DECK & ~seen
+
+
 def decide(at: Position, tables: SuitTables) -> tuple[int, str, float, float, float]:
     """The best throw, the measure, the played and best figures, and the loss (deal
-    points) of one position."""
+    points) of one position (a draw: ``judge_draw``, its best throw -1)."""
+    if at.action == DRAW.value:
+        raise ValueError("a draw is judged by judge_draw")
     if at.action == DISCARD.value:
         best, played, least, loss = judge(at.hand, at.throws, at.unseen, at.card, tables)
         measure = AFTER_DRAW
@@ -386,8 +453,16 @@ def game_decisions(game: Game) -> list[Decision]:
     deal up to its first illegal move."""
     out = []
     for at, tables in positions(game):
+        player = game.players[at.seat]
+        if at.source is not None:
+            best_source, played, least, loss = judge_draw(
+                at.hand, at.card, at.throws, at.unseen, at.source, tables)
+            out.append(Decision(at.deal, at.move, player, at.action, at.card, -1,
+                                THIS_DRAW, played, least, at.unseen.bit_count(), 2,
+                                (2 if at.doubled else 1) * loss, at.source, best_source))
+            continue
         best, measure, played, least, loss = decide(at, tables)
-        out.append(Decision(at.deal, at.move, game.players[at.seat], at.action, at.card,
+        out.append(Decision(at.deal, at.move, player, at.action, at.card,
                             best, measure, played, least,
                             at.unseen.bit_count() if measure == AFTER_DRAW else 0,
                             at.throws.bit_count(), loss))

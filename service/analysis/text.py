@@ -110,7 +110,7 @@ def luck_line(player: str, luck: dict[str, Any]) -> str:
 
 def decisions_line(player: str, figures: dict[str, Any]) -> str:
     """A player's decision loss over the game in one line (two-player gin)."""
-    return (f"{player}: {plural(figures['decisions'], 'discard')} judged in expected deal "
+    return (f"{player}: {plural(figures['decisions'], 'decision')} judged in expected deal "
             f"points, average loss {figures['average_loss']:.3f}, accuracy "
             f"{figures['accuracy']}%")
 

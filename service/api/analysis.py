@@ -97,15 +97,17 @@ class GameAnalysisSchema(Schema):
         "description": "The deals recorded by their result (a score sheet): their play is "
                        "not recorded, so they have no facts and no luck"})
     decisions = fields.Dict(metadata={
-        "description": "Two-player gin: each discard's loss in expected deal points "
-                       "against the evaluator's best throw, from the player's view, and per "
+        "description": "Two-player gin: each draw's (pile or stock) and each discard's "
+                       "loss in expected deal points against the evaluator's best, from the "
+                       "player's view, and per "
                        "player the decisions judged, average loss and accuracy "
                        "(docs/ANALYSIS.md, Decision loss); computed when asked for"})
 
 
 class DecisionLossSchema(Schema):
     decisions = fields.Integer(metadata={
-        "description": "Two-player gin decisions judged (discards and knocks' throws)"})
+        "description": "Two-player gin decisions judged (draws, pile or stock; discards; "
+                       "knocks' throws)"})
     average_loss = fields.Float(allow_none=True, metadata={
         "description": "Expected deal points given away per decision against the "
                        "evaluator's best throw, to 4 decimals (docs/ANALYSIS.md, Decision "
@@ -245,7 +247,12 @@ GAME_EXAMPLE = {"id": "5d69bdc52cdd76ed28a89e91", "stored": True, "facts": [{
         "fed_received": 1}},
     "decisions": {"players": {"ben": {"decisions": 12, "loss": 2.4126,
                                       "average_loss": 0.201, "accuracy": 93.12, "best": 9}},
-                  "decisions": [{"deal": 1, "move": 16, "player": "ben", "action": "discard",
+                  "decisions": [{"deal": 1, "move": 15, "player": "ben", "action": "draw",
+                                 "card": "QD", "best": None, "measure": "this_draw",
+                                 "played_value": 14.0, "best_value": 12.4, "unseen": 33,
+                                 "throws": 2, "loss": 0.5216, "source": "pile",
+                                 "best_source": "stock"},
+                                {"deal": 1, "move": 16, "player": "ben", "action": "discard",
                                  "card": "9H", "best": "KS", "measure": "after_draw",
                                  "played_value": 11.5938, "best_value": 5.1875,
                                  "unseen": 32, "throws": 11, "loss": 2.0885}],

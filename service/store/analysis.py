@@ -46,8 +46,9 @@ from .stats import StatsFilter, _where
 # table and of what a drawn card does for the other player, a dealt hand's six features;
 # 6: two-player gin's decision loss stored, migration 10; 7: gin luck's features
 # times the other player's chance at each draw, a dealt hand's over the cards left;
-# 8: a recorded deck's duplicate in gin's deal luck).
-VERSION = 8
+# 8: a recorded deck's duplicate in gin's deal luck; 9: gin's draws judged too, pile
+# or stock, in the decision loss).
+VERSION = 9
 # The analysis version the gin evaluator's table (gin_values.json) was fitted for: a new
 # table carries a new number, and the analysis's version goes up with it, so that the
 # catch-up redoes every gin analysis; a new analysis version alone keeps the table.

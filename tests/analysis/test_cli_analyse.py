@@ -30,8 +30,9 @@ def test_text_names_each_fact_as_people_count(tmp_path):
     assert lines[2] == ("  deal 1, move 2: ana discarded 7S, which ben took and used "
                         "(27 points off their deadwood)")
     assert lines[3].startswith("  ana: 1 decision, accuracy 0.0%, average discard error 3.0")
-    assert lines[5].startswith("  ana: 1 discard judged in expected deal points, average "
-                               "loss 1.05")
+    # ana's draw (from the stock, the evaluator's choice too) and her discard.
+    assert lines[5].startswith("  ana: 2 decisions judged in expected deal points, average "
+                               "loss 0.52")
     # The deal is not finished: no scored deal, no luck counted.
     assert lines[-2:] == ["  ana: luck +0.0 over 0 scored deals; points 0, luck-adjusted 0.0",
                           "  ben: luck +0.0 over 0 scored deals; points 0, luck-adjusted 0.0"]
@@ -48,14 +49,18 @@ def test_json_lines_carry_the_facts_and_summary(tmp_path):
     assert first["facts"][0]["alternative"] == {"p": "ana", "a": "discard", "card": "KS"}
     assert first["summary"]["ben"]["fed_received"] == 1
     assert set(first["luck"]) == {"deals", "scored", "luck", "points", "adjusted"}
-    # Each gin discard judged in expected deal points, and the discard error marked by
-    # the evaluator's verdict on it.
+    # Each gin draw and discard judged in expected deal points, and the discard error
+    # marked by the evaluator's verdict on it.
     judged = first["decisions"]
-    assert [(d["player"], d["card"], d["best"]) for d in judged["decisions"]] == [
-        ("ana", "7S", "KS"), ("ben", "KC", "JD")]
-    assert judged["players"]["ana"]["decisions"] == 1
+    assert [(d["player"], d["action"], d["card"], d["best"], d.get("best_source"))
+            for d in judged["decisions"]] == [
+        ("ana", "draw", "QH", None, "stock"), ("ana", "discard", "7S", "KS", None),
+        ("ben", "draw", "7S", None, "pile"), ("ben", "discard", "KC", "JD", None)]
+    draw = judged["decisions"][0]
+    assert (draw["source"], draw["loss"], draw["measure"]) == ("stock", 0.0, "this_draw")
+    assert judged["players"]["ana"]["decisions"] == 2
     assert first["facts"][0]["evaluator"] == "worse"
-    assert first["facts"][0]["evaluator_loss"] == judged["decisions"][0]["loss"]
+    assert first["facts"][0]["evaluator_loss"] == judged["decisions"][1]["loss"]
     assert b"games.ndjson:2: malformed" in done.stderr
 
 

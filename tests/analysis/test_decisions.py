@@ -18,6 +18,7 @@ from service.analysis.decisions import (
     HALF_LOSS,
     MARGIN,
     PER_DRAWN,
+    THIS_DRAW,
     WITHIN_MARGIN,
     WORSE,
     Position,
@@ -28,6 +29,7 @@ from service.analysis.decisions import (
     gin_throw_sums,
     isolated,
     judge,
+    judge_draw,
     positions,
     verdict,
 )
@@ -135,16 +137,23 @@ def test_the_unseen_cards_leave_out_the_pile_and_what_the_opponent_took_in_sight
                      ["ana ds 8D", "ana x 7S", "ben dd 7S", "ben x KC", "ana ds 4D",
                       "ana x KS"])], rules={"target": None})
     found = list(positions(parse_game(log)))
-    assert [(at.move, card_name(at.card), at.action) for at, _ in found] == [
-        (1, "7S", "discard"), (3, "KC", "discard"), (5, "KS", "discard")]
-    last = found[2][0]
+    assert [(at.move, card_name(at.card), at.action, at.source) for at, _ in found] == [
+        (0, "QH", "draw", "stock"), (1, "7S", "discard", None), (2, "7S", "draw", "pile"),
+        (3, "KC", "discard", None), (4, "KC", "draw", "stock"), (5, "KS", "discard", None)]
+    last = found[5][0]
     held = mask(ana + " 8D 4D") & ~mask("7S")
     assert last.hand == held
     assert last.unseen == FULL_DECK & ~held & ~mask("QH KC 7S")
     assert last.unseen.bit_count() == 52 - 11 - 3
     # ben took 7S from the pile: he may not throw it back this turn.
-    assert not found[1][0].throws & mask("7S")
-    assert found[1][0].unseen & mask("8D")  # ana's stock draw is unseen by ben
+    assert not found[3][0].throws & mask("7S")
+    assert found[3][0].unseen & mask("8D")  # ana's stock draw is unseen by ben
+    # ana's second draw: ten cards held, the pile's KC offered and seen, 7S in sight.
+    draw = found[4][0]
+    assert draw.hand == mask(ana + " 8D") & ~mask("7S")
+    assert draw.unseen == FULL_DECK & ~draw.hand & ~mask("QH KC 7S")
+    # ben's draw of 7S: what he may throw once he holds it (not 7S itself).
+    assert found[2][0].throws == mask(ben)
 
 
 GIN_VARIANTS = [v for v, p in PRESETS.items() if p.family == "gin"]
@@ -168,10 +177,15 @@ def test_every_legal_throw_loses_nothing_below_the_best(seed, options, skill):
     if parsed is None:
         return
     judged = {(x.deal, x.move): x for x in game_decisions(parsed)}
+    draws = 0
     for at, tables in positions(parsed):
         decision = judged[(at.deal, at.move)]
         assert decision.loss >= 0
         scale = 2 if at.doubled else 1
+        if at.action == "draw":
+            draws += 1
+            check_draw(at, decision, parsed.rules, tables, plain=draws <= 2)
+            continue
         # Every throw weighed here, none left out (the module leaves lone cards out).
         if at.action == "discard":
             n = at.unseen.bit_count()
@@ -196,6 +210,56 @@ def test_every_legal_throw_loses_nothing_below_the_best(seed, options, skill):
         assert decide(again, tables)[4] == 0
         # The player's view: the unseen cards hold every card of the stock.
         assert not at.unseen & at.hand
+
+
+def check_draw(at, decision, rules, tables, plain: bool) -> None:
+    """A draw: both sources weighed (the stock over every unseen card, the pile over
+    every legal throw), the loss the played source's, 0 for the best; with ``plain``,
+    the figures counted card by card with the engine."""
+    scale = 2 if at.doubled else 1
+    ace, points = rules.ace, point_table(rules.ace_points)
+    held = at.hand | 1 << at.card
+    pile = min(least_deadwood(held & ~(1 << c), ace, points)
+               for c in range(52) if at.throws >> c & 1)
+    values = {"pile": float(pile), "stock": None}
+    if plain:
+        after = [min(least_deadwood((at.hand | 1 << u) & ~(1 << c), ace, points)
+                     for c in range(52) if (at.hand | 1 << u) >> c & 1)
+                 for u in range(52) if at.unseen >> u & 1]
+        values["stock"] = sum(after) / len(after)
+    else:
+        values["stock"] = draw_figures(at.hand, at.unseen, -1, 0, tables)[1] / \
+            at.unseen.bit_count()
+    least = min(values.values())
+    assert decision.measure == THIS_DRAW
+    assert decision.source == at.source
+    assert values[decision.best_source] == pytest.approx(least)
+    assert decision.loss == pytest.approx(scale * PER_DRAWN * (values[at.source] - least),
+                                          abs=1e-9)
+    # The source the evaluator prefers, played, loses exactly nothing.
+    assert judge_draw(at.hand, at.card, at.throws, at.unseen, decision.best_source,
+                      tables)[3] == 0
+
+
+def test_a_draw_worked_out_by_hand():
+    """ana holds three melds, 9S and KS: 19 of deadwood.  The pile's QS melds with
+    nothing, and taken it may not be thrown back: the least she keeps is 19 (QS and 9S,
+    KS thrown).  The stock's mean after the best throw is below 19, so the stock is the
+    best source and taking QS costs PER_DRAWN times the difference.  The pile's JH
+    makes 8H 9H TH JH: KS thrown, 9 kept, below anything the stock gives on average."""
+    hand = mask(MADE + " 9S KS")
+    tables = gin_tables()
+    unseen = FULL_DECK & ~hand & ~mask("QS")
+    stock = draw_figures(hand, unseen, -1, 0, tables)[1] / unseen.bit_count()
+    assert stock < 19
+    best, played, least, loss = judge_draw(hand, parse_card("QS"), hand, unseen, "pile",
+                                           tables)
+    assert (best, played, least) == ("stock", 19.0, stock)
+    assert loss == pytest.approx(PER_DRAWN * (19 - stock))
+    offered = parse_card("JH")
+    unseen = FULL_DECK & ~hand & ~mask("JH")
+    best, played, least, loss = judge_draw(hand, offered, hand, unseen, "pile", tables)
+    assert (best, played, loss) == ("pile", 9.0, 0.0)
 
 
 def test_the_bots_lose_in_their_order_on_a_fixed_seed():
@@ -224,9 +288,11 @@ def test_player_figures_average_the_losses_and_accuracies():
     found = game_decisions(parse_game(log))
     out = figures(found, ("ana", "ben", "cy"))
     ana = [x for x in found if x.player == "ana"]
-    assert out["ana"]["decisions"] == len(ana) == 1
-    assert out["ana"]["average_loss"] == round(ana[0].loss, 4)
-    assert out["ana"]["accuracy"] == round(accuracy_of(ana[0].loss), 2)
+    assert [x.action for x in ana] == ["draw", "discard"]
+    assert out["ana"]["decisions"] == len(ana) == 2
+    assert out["ana"]["average_loss"] == round((ana[0].loss + ana[1].loss) / 2, 4)
+    assert out["ana"]["accuracy"] == round(
+        (accuracy_of(ana[0].loss) + accuracy_of(ana[1].loss)) / 2, 2)
     assert out["cy"] == {"decisions": 0, "loss": 0, "average_loss": None, "accuracy": None,
                          "best": 0}
 
@@ -257,7 +323,7 @@ def test_the_documents_figures_are_the_codes():
                              "ben": "8S 9S 2D 3D JD QC KC 5C 6D AD"}, "QH",
                      ["ana ds 8D", "ana x 7S", "ben dd 7S", "ben x KC"])],
                rules={"target": None})
-    first = game_decisions(parse_game(log))[0]
+    first = [x for x in game_decisions(parse_game(log)) if x.action == "discard"][0]
     assert (f"a loss of {first.loss:.2f} deal points (`played_value` "
             f"{first.played_value:.1f}, `best_value` {first.best_value:.1f} over the "
             f"{first.unseen} cards") in section
@@ -270,7 +336,8 @@ def test_an_illegal_throw_is_not_judged_nor_what_follows():
                              "ben": "8S 9S 2D 3D JD QC KC 5C 6D AD"}, "QH",
                      ["ana ds 8D", "ana knock KS", "ben dd KS", "ben x KC"])],
                rules={"target": None})
-    assert game_decisions(parse_game(log)) == []
+    # Only ana's draw before it is judged.
+    assert [(x.move, x.action) for x in game_decisions(parse_game(log))] == [(0, "draw")]
 
 
 def test_with_no_card_left_unseen_every_throw_is_as_good():

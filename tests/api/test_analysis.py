@@ -343,14 +343,19 @@ def test_a_games_analysis_judges_each_gin_discard_in_expected_points(client):
         assert set(decisions["players"]) == {"ana", "ben"}
         assert set(decisions["players"]["ana"]) == {"decisions", "loss", "average_loss",
                                                     "accuracy", "best"}
-        first = decisions["decisions"][0]
-        assert set(first) == {"deal", "move", "player", "action", "card", "best", "measure",
-                              "played_value", "best_value", "unseen", "throws", "loss"}
+        draw, first = decisions["decisions"][:2]
+        common = {"deal", "move", "player", "action", "card", "best", "measure",
+                  "played_value", "best_value", "unseen", "throws", "loss"}
+        assert set(first) == common
+        # ana's draw from the stock, the evaluator's choice: no loss.
+        assert set(draw) == common | {"source", "best_source"}
+        assert (draw["move"], draw["action"], draw["source"], draw["best_source"],
+                draw["best"], draw["loss"]) == (0, "draw", "stock", "stock", None, 0.0)
         # ana threw 7S where KS kept the better hand: the deadwood says so (3 points),
         # and so does the evaluator, in deal points.
         assert (first["move"], first["card"], first["best"]) == (1, "7S", "KS")
         assert first["loss"] > 0.25
-        assert decisions["players"]["ana"]["average_loss"] == first["loss"]
+        assert decisions["players"]["ana"]["average_loss"] == round(first["loss"] / 2, 4)
         error = body["facts"][0]
         assert error["kind"] == "discard_error"
         assert error["evaluator"] == "worse" and error["evaluator_loss"] == first["loss"]
