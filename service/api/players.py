@@ -135,6 +135,13 @@ class LeaderRowSchema(Schema):
         "description": "Luck points per scored deal; null when no luck is stored"})
     luck_adjusted = fields.Float(allow_none=True, metadata={
         "description": "Luck-adjusted points per scored deal"})
+    decision_loss = fields.Float(allow_none=True, metadata={
+        "description": "Two-player gin: expected deal points given away per decision "
+                       "judged by the evaluator (docs/ANALYSIS.md, Decision loss); null "
+                       "when none is judged"})
+    decision_accuracy = fields.Float(allow_none=True, metadata={
+        "description": "Two-player gin: the evaluator's accuracy over those decisions, "
+                       "percent"})
 
 
 class LeaderboardSchema(Schema):
@@ -227,10 +234,12 @@ def months(args: dict[str, Any], player: str) -> dict[str, Any]:
 @blp.response(200, LeaderboardSchema, example={"players": [
     {"rank": 1, "player": "ana", "games": 7, "wins": 4, "win_rate": 0.5714, "deals": 7,
      "points_per_deal": 39.57, "rating": 3.21, "accuracy": 91.3, "discard_error": 0.412,
-     "errors": 9.57, "luck": 4.18, "luck_adjusted": 35.39},
+     "errors": 9.57, "luck": 4.18, "luck_adjusted": 35.39, "decision_loss": 0.0841,
+     "decision_accuracy": 97.62},
     {"rank": 2, "player": "ben", "games": 7, "wins": 2, "win_rate": 0.2857, "deals": 7,
      "points_per_deal": 6.0, "rating": -1.87, "accuracy": 84.62, "discard_error": 1.077,
-     "errors": 17.31, "luck": -4.18, "luck_adjusted": 10.18}], "next": None,
+     "errors": 17.31, "luck": -4.18, "luck_adjusted": 10.18, "decision_loss": 0.2013,
+     "decision_accuracy": 93.4}], "next": None,
     "analysis": {"backlog": 0, "complete": True, "running": True}},
     headers={"Link": {
     "description": 'RFC 8288: <next page>; rel="next" when there are more players',
@@ -240,9 +249,11 @@ def months(args: dict[str, Any], player: str) -> dict[str, Any]:
                  "rating or a move-analysis figure",
          description="`sort=rating` needs a `variant` and lists the players rated there. "
                      "The move-analysis keys (`accuracy`, `discard_error`, `errors`, "
-                     "`luck`, `luck_adjusted`; docs/ANALYSIS.md) list only the players "
-                     "with analysed games (for `luck` and `luck_adjusted`: with stored "
-                     "luck); each row carries those figures, null when the player has "
+                     "`luck`, `luck_adjusted`, `decision_loss`, `decision_accuracy`; "
+                     "docs/ANALYSIS.md) list only the players with analysed games (for "
+                     "`luck` and `luck_adjusted`: with stored luck; for the decision "
+                     "keys: with two-player gin decisions judged); each row carries "
+                     "those figures, null when the player has "
                      "none. They are over the games analysed so far: `analysis` says how "
                      "many stored games are not analysed yet.")
 def board(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:

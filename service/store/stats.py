@@ -24,12 +24,14 @@ GIN_FIGURES = ("gins", "knocks", "knocks_won", "undercuts_made", "undercuts_suff
 SORT_KEYS = {"wins": "wins", "win_rate": "win_rate", "points_per_deal": "points_per_deal",
              "games": "games", "rating": "rating", "accuracy": "accuracy",
              "discard_error": "discard_error", "errors": "errors", "luck": "luck",
-             "luck_adjusted": "luck_adjusted"}
+             "luck_adjusted": "luck_adjusted", "decision_loss": "decision_loss",
+             "decision_accuracy": "decision_accuracy"}
 # The keys of the move analysis (docs/ANALYSIS.md): sorted on, they list only the players
 # that have the figure (analysed decisions; for luck, scored deals whose luck is stored).
 ANALYSIS_SORT_KEYS = {"accuracy": "a.decisions > 0", "discard_error": "a.decisions > 0",
                       "errors": "a.decisions > 0", "luck": "a.luck_deals > 0",
-                      "luck_adjusted": "a.luck_deals > 0"}
+                      "luck_adjusted": "a.luck_deals > 0", "decision_loss": "a.judged > 0",
+                      "decision_accuracy": "a.judged > 0"}
 # Every fact of an analysis row but fed cards (the kinds of ``analysis.facts.ERRORS``).
 _ERROR_COLUMNS = ("missed_gin + missed_knock + knock_into_undercut + discard_error + "
                   "missed_layoff + missed_out + missed_rummy")
@@ -217,7 +219,9 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
     Each row has the player's move-analysis figures over their analysed games with the
     same filters (docs/ANALYSIS.md): ``accuracy`` (percent), ``discard_error`` (average
     per decision), ``errors`` (facts other than fed cards per 100 decisions), ``luck``
-    and ``luck_adjusted`` (per scored deal); None when the player has none of them.
+    and ``luck_adjusted`` (per scored deal), ``decision_loss`` (two-player gin: expected
+    deal points given away per decision judged) and ``decision_accuracy`` (percent);
+    None when the player has none of them.
     Sorting on one lists only the players that have it.
 
     The figures move as games are stored: with ``walk`` the pages read its snapshot
@@ -250,7 +254,9 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
             {analysed("a.discard_points", "a.decisions", 3)} AS discard_error,
             {analysed("100 * a.errors", "a.decisions", 2)} AS errors,
             {analysed("a.luck_e4", "(10000 * a.luck_deals)", 2)} AS luck,
-            {analysed("a.adjusted_e8", "(100000000 * a.luck_deals)", 2)} AS luck_adjusted"""
+            {analysed("a.adjusted_e8", "(100000000 * a.luck_deals)", 2)} AS luck_adjusted,
+            {analysed("a.loss_e6", "(1000000 * a.judged)", 4)} AS decision_loss,
+            {analysed("a.accuracy_e6", "(1000000 * a.judged)", 2)} AS decision_accuracy"""
     # luck_adjusted: each player's luck weighed by their own cross-fitted share of it
     # (service.analysis.luck_share), not all of it
     analysis = f"""{luck_ctes("player", f" AND {scope}{where}")},
@@ -260,11 +266,12 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
                    coalesce(luck.adjusted_e8, 0) AS adjusted_e8
             FROM (SELECT player, sum(decisions) AS decisions, sum(accurate) AS accurate,
                          sum(discard_error_points) AS discard_points,
-                         sum({_ERROR_COLUMNS}) AS errors
+                         sum({_ERROR_COLUMNS}) AS errors, sum(judged) AS judged,
+                         sum(loss_e6) AS loss_e6, sum(accuracy_e6) AS accuracy_e6
                   FROM analysis_players WHERE {scope}{where} GROUP BY player) s
             LEFT JOIN luck USING (player))"""
     columns = ("player, games, wins, win_rate, deals, points_per_deal, rating, accuracy, "
-               "discard_error, errors, luck, luck_adjusted")
+               "discard_error, errors, luck, luck_adjusted, decision_loss, decision_accuracy")
     sql = f"""
         WITH g AS (
             SELECT player, count(*) FILTER (WHERE finished) AS games,
@@ -304,9 +311,10 @@ def leaderboard(store: Reader, flt: StatsFilter, sort: str, order: str, min_game
     return [{"player": p, "games": games, "wins": wins, "win_rate": float(rate),
              "deals": deals, "points_per_deal": float(ppd), "rating": rating,
              "accuracy": accuracy, "discard_error": discard, "errors": errors,
-             "luck": luck, "luck_adjusted": adjusted}
+             "luck": luck, "luck_adjusted": adjusted, "decision_loss": loss,
+             "decision_accuracy": judged_accuracy}
             for p, games, wins, rate, deals, ppd, rating, accuracy, discard, errors, luck,
-            adjusted in rows]
+            adjusted, loss, judged_accuracy in rows]
 
 
 def head_to_head(store: Reader, a: str, b: str,

@@ -69,7 +69,8 @@ LEADERBOARD_COLUMNS = (("games", "Games"), ("wins", "Wins"), ("win_rate", "Win r
                        ("points_per_deal", "Points per deal"), ("rating", "Rating"),
                        ("accuracy", "Accuracy"), ("discard_error", "Discard error"),
                        ("errors", "Errors /100"), ("luck", "Luck"),
-                       ("luck_adjusted", "Luck-adjusted"))
+                       ("luck_adjusted", "Luck-adjusted"), ("decision_loss", "Decision loss"),
+                       ("decision_accuracy", "Evaluator accuracy"))
 
 
 def _figure(key: str, value: Any) -> str:
@@ -78,8 +79,10 @@ def _figure(key: str, value: Any) -> str:
         return "—"
     if key == "win_rate":
         return f"{value * 100:.1f}%"
-    if key == "accuracy":
+    if key in ("accuracy", "decision_accuracy"):
         return f"{value:.1f}%"
+    if key == "decision_loss":
+        return f"{value:.3f}"
     if key in ("games", "wins"):
         return str(value)
     return f"{value:.2f}"

@@ -278,6 +278,39 @@ def test_the_leaderboard_sorts_on_the_analysis_figures(client):
     assert_problem(client.get(f"{API}/players?sort=luckiness"), 400, "invalid-parameter")
 
 
+def test_the_leaderboard_sorts_on_the_decision_loss(client):
+    """``decision_loss`` and ``decision_accuracy``: each gin player's figures over the
+    decisions judged (as their own analysis has them: each decision's rounded to
+    0.000001, summed, averaged); the Rummy-only players have none, and sorted on either
+    key they are left out."""
+    logs, _ = analysed_corpus(client)
+    losses: dict[str, list[float]] = {}
+    for log in logs:
+        for x in game_decisions(parse_game(log)):
+            losses.setdefault(x.player, []).append(x.loss)
+    assert len(losses) >= 2
+    want = {p: (round(sum(round(x * 1e6) for x in v) / len(v) / 1e6, 4),
+                round(sum(round(accuracy_of(x) * 1e6) for x in v) / len(v) / 1e6, 2))
+            for p, v in losses.items()}
+    board = {row["player"]: row for row in
+             client.get(f"{API}/players?sort=games&limit=100").get_json()["players"]}
+    everyone = {p for log in logs for p in log["players"]}
+    assert set(board) == everyone and everyone - set(want)
+    for player, row in board.items():
+        got = (row["decision_loss"], row["decision_accuracy"])
+        assert got == want.get(player, (None, None)), player
+        if player in want:
+            own = client.get(f"{API}/players/{player}/analysis?variant=gin").get_json()
+            assert own["variants"]["gin"]["decision_loss"]["average_loss"] == got[0]
+    for key, at in (("decision_loss", 0), ("decision_accuracy", 1)):
+        for order in ("asc", "desc"):
+            rows = client.get(f"{API}/players?sort={key}&order={order}&limit=100"
+                              ).get_json()["players"]
+            sign = -1 if order == "desc" else 1
+            assert [r["player"] for r in rows] == sorted(
+                want, key=lambda p, at=at, sign=sign: (sign * want[p][at], p)), (key, order)
+
+
 def test_the_answers_of_analysis_figures_say_how_many_games_are_not_analysed_yet(client):
     """The player figures, the leaderboard and the integrity screen are sums over the
     games analysed so far: each answer says how many stored games are not, and whether

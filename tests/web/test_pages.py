@@ -270,7 +270,8 @@ def test_the_leaderboard_is_the_apis(client):
     # Every sort key of the API but rating (which needs a variant), the move analysis's
     # too: on these unanalysed games they list nobody, as the API does.
     for sort in ("wins", "win_rate", "points_per_deal", "games", "accuracy",
-                 "discard_error", "errors", "luck", "luck_adjusted"):
+                 "discard_error", "errors", "luck", "luck_adjusted", "decision_loss",
+                 "decision_accuracy"):
         api = client.get(f"/api/v1/players?sort={sort}&limit=100").get_json()["players"]
         html = _page(client, f"/players?sort={sort}")
         assert re.findall(r'<tr data-player="([^"]+)">', html) == [r["player"] for r in api]
