@@ -142,6 +142,19 @@ const ACTIONS = {
       `${PAGES}/games/${encodeURIComponent(r.body.id)}`);
     return null;
   },
+  async restore(form) {
+    const id = form.dataset.game;
+    const reason = form.elements.reason.value.trim();
+    const r = await call("POST", `${game(id)}/restore`, JSON.stringify({ reason }), "application/json");
+    if (!r.ok) return `nothing changed: ${problemText(r.body, r.status)}`;
+    let text = `Game ${short(id)} is restored (reason: ${r.body.reason}): it counts again.`;
+    if (r.body.warning) {
+      text += ` Its round and table are re-entered: ${r.body.at_table.map(short).join(", ")} ${r.body.at_table.length === 1 ? "holds" : "hold"} it too, and the table counts for nothing until one game is kept.`;
+    }
+    // From the tournament's list, its page again (the table's state); else the game's.
+    done(text, "stay" in form.dataset ? undefined : `${PAGES}/games/${encodeURIComponent(id)}`);
+    return null;
+  },
   async keep(form, submitter) {
     const kept = submitter?.value;
     if (!kept) return "choose the game to keep";
