@@ -127,6 +127,27 @@ def test_a_restored_game_is_live_and_its_withdrawal_is_kept(store):
     assert store.delete_game(rec.id, "key-abc", "again", later)[1] is True
 
 
+def test_a_game_withdrawn_before_its_analysis_is_analysed_once_restored(tmp_path):
+    """The analysis catch-up walks the games in upload order; a game restored behind its
+    place (withdrawn before it was analysed) is taken again from there."""
+    from service.store.analysis import CatchUp, backlog
+
+    store = Store(tmp_path / "db.duckdb")
+    try:
+        gone, *others = [record(id=f"game-{k}") for k in range(3)]
+        store.add_games([gone, *others])
+        at = datetime(2024, 5, 1, tzinfo=UTC)
+        store.delete_game(gone.id, None, "typo", at)
+        store.catchup = catchup = CatchUp(store, processes=0)
+        assert catchup.step_all() == 2 and backlog(store) == 0
+        assert store.restore_game(gone.id, None, "no typo", at).outcome == "restored"
+        assert catchup.backlog() == 1 and backlog(store) == 1
+        assert catchup.step_all() == 1 and backlog(store) == 0
+    finally:
+        store.catchup = None
+        store.close()
+
+
 def test_same_game_is_stored_once(store):
     rec = record()
     assert store.add_games([rec]) == [(rec.id, True)]

@@ -886,8 +886,8 @@ class Store(StoreReads):
             try:
                 with transaction(cur):
                     game = cur.execute(
-                        "SELECT tournament_id, tournament_round, tournament_table FROM games "
-                        "WHERE id = ?", [gid]).fetchall()
+                        "SELECT tournament_id, tournament_round, tournament_table, seq "
+                        "FROM games WHERE id = ?", [gid]).fetchall()
                     if not game:
                         return Restoration("no-game")
                     withdrawal = cur.execute(
@@ -910,7 +910,7 @@ class Store(StoreReads):
                     cur.execute("DELETE FROM replacements WHERE game_id = ?", [gid])
                     if self._ratings is not None:
                         pending = self._ratings.restore(cur, gid)
-                    tournament, round_, table = game[0]
+                    tournament, round_, table, seq = game[0]
                     at_table = [] if None in (tournament, round_, table) else [
                         row[0] for row in cur.execute(
                             f"SELECT id FROM games WHERE tournament_id = ? AND "
@@ -923,6 +923,11 @@ class Store(StoreReads):
                 raise StoreError(f"database error: {error}") from error
             if self._ratings is not None:
                 self._ratings.commit(pending)
+        # A game withdrawn before it was analysed waits for its analysis again: the
+        # catch-up goes back to its place, and the backlog is counted again when asked.
+        self._backlog = None
+        if self.catchup is not None:
+            self.catchup.rewind(seq)
         return Restoration("restored", dict(zip(_RESTORATION, (
             gid, n, at, by, reason, deleted_at, deleted_by, deleted_reason, replaced_by),
             strict=True)), at_table=at_table)
