@@ -249,7 +249,10 @@ def test_a_withdrawn_games_page_offers_to_restore_it_and_lists_its_restorations(
     restored = client.post(f"/api/v1/games/{gid}/restore", json={"reason": "right event"},
                            headers=KEY)
     assert restored.status_code == 200
-    assert client.get(f"/games/{gid}", headers=BROWSER).status_code == 200
+    live = page(client, f"/games/{gid}")  # the live game's panel keeps the trail too
+    [listed] = re.findall(r'<ol class="restorations" id="restorations"[^>]*>(.*?)</ol>', live,
+                          re.S)
+    assert "by director (wrong event)" in listed and "(reason: right event)" in listed
     assert client.delete(f"/api/v1/games/{gid}?reason=really+wrong",
                          headers=KEY).status_code == 200
     html = client.get(f"/games/{gid}", headers=BROWSER).get_data(as_text=True)
