@@ -18,6 +18,7 @@ from flask import Blueprint, Flask, Response, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from ..api import problems
+from ..api.auth import writes_need_a_key
 from ..api.spec import PREFIX
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
@@ -86,8 +87,6 @@ def _withdrawn_game(extra: dict) -> dict | None:
     the page's own address), its earlier restorations (the audit trail: each with the
     withdrawal it undid), whether a key is needed, and the live correction that has to
     be withdrawn first, if one replaced it."""
-    from ..api.auth import writes_need_a_key
-
     game_id = (request.view_args or {}).get("game_id")
     if not isinstance(game_id, str):
         return None
