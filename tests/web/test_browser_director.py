@@ -332,6 +332,8 @@ def test_a_game_withdrawn_by_mistake_is_restored_from_its_page_and_from_the_list
     assert status == 200
 
     page = watched.page
+    asked: list[str] = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     page.goto(f"/games/{first}")
     answer = page.locator("#director-answer")
     page.fill("#director-key", KEY)
@@ -343,6 +345,8 @@ def test_a_game_withdrawn_by_mistake_is_restored_from_its_page_and_from_the_list
     sync_api.expect(answer).to_have_text(
         f"Game {first[:12]} is restored (reason: withdrawn by mistake): it counts again.")
     assert server.request("GET", f"/api/v1/games/{first}")[0] == 200
+    assert asked == [f"Restore game {first[:12]}? It counts again in the standings, "
+                     "statistics and ratings (its withdrawal stays on record)."]
     # The browser logs the withdrawn page's 410 itself, and nothing else.
     assert {"410" in error for error in watched.errors} <= {True}
     watched.errors.clear()

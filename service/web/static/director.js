@@ -6,8 +6,8 @@
 // page is loaded again, to show the state the server now holds, and says what was done.
 // The answer is a live region that gets the focus once an action is done, so that it is
 // heard and read at once; it is cleared when a form is changed or another action starts,
-// never left over from the last one.  An action that withdraws a game or a ruling asks
-// first (dismissed, nothing is sent).
+// never left over from the last one.  An action that withdraws a game or a ruling, or
+// restores a withdrawn game, asks first (dismissed, nothing is sent).
 
 const API = document.body.dataset.api;
 const PAGES = document.body.dataset.root;
@@ -170,9 +170,12 @@ const ACTIONS = {
   },
 };
 
-/** The question an action that withdraws a game or a ruling asks first, in words; none
- * for the others. */
+/** The question an action that withdraws a game or a ruling, or restores a game, asks
+ * first, in words; none for the others. */
 const QUESTIONS = {
+  restore(form) {
+    return `Restore game ${short(form.dataset.game)}? It counts again in the standings, statistics and ratings (its withdrawal stays on record).`;
+  },
   unrule(form) {
     return `Withdraw the ruling on game ${short(form.dataset.game)}? Its matter is open again.`;
   },
