@@ -74,6 +74,80 @@ def test_migrations_run_once(tmp_path):
     again.close()
 
 
+def test_a_store_of_version_10_gains_the_restorations_and_keeps_its_withdrawals(tmp_path):
+    """Migration 11 on a file made before it: its withdrawals stay as they were, and its
+    games can be restored."""
+    import duckdb
+
+    from service.store.migrations import BOOKKEEPING
+
+    path = tmp_path / "db.duckdb"
+    Store(path, ratings=False).close()
+    con = duckdb.connect(str(path))
+    con.execute("DROP TABLE restorations")
+    con.execute("DELETE FROM schema_migrations WHERE version = 11")
+    con.execute(BOOKKEEPING)
+    con.close()
+    old = Store(path, read_only=True)
+    assert old.schema_version == 10
+    old.close()
+    with_a_game = Store(path)
+    rec = record(id="before")
+    with_a_game.add_games([rec])
+    at = datetime(2024, 5, 1, tzinfo=UTC)
+    with_a_game.delete_game(rec.id, "key-abc", "typo", at)
+    with_a_game.close()
+
+    migrated = Store(path)
+    assert migrated.schema_version == LATEST == 11
+    assert migrated.deletion(rec.id)["reason"] == "typo"
+    done = migrated.restore_game(rec.id, "key-def", "no typo", at)
+    assert done.outcome == "restored" and done.restoration["deleted_reason"] == "typo"
+    assert migrated.get_game(rec.id) is not None and migrated.deletion(rec.id) is None
+    migrated.close()
+
+
+def test_a_restored_game_is_live_and_its_withdrawal_is_kept(store):
+    rec = record(id="restored")
+    store.add_games([rec])
+    at = datetime(2024, 5, 1, 19, 30, tzinfo=UTC)
+    later = datetime(2024, 5, 2, tzinfo=UTC)
+    assert store.restore_game("0" * 24, "key-abc", "r", later).outcome == "no-game"
+    assert store.restore_game(rec.id, "key-abc", "r", later).outcome == "not-withdrawn"
+    store.delete_game(rec.id, "key-abc", "typo", at)
+    done = store.restore_game(rec.id, "key-def", "no typo", later)
+    assert done.outcome == "restored" and done.at_table == []
+    assert done.restoration == {
+        "id": rec.id, "n": 1, "restored_at": later, "restored_by": "key-def",
+        "reason": "no typo", "deleted_at": at, "deleted_by": "key-abc",
+        "deleted_reason": "typo", "replaced_by": None}
+    assert store.get_game(rec.id) is not None and store.deletion(rec.id) is None
+    assert [g["id"] for g in store.list_games(GameFilter(), 10)] == [rec.id]
+    # Withdrawn again: a new withdrawal, recorded as the first one was.
+    assert store.delete_game(rec.id, "key-abc", "again", later)[1] is True
+
+
+def test_a_game_withdrawn_before_its_analysis_is_analysed_once_restored(tmp_path):
+    """The analysis catch-up walks the games in upload order; a game restored behind its
+    place (withdrawn before it was analysed) is taken again from there."""
+    from service.store.analysis import CatchUp, backlog
+
+    store = Store(tmp_path / "db.duckdb")
+    try:
+        gone, *others = [record(id=f"game-{k}") for k in range(3)]
+        store.add_games([gone, *others])
+        at = datetime(2024, 5, 1, tzinfo=UTC)
+        store.delete_game(gone.id, None, "typo", at)
+        store.catchup = catchup = CatchUp(store, processes=0)
+        assert catchup.step_all() == 2 and backlog(store) == 0
+        assert store.restore_game(gone.id, None, "no typo", at).outcome == "restored"
+        assert catchup.backlog() == 1 and backlog(store) == 1
+        assert catchup.step_all() == 1 and backlog(store) == 0
+    finally:
+        store.catchup = None
+        store.close()
+
+
 def test_same_game_is_stored_once(store):
     rec = record()
     assert store.add_games([rec]) == [(rec.id, True)]

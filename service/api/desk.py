@@ -3,7 +3,8 @@
 ``PUT /games/{id}/ruling`` records a ruling (write key), ``GET`` reads it with its
 history, ``DELETE`` withdraws it; ``GET /tournaments/{id}/withdrawn`` lists the games
 deleted or replaced; ``POST /tournaments/{id}/tables/{round}/{table}/keep`` keeps one
-game of a re-entered table and withdraws the others in one transaction.  What a ruling makes a game count for, and which rulings each
+game of a re-entered table and withdraws the others in one transaction; ``POST
+/games/{id}/restore`` undoes a withdrawal.  What a ruling makes a game count for, and which rulings each
 verdict allows, is ``service.store.counting`` (docs/TOURNAMENTS.md).  A ruling never
 changes the stored log or the engine's verdict.
 """
@@ -25,6 +26,7 @@ from ..engine.logformat.names import name_problem
 from ..store.counting import ALLOWED, FORFEIT, RANKINGS, RULINGS, TIE_BREAKS, allowed
 from ..store.desk import (
     current_ruling,
+    restoration_history,
     ruling_history,
     tournament_known,
     tournament_settings,
@@ -43,9 +45,12 @@ from .games_schemas import (
 )
 from .intake import JSON_TYPES, read_body, require_media_type
 from .problems import (
+    INVALID_PARAMETER,
     NO_RULING,
     NOT_AT_TABLE,
     NOT_FOUND,
+    NOT_WITHDRAWN,
+    REPLACED,
     RULING_NOT_ALLOWED,
     VALIDATION_ERROR,
     Problem,
@@ -360,6 +365,127 @@ def keep_game(tournament_id: str, round: int, table: str) -> dict[str, Any]:
                       "withdrawn": url_for("desk.get_withdrawn", tournament_id=tournament_id),
                       "tournament": url_for("tournaments.get_tournament",
                                             tournament_id=tournament_id)}}
+
+
+# --------------------------------------------------------------------------- restore
+
+class RestoredSchema(Schema):
+    """One restoration of a game: who restored it, when and why, and the withdrawal it
+    undid."""
+
+    n = fields.Integer(required=True, metadata={"description": "1 for the game's first "
+                                                               "restoration"})
+    restored_at = UtcDateTime(required=True)
+    restored_by = fields.String(allow_none=True, metadata={
+        "description": "The uploader label of the write key used, null when writes are open"})
+    reason = fields.String(required=True)
+    deleted_at = UtcDateTime(required=True, metadata={
+        "description": "When the withdrawal undone was made"})
+    deleted_by = fields.String(allow_none=True)
+    deleted_reason = fields.String(allow_none=True, metadata={
+        "description": "The withdrawal's reason"})
+    replaced_by = fields.String(allow_none=True, metadata={
+        "description": "The correction that had replaced the game (withdrawn since), or "
+                       "null for a game deleted"})
+
+
+class RestorationSchema(RestoredSchema):
+    id = fields.String(required=True, metadata={"description": "The game restored"})
+    warning = fields.String(allow_none=True, required=True, metadata={
+        "description": "Set when other live games hold the game's tournament round and "
+                       "table: the table is re-entered (duplicate_table), held out of the "
+                       "standings until all but one are withdrawn"})
+    at_table = fields.List(fields.String(), required=True, metadata={
+        "description": "Those other live games of the round and table, in upload order "
+                       "(none: no warning)"})
+    restorations = fields.List(fields.Nested(RestoredSchema), required=True, metadata={
+        "description": "Every restoration of the game, oldest first, this one last"})
+    links = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+
+
+def _restore_refused(field: str, message: str) -> Problem:
+    return Problem(400, INVALID_PARAMETER, f"the body must be a JSON object {{\"reason\": "
+                   f"\"...\"}} (1 to {MAX_REASON_LENGTH} characters): {field}: {message}",
+                   errors={field: [message]})
+
+
+def _restore_body() -> str:
+    """The reason of a restore body, or a 400 problem naming what is wrong."""
+    require_media_type(JSON_TYPES)
+    raw = read_body(64 << 10)
+    try:
+        body = load_json(raw, 64 << 10)
+    except LogValidationError:
+        body = None
+    if not isinstance(body, dict):
+        raise _restore_refused("$", "a JSON object {\"reason\"}")
+    extra = set(body) - {"reason"}
+    if extra:
+        raise _restore_refused(sorted(extra)[0][:64], "unknown field")
+    reason = body.get("reason")
+    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH:
+        raise _restore_refused("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters")
+    return reason.strip()
+
+
+@blp.route("/games/<game_id:game_id>/restore", methods=["POST"])
+@write_access
+@blp.response(200, RestorationSchema, example={
+    "id": "5d69bdc52cdd76ed28a89e91", "n": 1, "restored_at": "2024-05-12T18:30:00Z",
+    "restored_by": "key-3f2a9c0d1e4b", "reason": "withdrawn by mistake: table 3 was B",
+    "deleted_at": "2024-05-12T18:00:00Z", "deleted_by": "key-3f2a9c0d1e4b",
+    "deleted_reason": "uploaded twice", "replaced_by": None, "warning": None,
+    "at_table": [], "restorations": [{
+        "n": 1, "restored_at": "2024-05-12T18:30:00Z", "restored_by": "key-3f2a9c0d1e4b",
+        "reason": "withdrawn by mistake: table 3 was B",
+        "deleted_at": "2024-05-12T18:00:00Z", "deleted_by": "key-3f2a9c0d1e4b",
+        "deleted_reason": "uploaded twice", "replaced_by": None}],
+    "links": {"self": f"{PREFIX}/games/5d69bdc52cdd76ed28a89e91"}})
+@problem_responses(blp, 400, 401, 403, 404, 409, 415)
+@blp.doc(summary="Restore a withdrawn game: it counts again",
+         description="A JSON body {\"reason\"}. The game withdrawn (DELETE /games/{id}, a "
+                     "replacement or a keep) is live again: in the listings, standings, "
+                     "statistics, crosstables, exports, and in the ratings, which are "
+                     "replayed from its place as if it had never been withdrawn. The "
+                     "withdrawal stays in the audit trail: it is kept with the restoration "
+                     "(who, when, why) in 'restorations'. 409 not-withdrawn when the game "
+                     "is live; 409 replaced when a correction replaced it and is still live "
+                     "('replaced_by': withdraw it first). When other live games hold the "
+                     "game's tournament round and table, it is restored all the same and "
+                     "the answer says so in 'warning', with those games in 'at_table': the "
+                     "table is re-entered, out of the standings until settled.",
+         requestBody={"required": True, "content": {"application/json": {"schema": {
+             "type": "object", "additionalProperties": False, "required": ["reason"],
+             "properties": {"reason": {"type": "string", "minLength": 1, "pattern": r"\S",
+                                       "maxLength": MAX_REASON_LENGTH}}},
+             "example": {"reason": "withdrawn by mistake: table 3 was B"}}}})
+def restore_game(game_id: str) -> dict[str, Any]:
+    reason = _restore_body()
+    done = None
+    if len(game_id) <= 64:
+        done = current_store().restore_game(game_id, g.uploader, reason, datetime.now(UTC))
+    if done is None or done.outcome == "no-game":
+        raise Problem(404, NOT_FOUND, f"there is no game {game_id[:64]!r}")
+    if done.outcome == "not-withdrawn":
+        raise Problem(409, NOT_WITHDRAWN, f"game {game_id} is not withdrawn: it counts "
+                      "already; nothing changed", links={"self": game_url(game_id)})
+    if done.outcome == "replaced":
+        live = done.replaced_by
+        raise Problem(409, REPLACED, f"game {game_id} was replaced by game {live}, which is "
+                      f"live: withdraw game {live} first, then restore this one; nothing "
+                      "changed", replaced_by=live,
+                      links={"self": game_url(game_id), "replaced_by": game_url(live)})
+    restored = done.restoration
+    assert restored is not None
+    warning = None
+    if done.at_table:
+        warning = (f"{len(done.at_table)} other live game"
+                   f"{'' if len(done.at_table) == 1 else 's'} hold this round and table "
+                   f"({', '.join(done.at_table)}): the table is re-entered, and none of "
+                   "its games counts in the standings until all but one are withdrawn")
+    return {**restored, "warning": warning, "at_table": done.at_table,
+            "restorations": restoration_history(current_store(), game_id),
+            "links": {"self": game_url(game_id)}}
 
 
 # --------------------------------------------------------------------------- settings

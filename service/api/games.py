@@ -20,6 +20,7 @@ from ..engine import LogValidationError, load_json, parse_game
 from ..engine.model import Game
 from ..engine.state import NoSuchPosition, state_after
 from ..store import GameFilter, Replacement
+from ..store.desk import restoration_history
 from ..store.stats import tournament_of
 from .auth import read_access, write_access
 from .config import current_store, settings
@@ -109,6 +110,11 @@ def _not_found(game_id: str) -> Problem:
             problem.description += f"; it was replaced by game {replaced_by}"
             problem.extra["replaced_by"] = replaced_by
             problem.extra["links"]["replaced_by"] = game_url(replaced_by)
+        restored = restoration_history(current_store(), game_id)
+        if restored:  # withdrawn again after a restoration: the earlier ones
+            problem.extra["restorations"] = [
+                {**entry, "restored_at": utc_text(entry["restored_at"]),
+                 "deleted_at": utc_text(entry["deleted_at"])} for entry in restored]
         return problem
     return Problem(404, NOT_FOUND, f"there is no game {game_id[:64]!r}")
 

@@ -57,6 +57,8 @@ NOT_AT_TABLE = "not-at-table"  # 409: a game to keep that is not a live game of 
 # 409: a correction naming another variant, tournament, round or table than its game
 REPLACEMENT_ELSEWHERE = "replacement-elsewhere"
 VERIFIER_UNAVAILABLE = "verifier-unavailable"  # 503: a batch line whose verifying process ended
+NOT_WITHDRAWN = "not-withdrawn"  # 409: restoring a game that is live
+REPLACED = "replaced"  # 409: restoring a game whose correction is still live
 
 _BY_STATUS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUND,
               405: METHOD_NOT_ALLOWED, 406: NOT_ACCEPTABLE, 408: REQUEST_TIMEOUT,
@@ -72,7 +74,7 @@ PROBLEM_TYPES: tuple[str, ...] = (
     VALIDATION_ERROR, BATCH_STOPPED, HEADER_FIELDS_TOO_LARGE, INTERNAL_ERROR, NOT_IMPLEMENTED,
     BAD_GATEWAY, DATABASE_UNAVAILABLE, GATEWAY_TIMEOUT, HTTP_VERSION_NOT_SUPPORTED, DEGRADED,
     STORE_BUSY, VERIFIER_UNAVAILABLE, RULING_NOT_ALLOWED, NO_RULING, REPLACES_ITSELF,
-    NOT_AT_TABLE, REPLACEMENT_ELSEWHERE)
+    NOT_AT_TABLE, REPLACEMENT_ELSEWHERE, NOT_WITHDRAWN, REPLACED)
 
 # What a validation problem lists of a document's errors: its answer stays small however
 # many fields are wrong and however long the keys the document invented.

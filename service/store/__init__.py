@@ -7,6 +7,7 @@ from .db import (
     GameRows,
     Reader,
     Replacement,
+    Restoration,
     Store,
     StoreBusy,
     StoreError,
@@ -16,6 +17,7 @@ from .db import (
 )
 from .records import GameRecord, build_record, game_id
 
-__all__ = ["Answer", "Cursor", "GameFilter", "GameRecord", "GameRows", "Reader", "Replacement", "Store",
+__all__ = ["Answer", "Cursor", "GameFilter", "GameRecord", "GameRows", "Reader", "Replacement",
+           "Restoration", "Store",
            "StoreBusy", "StoreError", "StoreLocked", "build_record", "game_id", "game_rows",
            "joined"]

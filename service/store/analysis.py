@@ -168,6 +168,7 @@ class CatchUp:
         self.last_error: str | None = None
         self._failed: set[str] = set()  # ids of the games whose analysis failed
         self._after = 0  # the seq of the last game taken: all before it are done
+        self._rewind: int | None = None  # a place to go back to (``rewind``)
         self._counted: tuple[float, int] | None = None  # (when, backlog) last counted
         self._stop = threading.Event()
         self._pool: list[_Worker] = []
@@ -201,6 +202,9 @@ class CatchUp:
         ``processes`` workers, which analyse their shares side by side, and the store
         reads the next batch meanwhile; while it is in use, ``BATCH`` games for one
         worker (see ``rest_after``)."""
+        rewind, self._rewind = self._rewind, None
+        if rewind is not None and rewind < self._after:
+            self._after, self._next = rewind, None
         idle = self.idle()
         workers = max(1, self.processes) if idle else 1
         chosen, self._next = self._next, None
@@ -238,8 +242,9 @@ class CatchUp:
         now = time.monotonic()
         counted = self._counted
         if counted is None or now - counted[0] >= BACKLOG_EVERY:
-            counted = self._counted = (now, backlog(self.store, self._after)
-                                       + len(self._failed))
+            rewind = self._rewind
+            after = self._after if rewind is None else min(self._after, rewind)
+            counted = self._counted = (now, backlog(self.store, after) + len(self._failed))
         return counted[1]
 
     def note_stored(self, games: int) -> None:
@@ -247,6 +252,14 @@ class CatchUp:
         counted = self._counted
         if counted is not None:
             self._counted = (counted[0], counted[1] + games)
+
+    def rewind(self, seq: int) -> None:
+        """A game of ``seq`` is live again (restored), perhaps withdrawn before it was
+        analysed: the next step looks again from its place (the games analysed since
+        are passed over by ``pending``)."""
+        rewind = self._rewind
+        self._rewind = seq - 1 if rewind is None else min(rewind, seq - 1)
+        self._counted = None
 
     def forget_backlog(self) -> None:
         """Count the backlog again when next asked (analyses were stored)."""

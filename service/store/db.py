@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager, suppress
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -51,6 +51,8 @@ _SCHEMAS = {table: pa.schema(cols) for table, cols in _COLUMNS.items()}
 _STRUCTS = {table: pa.struct(cols) for table, cols in _COLUMNS.items()}
 _CHILD_TABLES = CHILD_TABLES
 _DELETION = ("id", "deleted_at", "deleted_by", "reason")
+_RESTORATION = ("id", "n", "restored_at", "restored_by", "reason", "deleted_at",
+                "deleted_by", "deleted_reason", "replaced_by")
 
 
 
@@ -69,6 +71,20 @@ class Replacement:
     id: str
     created: bool
     deletion: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Restoration:
+    """What ``Store.restore_game`` did: ``outcome`` (``restored``, or why nothing was
+    changed: ``no-game``, ``not-withdrawn``, ``replaced``), the restoration recorded
+    (``restored``: ``n``, ``restored_at``, ``restored_by``, ``reason`` and the
+    withdrawal it undid), the live correction that stops it (``replaced``), and the
+    other live games now at the game's tournament round and table, in upload order."""
+
+    outcome: str
+    restoration: dict[str, Any] | None = None
+    replaced_by: str | None = None
+    at_table: list[str] = field(default_factory=list)
 
 
 class StoreLocked(StoreError):
@@ -853,6 +869,68 @@ class Store(StoreReads):
             return None
         return games, [dict(zip(_DELETION, (gid, at, by, reason), strict=True))
                        for gid in others]
+
+    def restore_game(self, gid: str, by: str | None, reason: str,
+                     at: datetime) -> Restoration:
+        """Undo the withdrawal of a stored game, in one transaction under the write lock:
+        its row of ``deletions`` (and of ``replacements``) moves into ``restorations``
+        with who restored it, when and why, so the game is live again and the
+        withdrawal stays in the audit trail; its pool's ratings are replayed from its
+        place (``Keeper.restore``).  Nothing changes when the game is not stored
+        (``no-game``), is live (``not-withdrawn``), or was replaced by a correction that
+        is still live (``replaced``: that one is to be withdrawn first)."""
+        with self._write_lock:
+            self._catch_up_locked()  # the replay below reads back the rated games
+            cur = self._writer_connection().cursor
+            pending = None
+            try:
+                with transaction(cur):
+                    game = cur.execute(
+                        "SELECT tournament_id, tournament_round, tournament_table, seq "
+                        "FROM games WHERE id = ?", [gid]).fetchall()
+                    if not game:
+                        return Restoration("no-game")
+                    withdrawal = cur.execute(
+                        "SELECT d.deleted_at, d.deleted_by, d.reason, r.replaced_by "
+                        "FROM deletions d LEFT JOIN replacements r ON r.game_id = d.game_id "
+                        "WHERE d.game_id = ?", [gid]).fetchall()
+                    if not withdrawal:
+                        return Restoration("not-withdrawn")
+                    deleted_at, deleted_by, deleted_reason, replaced_by = withdrawal[0]
+                    if replaced_by is not None and not cur.execute(
+                            "SELECT count(*) FROM deletions WHERE game_id = ?",
+                            [replaced_by]).fetchall()[0][0]:
+                        return Restoration("replaced", replaced_by=replaced_by)
+                    n = cur.execute("SELECT coalesce(max(n), 0) + 1 FROM restorations "
+                                    "WHERE game_id = ?", [gid]).fetchall()[0][0]
+                    cur.execute("INSERT INTO restorations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                [gid, n, at, by, reason, deleted_at, deleted_by,
+                                 deleted_reason, replaced_by])
+                    cur.execute("DELETE FROM deletions WHERE game_id = ?", [gid])
+                    cur.execute("DELETE FROM replacements WHERE game_id = ?", [gid])
+                    if self._ratings is not None:
+                        pending = self._ratings.restore(cur, gid)
+                    tournament, round_, table, seq = game[0]
+                    at_table = [] if None in (tournament, round_, table) else [
+                        row[0] for row in cur.execute(
+                            f"SELECT id FROM games WHERE tournament_id = ? AND "
+                            f"tournament_round = ? AND tournament_table = ? AND id <> ? "
+                            f"AND {live('id')} ORDER BY seq",
+                            [tournament, round_, table, gid]).fetchall()]
+            except duckdb.Error as error:
+                if self._ratings is not None:
+                    self._ratings.forget()
+                raise StoreError(f"database error: {error}") from error
+            if self._ratings is not None:
+                self._ratings.commit(pending)
+        # A game withdrawn before it was analysed waits for its analysis again: the
+        # catch-up goes back to its place, and the backlog is counted again when asked.
+        self._backlog = None
+        if self.catchup is not None:
+            self.catchup.rewind(seq)
+        return Restoration("restored", dict(zip(_RESTORATION, (
+            gid, n, at, by, reason, deleted_at, deleted_by, deleted_reason, replaced_by),
+            strict=True)), at_table=at_table)
 
     @staticmethod
     def _replaceable(cur: Any, new: str, old: str) -> tuple[str, dict[str, Any] | None]:

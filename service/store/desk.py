@@ -1,6 +1,7 @@
 """The tournament desk's reads: a game's rulings with their history, and the games
-withdrawn from a tournament (deleted, or replaced by a corrected log).  The writes are
-the store's (``Store.set_ruling``, ``withdraw_ruling``, ``replace_game``)."""
+withdrawn from a tournament (deleted, or replaced by a corrected log), the restorations
+of a game.  The writes are the store's (``Store.set_ruling``, ``withdraw_ruling``,
+``replace_game``, ``restore_game``)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,22 @@ def current_ruling(history: list[dict[str, Any]]) -> dict[str, Any] | None:
         last = history[-1]
         return {key: last[key] for key in ("ruling", "against", "reason", "by", "at")}
     return None
+
+
+_RESTORED = ("n", "restored_at", "restored_by", "reason", "deleted_at", "deleted_by",
+             "deleted_reason", "replaced_by")
+
+
+def restoration_history(store: Reader, gid: str) -> list[dict[str, Any]]:
+    """Every restoration of ``gid``, oldest first: who restored it, when and why, and the
+    withdrawal each undid (``deleted_at``, ``deleted_by``, ``deleted_reason``, and
+    ``replaced_by`` when a correction had replaced it)."""
+    with store.cursor() as cur:
+        rows = cur.execute(
+            "SELECT n, restored_at, restored_by, reason, deleted_at, deleted_by, "
+            "deleted_reason, replaced_by FROM restorations WHERE game_id = ? ORDER BY n",
+            [gid]).fetchall()
+    return [dict(zip(_RESTORED, row, strict=True)) for row in rows]
 
 
 _WITHDRAWN_SQL = """

@@ -259,10 +259,10 @@ class LakeStore(StoreReads):
         (ratings_sql,) = [sql for version, _, sql in MIGRATIONS if version == 5]
         con.execute(ratings_sql)
         rating_tables.recompute(con)
-        # No ruling, replacement or setting in a lake (it is read-only): the tables empty,
-        # so that the tournament audit reads them as everywhere.
+        # No ruling, replacement, setting or restoration in a lake (it is read-only): the
+        # tables empty, so that the tournament audit and the pages read them as everywhere.
         for version, _, sql in MIGRATIONS:
-            if version in (8, 9):
+            if version in (8, 9, 11):
                 con.execute(sql)
         self._define_analysis()
 

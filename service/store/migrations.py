@@ -262,6 +262,25 @@ ALTER TABLE analysis_players ADD COLUMN judged INTEGER;
 ALTER TABLE analysis_players ADD COLUMN loss_e6 BIGINT;
 ALTER TABLE analysis_players ADD COLUMN accuracy_e6 BIGINT;
 """),
+    (11, "tournament desk: withdrawn games restored, with the withdrawal each undid", """
+-- Every restoration of a withdrawn game, in order (n = 1, 2, ...): who restored it, when
+-- and why, and the withdrawal it undid, moved here from deletions (and replacements,
+-- when a corrected log had replaced the game) in the same transaction.  So the game is
+-- live again by the one rule every read keeps (not in deletions), may be withdrawn
+-- again later, and each withdrawal ever made is in deletions (in force) or here.
+CREATE TABLE restorations (
+    game_id        VARCHAR NOT NULL,
+    n              INTEGER NOT NULL,
+    restored_at    TIMESTAMPTZ NOT NULL,
+    restored_by    VARCHAR,            -- the uploader label of the key used, or null
+    reason         VARCHAR NOT NULL,
+    deleted_at     TIMESTAMPTZ NOT NULL, -- the withdrawal undone: its row of deletions
+    deleted_by     VARCHAR,
+    deleted_reason VARCHAR,
+    replaced_by    VARCHAR,            -- the correction that had replaced it, or null
+    PRIMARY KEY (game_id, n)
+);
+"""),
 ]
 
 BOOKKEEPING = """

@@ -9,7 +9,7 @@ memory and appended.  A game that comes before it (an earlier ``played_at`` stor
 later), or the deletion of a rated game, replays the pool from that game's place: the
 ratings as they stood just before it are read back from ``rating_history``, the
 history from there on is dropped, and every counted game from there on is rated
-again, in order.  Both give exactly what a recompute from scratch gives (tested);
+again, in order; a restored game replays its pool from its place the same way.  Both give exactly what a recompute from scratch gives (tested);
 benchmarks/ratings.py measures both.
 
 The SQL of the ratings lives here; the model is ``service.ratings``.
@@ -323,6 +323,19 @@ class Keeper:
                           "WHERE game_id = ? LIMIT 1", [gid]).fetchone()
         if row is not None:
             self._replay(cur, row[0], (row[1], row[2]), pending, until_seq)
+        return pending
+
+    def restore(self, cur: Any, gid: str) -> Pending:
+        """Rate a restored game again (its deletion removed already in this transaction):
+        its pool replayed from its place when it counts, so that the ratings are the
+        ones it would have had, never withdrawn (as ``remove`` replays for a deletion).
+        The games stored are all rated (the caller caught up first), so no bound."""
+        pending = Pending()
+        self._loaded(cur)
+        row = cur.execute(f"SELECT variant, {_AT}, seq FROM games WHERE id = ? AND finished "
+                          "AND status IN ('valid', 'mismatch')", [gid]).fetchone()
+        if row is not None:
+            self._replay(cur, row[0], (row[1], row[2]), pending)
         return pending
 
     def _replay(self, cur: Any, variant: str, since: Key, pending: Pending,

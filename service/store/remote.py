@@ -57,6 +57,7 @@ from .db import (
     Answer,
     GameRows,
     Replacement,
+    Restoration,
     Rows,
     Statement,
     Store,
@@ -252,6 +253,8 @@ def _call(served: _Served, op: str, args: tuple) -> Any:
         return store.replace_game(*args)
     if op == "keep":
         return store.keep_game(*args)
+    if op == "restore":
+        return store.restore_game(*args)
     if op == "rule":
         return store.set_ruling(*args)
     if op == "unrule":
@@ -466,6 +469,11 @@ class _StoreCalls(StoreClient, StoreReads):
                   at: datetime) -> tuple[list[str], list[dict[str, Any]]] | None:
         """As ``Store.keep_game``, in one call."""
         return self.call("keep", tournament_id, round_, table, keep, by, reason, at)
+
+    def restore_game(self, gid: str, by: str | None, reason: str,
+                     at: datetime) -> Restoration:
+        """As ``Store.restore_game``, in one call."""
+        return self.call("restore", gid, by, reason, at)
 
     def set_ruling(self, gid: str, ruling: str, against: str | None, reason: str,
                    by: str | None, at: datetime) -> bool:

@@ -18,6 +18,7 @@ from flask import Blueprint, Flask, Response, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from ..api import problems
+from ..api.auth import writes_need_a_key
 from ..api.spec import PREFIX
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
@@ -56,11 +57,14 @@ def _page_error(error: HTTPException):
             detail = ("The key this browser holds is not one of this server's read keys "
                       "(it may have been changed). Enter the current key.")
     replaced = None
+    withdrawn = None
     if isinstance(error, problems.Problem) and error.kind == problems.GAME_DELETED \
             and status == 410:
         title, detail, replaced = _withdrawn_words(error.extra)
+        withdrawn = _withdrawn_game(error.extra)
     return render_template("error.html", status=status, title=title, detail=detail,
-                           key_page=key_page, replaced=replaced), status, headers
+                           key_page=key_page, replaced=replaced,
+                           withdrawn=withdrawn), status, headers
 
 
 def _withdrawn_words(extra: dict) -> tuple[str, str, str | None]:
@@ -76,6 +80,18 @@ def _withdrawn_words(extra: dict) -> tuple[str, str, str | None]:
         detail += ". A corrected log replaced it"
     return "A withdrawn game", detail + ".", (
         url_for("web.game", game_id=replaced_by) if replaced_by else None)
+
+
+def _withdrawn_game(extra: dict) -> dict | None:
+    """What the withdrawn game's page offers a director: the game to restore (named by
+    the page's own address), its earlier restorations (the audit trail: each with the
+    withdrawal it undid), whether a key is needed, and the live correction that has to
+    be withdrawn first, if one replaced it."""
+    game_id = (request.view_args or {}).get("game_id")
+    if not isinstance(game_id, str):
+        return None
+    return {"id": game_id, "restorations": extra.get("restorations", []),
+            "replaced_by": extra.get("replaced_by"), "key_needed": writes_need_a_key()}
 
 
 def _this_page() -> str:

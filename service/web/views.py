@@ -45,7 +45,13 @@ from ..store.analysis import player_analysis
 from ..store.audit import list_tournaments, ruling_text, standing_order, tournament_audit
 from ..store.counting import RULINGS, SCHEDULE_MISMATCH, allowed
 from ..store.db import filter_names, spellings
-from ..store.desk import current_ruling, ruling_history, withdrawn_by_round, withdrawn_games
+from ..store.desk import (
+    current_ruling,
+    restoration_history,
+    ruling_history,
+    withdrawn_by_round,
+    withdrawn_games,
+)
 from ..store.schedule import game_off_schedule
 from ..store.snapshots import Walk
 from ..store.stats import (
@@ -227,6 +233,7 @@ def game(game_id: str):
     ruling = current_ruling(history)
     return render_template("game.html", title=f"Game {game_id}", game=data,
                            ruling=ruling, ruling_text=ruling_text, history=history,
+                           restorations=restoration_history(current_store(), game_id),
                            allowed=allowed(data["status"],
                                            game_off_schedule(current_store(), data)),
                            meanings=RULINGS,

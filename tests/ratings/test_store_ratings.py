@@ -123,6 +123,29 @@ def test_a_deleted_game_counts_for_nothing(open_store):
     assert_recompute_agrees(store)
 
 
+def test_a_restored_game_counts_as_if_never_withdrawn(open_store):
+    logs = corpus()
+    store, never = open_store("store"), open_store("never")
+    store.submit([record(log) for log in logs])
+    never.submit([record(log) for log in logs])
+    for log in (logs[5], logs[-1], logs[0]):  # early, the last of its pool, the first
+        gone = record(log)
+        store.delete_game(gone.id, "tester", "wrong table", gone.games[2])
+        assert store.restore_game(gone.id, "tester", "right table",
+                                  gone.games[2]).outcome == "restored"
+        assert ratings_of(store) == ratings_of(never)
+        assert history_of(store) == history_of(never)
+        assert_recompute_agrees(store)
+    # Two withdrawn, one restored: as if only the other one had been withdrawn.
+    first, second = record(logs[3]), record(logs[7])
+    store.delete_game(first.id, None, None, first.games[2])
+    store.delete_game(second.id, None, None, second.games[2])
+    never.delete_game(second.id, None, None, second.games[2])
+    store.restore_game(first.id, None, "r", first.games[2])
+    assert ratings_of(store) == ratings_of(never)
+    assert_recompute_agrees(store)
+
+
 def test_a_player_whose_only_game_is_deleted_has_no_rating(open_store):
     store = open_store()
     log = dated(sample("gin-3p"), 1)

@@ -311,3 +311,52 @@ def test_a_public_tournament_opens_without_a_key_and_a_private_one_asks_for_it(
         assert all("401" in error for error in visitor.errors), visitor.errors
     finally:
         private.stop()
+
+
+def test_a_game_withdrawn_by_mistake_is_restored_from_its_page_and_from_the_list(
+        watched, server):
+    """The withdrawn game's page (410) has the Restore form: with a reason, the game is
+    restored and the page moves to the game, saying so; from the tournament's withdrawn
+    list, a copy of a table restored beside the kept one is restored with the warning
+    said in words, and the tournament is provisional again."""
+    where = {"tournament": {"id": "restored", "round": 1, "table": "3"}}
+    first = upload(server, valid(id="first") | where)["id"]
+    second = upload(server, valid(id="second") | where)["id"]
+    status, _, _ = server.request(
+        "POST", "/api/v1/tournaments/restored/tables/1/3/keep",
+        json.dumps({"game": first, "reason": "entered twice"}).encode(),
+        {"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
+    assert status == 200
+    status, _, _ = server.request("DELETE", f"/api/v1/games/{first}?reason=wrong+copy",
+                                  headers={"Authorization": f"Bearer {KEY}"})
+    assert status == 200
+
+    page = watched.page
+    asked: list[str] = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+    page.goto(f"/games/{first}")
+    answer = page.locator("#director-answer")
+    page.fill("#director-key", KEY)
+    page.locator("#restore-form button").click()  # no reason: not sent
+    assert page.locator("#restore-reason").evaluate("(i) => i.validity.valueMissing")
+    page.fill("#restore-reason", "withdrawn by mistake")
+    page.locator("#restore-form button").click()
+    page.wait_for_url(f"**/games/{first}")
+    sync_api.expect(answer).to_have_text(
+        f"Game {first[:12]} is restored (reason: withdrawn by mistake): it counts again.")
+    assert server.request("GET", f"/api/v1/games/{first}")[0] == 200
+    assert asked == [f"Restore game {first[:12]}? It counts again in the standings, "
+                     "statistics and ratings (its withdrawal stays on record)."]
+    # The browser logs the withdrawn page's 410 itself, and nothing else.
+    assert {"410" in error for error in watched.errors} <= {True}
+    watched.errors.clear()
+
+    page.goto("/tournaments/restored")
+    restore = page.locator(f'form[data-action="restore"][data-game="{second}"]')
+    restore.locator('input[name="reason"]').fill("both copies were real games")
+    restore.locator("button").click()
+    sync_api.expect(answer).to_contain_text(
+        f"Game {second[:12]} is restored (reason: both copies were real games): it counts "
+        f"again. Its round and table are re-entered: {first[:12]} holds it too")
+    sync_api.expect(page.locator("#state-title")).to_contain_text("Provisional: 1 matter")
+    assert api(server, "/tournaments/restored/withdrawn")["withdrawn"] == []

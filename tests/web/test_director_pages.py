@@ -128,14 +128,16 @@ def test_each_open_matter_of_the_tournament_page_has_its_action(app):
         assert options(matter, select) == list(ALLOWED[status])
     assert '<input id="director-key"' in html
 
-    # Final: nothing left to act on, no key asked for.
+    # Final: no matter left to act on; the one action left is to restore the game
+    # withdrawn (the key is asked for it).
     client.delete(f"/api/v1/games/{again}?reason=twice", headers=KEY)
     for game_id in (bad, wrong):
         client.put(f"/api/v1/games/{game_id}/ruling", headers=KEY,
                    json={"ruling": "void", "reason": "r"})
     html = page(client, "/tournaments/desk")
-    assert "✔ Final" in html and 'id="director-key"' not in html and "<form class=\"director" \
-        not in html
+    assert "✔ Final" in html and html.count('id="director-key"') == 1
+    assert re.findall(r'<form class="director-form[^"]*" data-action="([^"]+)" '
+                      r'data-game="([^"]+)"', html) == [("restore", again)]
 
 
 def test_the_game_page_lists_every_ruling_with_who_gave_or_withdrew_it(app):
@@ -222,3 +224,85 @@ def test_matters_and_discrepancies_are_named_in_words_with_their_codes_beside(ap
     assert re.findall(r"<strong>([^<]+)</strong> <code class=\"hint\">([a-z_]+)</code>",
                       matters) == [("Table entered twice", "duplicate_table"),
                                    ("Illegal game", "illegal_game")]
+
+
+def test_a_withdrawn_games_page_offers_to_restore_it_and_lists_its_restorations(app):
+    """The 410 page has the director's Restore form (a reason, a button the script
+    enables), sent by director.js to POST /api/v1/games/{id}/restore; once restored and
+    withdrawn again, the page lists the earlier restoration with the withdrawal it
+    undid."""
+    client = app.test_client()
+    gid = post_log(client, at(valid(), 1, "A"), headers=KEY).get_json()["id"]
+    assert client.delete(f"/api/v1/games/{gid}?reason=wrong+event", headers=KEY).status_code \
+        == 200
+    response = client.get(f"/games/{gid}", headers=BROWSER)
+    assert response.status_code == 410
+    html = response.get_data(as_text=True)
+    restore = form(html, "restore-form")
+    assert f'data-action="restore" data-game="{gid}"' in html
+    assert '<input id="restore-reason" name="reason" required maxlength="1000">' in restore
+    assert "<button type=\"submit\" disabled>Restore the game</button>" in restore
+    assert 'id="director-key"' in html and 'id="director-answer"' in html
+    assert "/assets/director.js" in html
+    assert 'id="restorations"' not in html  # never restored
+
+    restored = client.post(f"/api/v1/games/{gid}/restore", json={"reason": "right event"},
+                           headers=KEY)
+    assert restored.status_code == 200
+    live = page(client, f"/games/{gid}")  # the live game's panel keeps the trail too
+    [listed] = re.findall(r'<ol class="restorations" id="restorations"[^>]*>(.*?)</ol>', live,
+                          re.S)
+    assert "by director (wrong event)" in listed and "(reason: right event)" in listed
+    assert client.delete(f"/api/v1/games/{gid}?reason=really+wrong",
+                         headers=KEY).status_code == 200
+    html = client.get(f"/games/{gid}", headers=BROWSER).get_data(as_text=True)
+    [listed] = re.findall(r'<ol class="restorations" id="restorations">(.*?)</ol>', html, re.S)
+    [entry] = re.findall(r'<li data-n="1">(.*?)</li>', listed, re.S)
+    assert "Withdrawn <time" in entry and "by director (wrong event)" in entry
+    assert "restored <time" in entry and "(reason: right event)" in entry
+    assert "really wrong" in html  # the withdrawal in force, above
+
+
+def test_a_replaced_games_page_says_its_correction_is_withdrawn_first(app):
+    client = app.test_client()
+    old = post_log(client, at(mismatch(), 1, "A"), headers=KEY).get_json()["id"]
+    post_log(client, at(valid(), 1, "A"), f"?replaces={old}&reason=claims+mistyped",
+             headers=KEY)
+    html = client.get(f"/games/{old}", headers=BROWSER).get_data(as_text=True)
+    assert "withdraw that game first" in form(html, "restore-form")
+
+
+def test_an_api_client_gets_the_problem_not_the_form(app):
+    client = app.test_client()
+    gid = post_log(client, at(valid(), 1, "A"), headers=KEY).get_json()["id"]
+    client.delete(f"/api/v1/games/{gid}", headers=KEY)
+    response = client.get(f"/games/{gid}", headers={"Accept": "application/json"})
+    assert response.status_code == 410 and response.mimetype == "application/problem+json"
+
+
+def test_the_tournament_pages_withdrawn_games_each_have_a_restore_form(app):
+    """Each withdrawn game of the list has its Restore form (the page is loaded again
+    after it, ``data-stay``), but a game whose correction is live, which says to
+    withdraw the correction first; the write key field is there when no matter is open."""
+    client = app.test_client()
+    kept = post_log(client, at(valid(), 1, "A"), headers=KEY).get_json()["id"]
+    gone = post_log(client, at(valid(id="gone"), 1, "B"), headers=KEY).get_json()["id"]
+    old = post_log(client, at(mismatch(), 1, "C"), headers=KEY).get_json()["id"]
+    new = post_log(client, at(valid(id="fixed"), 1, "C"), f"?replaces={old}&reason=claims",
+                   headers=KEY).get_json()["id"]
+    assert client.delete(f"/api/v1/games/{gone}?reason=typo", headers=KEY).status_code == 200
+    html = page(client, "/tournaments/desk")
+    assert 'data-final="true"' in html and 'id="director-key"' in html
+    [listed] = re.findall(r'<ul class="withdrawn" id="withdrawn">(.*?)</ul>', html, re.S)
+    forms = re.findall(r'<form class="director-form restore-form" data-action="restore" '
+                       r'data-game="([^"]+)" data-stay id="(restore-\d+)">', listed)
+    assert [game for game, _ in forms] == [gone]
+    assert f"Restore game {gone[:12]}" in form(html, forms[0][1])
+    assert f"withdraw game {new[:12]} first" in listed
+
+    response = client.post(f"/api/v1/games/{gone}/restore", json={"reason": "no typo"},
+                           headers=KEY)
+    assert response.status_code == 200
+    html = page(client, "/tournaments/desk")
+    [listed] = re.findall(r'<ul class="withdrawn" id="withdrawn">(.*?)</ul>', html, re.S)
+    assert gone[:12] not in listed and kept[:12] in html

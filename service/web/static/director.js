@@ -6,8 +6,8 @@
 // page is loaded again, to show the state the server now holds, and says what was done.
 // The answer is a live region that gets the focus once an action is done, so that it is
 // heard and read at once; it is cleared when a form is changed or another action starts,
-// never left over from the last one.  An action that withdraws a game or a ruling asks
-// first (dismissed, nothing is sent).
+// never left over from the last one.  An action that withdraws a game or a ruling, or
+// restores a withdrawn game, asks first (dismissed, nothing is sent).
 
 const API = document.body.dataset.api;
 const PAGES = document.body.dataset.root;
@@ -142,6 +142,19 @@ const ACTIONS = {
       `${PAGES}/games/${encodeURIComponent(r.body.id)}`);
     return null;
   },
+  async restore(form) {
+    const id = form.dataset.game;
+    const reason = form.elements.reason.value.trim();
+    const r = await call("POST", `${game(id)}/restore`, JSON.stringify({ reason }), "application/json");
+    if (!r.ok) return `nothing changed: ${problemText(r.body, r.status)}`;
+    let text = `Game ${short(id)} is restored (reason: ${r.body.reason}): it counts again.`;
+    if (r.body.warning) {
+      text += ` Its round and table are re-entered: ${r.body.at_table.map(short).join(", ")} ${r.body.at_table.length === 1 ? "holds" : "hold"} it too, and the table counts for nothing until one game is kept.`;
+    }
+    // From the tournament's list, its page again (the table's state); else the game's.
+    done(text, "stay" in form.dataset ? undefined : `${PAGES}/games/${encodeURIComponent(id)}`);
+    return null;
+  },
   async keep(form, submitter) {
     const kept = submitter?.value;
     if (!kept) return "choose the game to keep";
@@ -157,9 +170,12 @@ const ACTIONS = {
   },
 };
 
-/** The question an action that withdraws a game or a ruling asks first, in words; none
- * for the others. */
+/** The question an action that withdraws a game or a ruling, or restores a game, asks
+ * first, in words; none for the others. */
 const QUESTIONS = {
+  restore(form) {
+    return `Restore game ${short(form.dataset.game)}? It counts again in the standings, statistics and ratings (its withdrawal stays on record).`;
+  },
   unrule(form) {
     return `Withdraw the ruling on game ${short(form.dataset.game)}? Its matter is open again.`;
   },
