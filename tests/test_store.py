@@ -6,7 +6,7 @@ import subprocess
 import sys
 import threading
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
@@ -125,6 +125,22 @@ def test_a_restored_game_is_live_and_its_withdrawal_is_kept(store):
     assert [g["id"] for g in store.list_games(GameFilter(), 10)] == [rec.id]
     # Withdrawn again: a new withdrawal, recorded as the first one was.
     assert store.delete_game(rec.id, "key-abc", "again", later)[1] is True
+
+
+def test_the_audit_trail_follows_the_order_the_writes_took_effect_in(store):
+    """Two requests read the clock before the write lock orders them: a restore whose
+    time is before the withdrawal it undoes is stamped just after it, and a withdrawal
+    whose time is before the last restoration just after that one."""
+    rec = record(id="raced")
+    store.add_games([rec])
+    early = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+    late = datetime(2024, 5, 1, 12, 0, 0, 5, tzinfo=UTC)
+    store.delete_game(rec.id, "key-abc", "first", late)
+    done = store.restore_game(rec.id, "key-def", "second", early)
+    assert done.restoration["restored_at"] == late + timedelta(microseconds=1)
+    deletion, created = store.delete_game(rec.id, "key-abc", "third", early)
+    assert created and deletion["deleted_at"] == late + timedelta(microseconds=2)
+    assert store.deletion(rec.id)["deleted_at"] == deletion["deleted_at"]
 
 
 def test_a_game_withdrawn_before_its_analysis_is_analysed_once_restored(tmp_path):

@@ -38,10 +38,12 @@ from .config import current_store
 from .games import _not_found, _reason_body, game_url
 from .games_schemas import (
     MAX_REASON_LENGTH,
+    NOT_BLANK_PATTERN,
     STATUSES,
     DeleteArgsSchema,
     DeletionSchema,
     UtcDateTime,
+    plain_reason,
 )
 from .intake import JSON_TYPES, read_body, require_media_type
 from .problems import (
@@ -189,8 +191,10 @@ def _ruling_body(players: list[str]) -> tuple[str, str | None, str]:
     ruling, reason, against = body.get("ruling"), body.get("reason"), body.get("against")
     if ruling not in RULINGS:
         raise _invalid("ruling", f"one of {', '.join(RULINGS)}")
-    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH:
-        raise _invalid("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters")
+    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH \
+            or not plain_reason(reason):
+        raise _invalid("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters, no "
+                       "control characters")
     if ruling == FORFEIT:
         if against not in players:
             raise _invalid("against", "a forfeit names the player it is against: one of "
@@ -220,7 +224,7 @@ def get_ruling(game_id: str) -> dict[str, Any]:
 @blp.route(RULING_PATH, methods=["PUT"])
 @write_access
 @blp.response(200, RulingStateSchema, example=EXAMPLE)
-@problem_responses(blp, 401, 403, 404, 409, 410, 415, 422)
+@problem_responses(blp, 401, 403, 404, 409, 410, 413, 415, 422)
 @blp.doc(summary="Record a director's ruling on a game",
          description="A JSON body {\"ruling\", \"reason\", \"against\"} ('against': the "
                      "player a forfeit is against, and only then). 409 ruling-not-allowed "
@@ -229,8 +233,8 @@ def get_ruling(game_id: str) -> dict[str, Any]:
              "type": "object", "additionalProperties": False,
              "required": ["ruling", "reason"], "properties": {
                  "ruling": {"type": "string", "enum": list(RULINGS)},
-                 "reason": {"type": "string", "minLength": 1, "pattern": r"\S",
-                            "maxLength": MAX_REASON_LENGTH},
+                 "reason": {"type": "string", "minLength": 1,
+                            "pattern": NOT_BLANK_PATTERN, "maxLength": MAX_REASON_LENGTH},
                  "against": {"type": "string", "nullable": True}}},
              "example": {"ruling": "forfeit", "against": "ana",
                          "reason": "discarded a card she did not hold"}}}})
@@ -313,9 +317,10 @@ def _keep_body() -> tuple[str, str]:
     game, reason = body.get("game"), body.get("reason")
     if not isinstance(game, str) or not 1 <= len(game) <= 64:
         raise _invalid("game", "the id of the game to keep", "the body")
-    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH:
-        raise _invalid("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters",
-                       "the body")
+    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH \
+            or not plain_reason(reason):
+        raise _invalid("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters, no "
+                       "control characters", "the body")
     return game, reason.strip()
 
 
@@ -328,7 +333,7 @@ def _keep_body() -> tuple[str, str]:
                 "schema": {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}}])
 @write_access
 @blp.response(200, KeptSchema)
-@problem_responses(blp, 401, 403, 404, 409, 415, 422)
+@problem_responses(blp, 401, 403, 404, 409, 413, 415, 422)
 @blp.doc(summary="Keep one game of a re-entered table, withdrawing the others at once",
          description="A JSON body {\"game\", \"reason\"}. Every other live game of the "
                      "tournament's round and table is withdrawn in one transaction, all "
@@ -341,8 +346,8 @@ def _keep_body() -> tuple[str, str]:
              "type": "object", "additionalProperties": False,
              "required": ["game", "reason"], "properties": {
                  "game": {"type": "string", "minLength": 1, "maxLength": 64},
-                 "reason": {"type": "string", "minLength": 1, "pattern": r"\S",
-                            "maxLength": MAX_REASON_LENGTH}}},
+                 "reason": {"type": "string", "minLength": 1,
+                            "pattern": NOT_BLANK_PATTERN, "maxLength": MAX_REASON_LENGTH}}},
              "example": {"game": "5d69bdc52cdd76ed28a89e91",
                          "reason": "table 3 entered twice"}}}})
 def keep_game(tournament_id: str, round: int, table: str) -> dict[str, Any]:
@@ -423,8 +428,10 @@ def _restore_body() -> str:
     if extra:
         raise _restore_refused(sorted(extra)[0][:64], "unknown field")
     reason = body.get("reason")
-    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH:
-        raise _restore_refused("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters")
+    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH \
+            or not plain_reason(reason):
+        raise _restore_refused("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters, "
+                               "no control characters")
     return reason.strip()
 
 
@@ -441,7 +448,7 @@ def _restore_body() -> str:
         "deleted_at": "2024-05-12T18:00:00Z", "deleted_by": "key-3f2a9c0d1e4b",
         "deleted_reason": "uploaded twice", "replaced_by": None}],
     "links": {"self": f"{PREFIX}/games/5d69bdc52cdd76ed28a89e91"}})
-@problem_responses(blp, 400, 401, 403, 404, 409, 415)
+@problem_responses(blp, 400, 401, 403, 404, 409, 413, 415)
 @blp.doc(summary="Restore a withdrawn game: it counts again",
          description="A JSON body {\"reason\"}. The game withdrawn (DELETE /games/{id}, a "
                      "replacement or a keep) is live again: in the listings, standings, "
@@ -456,7 +463,8 @@ def _restore_body() -> str:
                      "table is re-entered, out of the standings until settled.",
          requestBody={"required": True, "content": {"application/json": {"schema": {
              "type": "object", "additionalProperties": False, "required": ["reason"],
-             "properties": {"reason": {"type": "string", "minLength": 1, "pattern": r"\S",
+             "properties": {"reason": {"type": "string", "minLength": 1,
+                                       "pattern": NOT_BLANK_PATTERN,
                                        "maxLength": MAX_REASON_LENGTH}}},
              "example": {"reason": "withdrawn by mistake: table 3 was B"}}}})
 def restore_game(game_id: str) -> dict[str, Any]:
@@ -471,16 +479,17 @@ def restore_game(game_id: str) -> dict[str, Any]:
                       "already; nothing changed", links={"self": game_url(game_id)})
     if done.outcome == "replaced":
         live = done.replaced_by
-        raise Problem(409, REPLACED, f"game {game_id} was replaced by game {live}, which is "
-                      f"live: withdraw game {live} first, then restore this one; nothing "
-                      "changed", replaced_by=live,
+        raise Problem(409, REPLACED, f"game {game_id} was replaced by a corrected log, "
+                      f"game {live}, which is live: withdraw game {live} first, then "
+                      "restore this one; nothing changed", replaced_by=live,
                       links={"self": game_url(game_id), "replaced_by": game_url(live)})
     restored = done.restoration
     assert restored is not None
     warning = None
     if done.at_table:
-        warning = (f"{len(done.at_table)} other live game"
-                   f"{'' if len(done.at_table) == 1 else 's'} hold this round and table "
+        one = len(done.at_table) == 1
+        warning = (f"{len(done.at_table)} other live game{'' if one else 's'} "
+                   f"hold{'s' if one else ''} this round and table "
                    f"({', '.join(done.at_table)}): the table is re-entered, and none of "
                    "its games counts in the standings until all but one are withdrawn")
     return {**restored, "warning": warning, "at_table": done.at_table,
@@ -697,7 +706,7 @@ def get_settings(_args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
 @write_access
 @blp.arguments(SettingsSchema, location="json", unknown=RAISE, error_status_code=422)
 @blp.response(200, SettingsAnswerSchema)
-@problem_responses(blp, 401, 403, 404, 415, 422)
+@problem_responses(blp, 401, 403, 404, 413, 415, 422)
 @blp.doc(summary="Set a tournament's name, dates, venue, ranking and tie-breaks",
          description="The whole settings: a field left out takes its default. The "
                      "standings of GET /tournaments/{id} rank by them from now on; the "

@@ -30,6 +30,7 @@ from .games_schemas import (
     EXAMPLE_LOG,
     EXAMPLE_REPORT,
     MAX_REASON_LENGTH,
+    PLAIN_PATTERN,
     DeleteArgsSchema,
     DeletionSchema,
     GamePageSchema,
@@ -38,6 +39,7 @@ from .games_schemas import (
     StateSchema,
     UploadArgsSchema,
     UploadResultSchema,
+    plain_reason,
     utc_text,
 )
 from .intake import JSON_TYPES, check_log, read_body, require_media_type
@@ -110,6 +112,11 @@ def _not_found(game_id: str) -> Problem:
             problem.description += f"; it was replaced by game {replaced_by}"
             problem.extra["replaced_by"] = replaced_by
             problem.extra["links"]["replaced_by"] = game_url(replaced_by)
+            live = _live_correction(game_id, replaced_by)
+            problem.extra["live_correction"] = live
+            if live is not None:
+                problem.description += (f"; its correction game {live} is live (withdraw "
+                                         "it before restoring this one)")
         restored = restoration_history(current_store(), game_id)
         if restored:  # withdrawn again after a restoration: the earlier ones
             problem.extra["restorations"] = [
@@ -117,6 +124,20 @@ def _not_found(game_id: str) -> Problem:
                  "deleted_at": utc_text(entry["deleted_at"])} for entry in restored]
         return problem
     return Problem(404, NOT_FOUND, f"there is no game {game_id[:64]!r}")
+
+
+def _live_correction(game_id: str, replaced_by: str) -> str | None:
+    """The live end of the chain of corrections from a replaced game (a correction
+    itself replaced is followed to its own), or None when the chain ends withdrawn."""
+    store = current_store()
+    seen = {game_id}
+    current: str | None = replaced_by
+    while current is not None and current not in seen:
+        seen.add(current)
+        if store.deletion(current) is None:
+            return current
+        current = store.replaced_by(current)
+    return None
 
 
 def deletion_fields(deletion: dict[str, Any], what: str) -> tuple[str, dict[str, Any]]:
@@ -297,7 +318,7 @@ def get_game(game_id: str) -> dict[str, Any]:
                      "answers the first deletion.", requestBody={
              "required": False, "content": {"application/json": {"schema": {
                  "type": "object", "additionalProperties": False, "properties": {
-                     "reason": {"type": "string", "minLength": 1,
+                     "reason": {"type": "string", "minLength": 1, "pattern": PLAIN_PATTERN,
                                 "maxLength": MAX_REASON_LENGTH}}}}}})
 def delete_game(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     reason = args.get("reason")
@@ -328,10 +349,12 @@ def _reason_body() -> str | None:
         body = None
     reason = body.get("reason") if isinstance(body, dict) else None
     if not isinstance(body, dict) or set(body) - {"reason"} or ("reason" in body and not (
-            isinstance(reason, str) and 1 <= len(reason) <= MAX_REASON_LENGTH)):
+            isinstance(reason, str) and 1 <= len(reason) <= MAX_REASON_LENGTH
+            and plain_reason(reason))):
         raise Problem(400, INVALID_PARAMETER, "the body must be a JSON object "
-                      "{\"reason\": \"...\"} (1 to 1000 characters)",
-                      errors={"reason": ["a string of 1 to 1000 characters"]})
+                      "{\"reason\": \"...\"} (1 to 1000 characters, no control characters)",
+                      errors={"reason": ["a string of 1 to 1000 characters, no control "
+                                         "characters"]})
     return reason
 
 

@@ -9,6 +9,7 @@ Schemas (:mod:`.log_schemas`), and the engine validates every upload.
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,6 +36,23 @@ LEVEL_DOC = ("How much of the game was checked: moves (every deal recorded move 
              "every move verified), results (every deal recorded by its result, as on a "
              "score sheet: arithmetic and rules checked, play not recorded) or mixed")
 MAX_REASON_LENGTH = 1000
+
+
+# The same in the API's document: no control character (C0, DEL, C1); the second form
+# also needs a character that is not white space (a reason that is stripped first).
+PLAIN_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
+NOT_BLANK_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+
+
+def plain_reason(text: str) -> bool:
+    """A director's reason holds no control character (a NUL, an escape...): it is shown
+    on pages and in the audit trail as written."""
+    return not any(unicodedata.category(ch) == "Cc" for ch in text)
+
+
+def _plain(text: str) -> None:
+    if not plain_reason(text):
+        raise ValidationError("no control characters")
 
 EXAMPLE_ID = "5d69bdc52cdd76ed28a89e91"
 EXAMPLE_LOG: dict[str, Any] = {
@@ -142,7 +160,8 @@ class UploadArgsSchema(Schema):
         "description": "The id of a stored game this log corrects: the new log is stored "
                        "and that game withdrawn in one transaction (who, when and 'reason' "
                        "recorded); nothing changes if either cannot be done"})
-    reason = fields.String(validate=Length(1, MAX_REASON_LENGTH), metadata={
+    reason = fields.String(validate=[Length(1, MAX_REASON_LENGTH), _plain], metadata={
+        "pattern": PLAIN_PATTERN,
         "description": "With 'replaces': why the game is withdrawn (nothing without it)"})
     relocate = fields.Boolean(load_default=False, metadata={
         "description": "With 'replaces': the correction may name another variant, "
@@ -151,7 +170,8 @@ class UploadArgsSchema(Schema):
 
 
 class DeleteArgsSchema(Schema):
-    reason = fields.String(validate=Length(1, MAX_REASON_LENGTH), metadata={
+    reason = fields.String(validate=[Length(1, MAX_REASON_LENGTH), _plain], metadata={
+        "pattern": PLAIN_PATTERN,
         "description": "Why the game is withdrawn (also accepted as a JSON body "
                        "{\"reason\": ...})"})
 

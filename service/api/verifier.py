@@ -40,7 +40,7 @@ from ..pool import Pool
 from ..shared_pool import LOST, PoolClient
 from ..store import Answer, GameRecord, GameRows, StoreError, game_rows
 from ..store.remote import StoreClient
-from .games_schemas import MAX_REASON_LENGTH
+from .games_schemas import MAX_REASON_LENGTH, plain_reason
 from .intake import check_document, check_log
 from .problems import (
     INTERNAL_ERROR,
@@ -105,9 +105,10 @@ def _enveloped(line: int, envelope: dict[str, Any], uploader: str | None,
     if not isinstance(old, str) or not 1 <= len(old) <= MAX_GAME_ID:
         errors["replaces"] = [f"the id of the game to replace: a string of 1 to "
                               f"{MAX_GAME_ID} characters"]
-    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH:
+    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH \
+            or not plain_reason(reason):
         errors["reason"] = [f"why the game is replaced: a string of 1 to "
-                            f"{MAX_REASON_LENGTH} characters"]
+                            f"{MAX_REASON_LENGTH} characters, no control characters"]
     relocate = envelope.get("relocate", False)
     if not isinstance(relocate, bool):
         errors["relocate"] = ["true when the correction may name another variant, "

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -51,6 +51,34 @@ _SCHEMAS = {table: pa.schema(cols) for table, cols in _COLUMNS.items()}
 _STRUCTS = {table: pa.struct(cols) for table, cols in _COLUMNS.items()}
 _CHILD_TABLES = CHILD_TABLES
 _DELETION = ("id", "deleted_at", "deleted_by", "reason")
+_TICK = timedelta(microseconds=1)
+
+
+def _live_correction(cur: Any, gid: str, replaced_by: str | None) -> str | None:
+    """The live end of the chain of corrections from ``gid`` replaced by
+    ``replaced_by`` (a correction withdrawn by its own correction is followed to it),
+    or None when the chain ends in a withdrawn game."""
+    seen = {gid}
+    current = replaced_by
+    while current is not None and current not in seen:
+        seen.add(current)
+        row = cur.execute(
+            "SELECT r.replaced_by FROM deletions d LEFT JOIN replacements r "
+            "ON r.game_id = d.game_id WHERE d.game_id = ?", [current]).fetchall()
+        if not row:
+            return current
+        current = row[0][0]
+    return None
+
+
+def _after_restorations(cur: Any, gid: str, at: datetime) -> datetime:
+    """The time of a new withdrawal of ``gid``: ``at``, or just after the game's last
+    restoration when ``at`` is not later (two requests' clocks are read before the write
+    lock orders them: the audit trail follows the order they took effect in)."""
+    last = cur.execute("SELECT max(restored_at) FROM restorations WHERE game_id = ?",
+                       [gid]).fetchone()[0]
+    return at if last is None or at > last else last + _TICK
+
 _RESTORATION = ("id", "n", "restored_at", "restored_by", "reason", "deleted_at",
                 "deleted_by", "deleted_reason", "replaced_by")
 
@@ -757,6 +785,7 @@ class Store(StoreReads):
                         "WHERE game_id = ?", [gid]).fetchone()
                     pending = None
                     if found and before is None:
+                        at = _after_restorations(cur, gid, at)
                         cur.execute("INSERT INTO deletions VALUES (?, ?, ?, ?)",
                                     [gid, at, by, reason])
                         if self._ratings is not None:
@@ -799,6 +828,7 @@ class Store(StoreReads):
                             writer.append([record], seq)
                             writer.flush()
                             created = True
+                        at = _after_restorations(cur, old, at)
                         cur.execute("INSERT INTO deletions VALUES (?, ?, ?, ?)",
                                     [old, at, by, reason])
                         cur.execute("INSERT INTO replacements VALUES (?, ?)",
@@ -853,7 +883,7 @@ class Store(StoreReads):
                     others = [gid for gid in games if gid != keep] if keep in games else []
                     for gid in others:
                         cur.execute("INSERT INTO deletions VALUES (?, ?, ?, ?)",
-                                    [gid, at, by, reason])
+                                    [gid, _after_restorations(cur, gid, at), by, reason])
                         if self._ratings is not None:
                             self._ratings.remove(cur, gid)
                             removed = True
@@ -897,10 +927,11 @@ class Store(StoreReads):
                     if not withdrawal:
                         return Restoration("not-withdrawn")
                     deleted_at, deleted_by, deleted_reason, replaced_by = withdrawal[0]
-                    if replaced_by is not None and not cur.execute(
-                            "SELECT count(*) FROM deletions WHERE game_id = ?",
-                            [replaced_by]).fetchall()[0][0]:
-                        return Restoration("replaced", replaced_by=replaced_by)
+                    if at <= deleted_at:  # the clocks were read before the lock: see
+                        at = deleted_at + _TICK  # ``_after_restorations``
+                    live_end = _live_correction(cur, gid, replaced_by)
+                    if live_end is not None:
+                        return Restoration("replaced", replaced_by=live_end)
                     n = cur.execute("SELECT coalesce(max(n), 0) + 1 FROM restorations "
                                     "WHERE game_id = ?", [gid]).fetchall()[0][0]
                     cur.execute("INSERT INTO restorations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -91,7 +91,9 @@ def _withdrawn_game(extra: dict) -> dict | None:
     if not isinstance(game_id, str):
         return None
     return {"id": game_id, "restorations": extra.get("restorations", []),
-            "replaced_by": extra.get("replaced_by"), "key_needed": writes_need_a_key()}
+            "replaced_by": extra.get("replaced_by"),
+            "live_correction": extra.get("live_correction"),
+            "key_needed": writes_need_a_key()}
 
 
 def _this_page() -> str:

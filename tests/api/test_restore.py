@@ -160,7 +160,8 @@ def test_a_game_whose_correction_is_live_is_restored_only_once_that_one_is_withd
 @pytest.mark.parametrize("body, field", [
     ({}, "reason"), ({"reason": ""}, "reason"), ({"reason": "   "}, "reason"),
     ({"reason": "x" * 1001}, "reason"), ({"reason": 3}, "reason"),
-    ({"reason": "r", "game": "g"}, "game"), (["reason"], "$"), ("reason", "$")])
+    ({"reason": "r", "game": "g"}, "game"), (["reason"], "$"), ("reason", "$"),
+    ({"reason": "a\u0000b"}, "reason"), ({"reason": "red\u001b[0m"}, "reason")])
 def test_a_body_that_is_not_a_reason_is_a_400(client, body, field):
     gid = upload(client, at(valid(), "cup"), "valid", WITH_KEY)
     withdraw(client, gid)
@@ -214,11 +215,34 @@ def test_a_restore_onto_a_table_held_by_another_game_warns(client):
     assert response.status_code == 200, response.get_json()
     body = response.get_json()
     assert body["at_table"] == [first] and first in body["warning"]
+    assert body["warning"].startswith("1 other live game holds this round and table")
     assert other not in body["at_table"]
     after = audit(client, "cup", WITH_KEY)
     assert after["final"] is False
     assert [(m["kind"], m["games"]) for m in after["open"]] == [
         ("duplicate_table", [first, second])]
+
+
+def test_no_reason_of_the_desk_holds_a_control_character(client):
+    """A withdrawal (query or body), a replacement, a ruling and a keep are refused a
+    reason with a control character as a restore is: it would reach the pages raw."""
+    gid = upload(client, at(valid(), "cup", 1, "A"), "valid", WITH_KEY)
+    bad = "a\u0000b"
+    assert_problem(client.delete(f"{API}/games/{gid}?reason=a%00b", headers=WITH_KEY),
+                   400, "invalid-parameter")
+    assert_problem(client.delete(f"{API}/games/{gid}", json={"reason": bad},
+                                 headers=WITH_KEY), 400, "invalid-parameter")
+    assert client.get(f"{API}/games/{gid}", headers=WITH_KEY).status_code == 200
+    ruling = client.put(f"{API}/games/{gid}/ruling", json={"ruling": "void", "reason": bad},
+                        headers=WITH_KEY)
+    assert ruling.status_code in (400, 422) and "reason" in ruling.get_json()["errors"]
+    replaced = post_log(client, at(valid(id="fixed"), "cup", 1, "A"),
+                        f"?replaces={gid}&reason=a%07b", headers=WITH_KEY)
+    assert replaced.status_code == 400, replaced.get_json()
+    second = upload(client, at(valid(id="copy"), "cup", 1, "A"), "valid", WITH_KEY)
+    kept = client.post(f"{API}/tournaments/cup/tables/1/A/keep", headers=WITH_KEY,
+                       json={"game": second, "reason": bad})
+    assert kept.status_code in (400, 422) and "reason" in kept.get_json()["errors"]
 
 
 def test_the_audit_trail_keeps_every_withdrawal_and_restoration(client):

@@ -264,12 +264,40 @@ def test_a_withdrawn_games_page_offers_to_restore_it_and_lists_its_restorations(
 
 
 def test_a_replaced_games_page_says_its_correction_is_withdrawn_first(app):
+    """While the correction counts, the page names it and offers no Restore form (the
+    API would refuse it); once the correction is withdrawn, the form is there."""
     client = app.test_client()
     old = post_log(client, at(mismatch(), 1, "A"), headers=KEY).get_json()["id"]
-    post_log(client, at(valid(), 1, "A"), f"?replaces={old}&reason=claims+mistyped",
-             headers=KEY)
+    new = post_log(client, at(valid(), 1, "A"), f"?replaces={old}&reason=claims+mistyped",
+                   headers=KEY).get_json()["id"]
     html = client.get(f"/games/{old}", headers=BROWSER).get_data(as_text=True)
-    assert "withdraw that game first" in form(html, "restore-form")
+    assert 'id="restore-form"' not in html
+    [blocked] = re.findall(r'<p id="restore-blocked">(.*?)</p>', html, re.S)
+    assert "withdraw that one first" in blocked and f'href="/games/{new}"' in blocked
+    assert client.delete(f"/api/v1/games/{new}?reason=also+wrong",
+                         headers=KEY).status_code == 200
+    html = client.get(f"/games/{old}", headers=BROWSER).get_data(as_text=True)
+    assert 'id="restore-blocked"' not in html
+    assert "that correction is withdrawn too" in form(html, "restore-form")
+
+
+def test_a_chain_of_corrections_is_followed_to_its_live_end(app):
+    """A replaced by B, B by C: A's restore is refused while C counts, naming C."""
+    client = app.test_client()
+    a = post_log(client, at(mismatch(), 1, "A"), headers=KEY).get_json()["id"]
+    b = post_log(client, at(valid(), 1, "A") | {"id": "b"}, f"?replaces={a}&reason=first",
+                 headers=KEY).get_json()["id"]
+    c = post_log(client, at(valid(), 1, "A") | {"id": "c"}, f"?replaces={b}&reason=again",
+                 headers=KEY).get_json()["id"]
+    assert len({a, b, c}) == 3
+    gone = client.get(f"/api/v1/games/{a}").get_json()
+    assert (gone["replaced_by"], gone["live_correction"]) == (b, c)
+    refused = client.post(f"/api/v1/games/{a}/restore", json={"reason": "mistake"},
+                          headers=KEY)
+    assert refused.status_code == 409 and refused.get_json()["replaced_by"] == c
+    html = client.get(f"/games/{a}", headers=BROWSER).get_data(as_text=True)
+    assert f'href="/games/{c}"' in re.findall(r'<p id="restore-blocked">(.*?)</p>', html,
+                                              re.S)[0]
 
 
 def test_an_api_client_gets_the_problem_not_the_form(app):
