@@ -278,6 +278,15 @@ def test_the_leaderboard_is_the_apis(client):
         assert f'<option value="{sort}" selected>' in html
 
 
+def test_a_column_where_lower_is_better_is_first_sorted_lowest_first(client):
+    html = _page(client, "/players?sort=wins")
+    for key in ("discard_error", "errors", "decision_loss"):
+        assert f'href="/players?sort={key}&amp;order=asc' in html, key
+    assert 'href="/players?sort=accuracy&amp;order=desc' in html
+    html = _page(client, "/players?sort=wins&order=asc")  # the sorted column flips
+    assert 'href="/players?sort=wins&amp;order=desc' in html
+
+
 def test_the_leaderboard_shows_the_figure_it_sorts_by_and_rating_needs_a_variant(client):
     page = client.get("/players?sort=rating", headers=BROWSER)
     assert page.status_code == 400 and page.mimetype == "text/html"
