@@ -264,6 +264,9 @@ def replay(game_id: str):
 @read_access
 def players():
     args = _args(LeaderboardArgsSchema())
+    if _is_date(request.args.get("until", "")):
+        # A day picked as "until" includes that day, as on the games page.
+        args["until"] += timedelta(days=1)
     limit = args.get("limit", settings().page_size)
     scope = {name: args.get(name) for name in (*STATS_FILTERS, "sort", "order", "min_games")}
     after, rank, walk = None, 0, Walk()
@@ -289,8 +292,28 @@ def players():
                 if key != "rating" or args.get("variant") is not None]
     return render_template("players.html", title="Leaderboard", rows=rows, args=args,
                            sort_keys=tuple(SORT_KEYS), later=later, earlier=earlier,
-                           columns=columns, shown=_figure,
+                           columns=columns, shown=_figure, sorted_by=_column_links(
+                               query, args["sort"], args["order"], columns),
                            analysis=analysis_progress(current_store()))
+
+
+LOWER_IS_BETTER = ("discard_error", "errors", "decision_loss")
+
+
+def _column_links(query: dict[str, str], sort: str, order: str,
+                  columns: list[tuple[str, str]]) -> dict[str, str]:
+    """Each column heading's link: the same filters (dates included), sorted by that
+    column, the sorted one in the other order, another one best first (lowest first
+    where lower is better)."""
+    links = {}
+    for key, _ in columns:
+        if key == sort:
+            then = "asc" if order == "desc" else "desc"
+        else:
+            then = "asc" if key in LOWER_IS_BETTER else "desc"
+        rest = {k: v for k, v in query.items() if k not in ("sort", "order")}
+        links[key] = url_for("web.players", sort=key, order=then, **rest)
+    return links
 
 
 @blp.get("/players/<name:player>")

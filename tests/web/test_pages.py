@@ -5,6 +5,7 @@ loaded from elsewhere, and the same figures as the API."""
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -285,6 +286,24 @@ def test_a_column_where_lower_is_better_is_first_sorted_lowest_first(client):
     assert 'href="/players?sort=accuracy&amp;order=desc' in html
     html = _page(client, "/players?sort=wins&order=asc")  # the sorted column flips
     assert 'href="/players?sort=wins&amp;order=desc' in html
+
+
+def test_the_leaderboard_keeps_its_dates_and_a_day_picked_as_until_is_included(client):
+    """The column headings keep the dates the page was asked with, the form shows them,
+    and ``until`` picked as a day includes that day, as on the games page."""
+    html = _page(client, "/players?sort=wins&since=2000-01-01&until=2099-12-31")
+    heads = re.findall(r'<th scope="col"[^>]*><a href="([^"]+)"', html)
+    assert heads and all("since=2000-01-01" in h and "until=2099-12-31" in h for h in heads)
+    assert 'name="since" type="date" value="2000-01-01"' in html
+    assert 'name="until" type="date" value="2099-12-31"' in html
+    games = client.get("/api/v1/games?limit=100").get_json()["games"]
+    last = max((g["played_at"] or g["uploaded_at"])[:10] for g in games)
+    after = (date.fromisoformat(last) + timedelta(days=1)).isoformat()
+    on_the_day = _page(client, f"/players?sort=wins&until={last}")
+    api = client.get(f"/api/v1/players?sort=wins&limit=100&until={after}T00:00:00Z"
+                     ).get_json()["players"]
+    assert api, "the games of the last day count"
+    assert re.findall(r'<tr data-player="([^"]+)">', on_the_day) == [r["player"] for r in api]
 
 
 def test_the_leaderboard_shows_the_figure_it_sorts_by_and_rating_needs_a_variant(client):
