@@ -11,6 +11,7 @@ changes the stored log or the engine's verdict.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -167,9 +168,14 @@ def _invalid(field: str, message: str, what: str = "the ruling") -> Problem:
                    errors={field: [message]})
 
 
-def _json_body(keys: tuple[str, ...], what: str, shape: str) -> dict[str, Any]:
+def _json_body(keys: tuple[str, ...], what: str, shape: str,
+               refuse: Callable[[str, str], Problem] | None = None) -> dict[str, Any]:
     """The JSON object of a small request body (64 KiB at most) holding only ``keys``,
-    or a 422 naming ``what`` is not valid."""
+    or the problem ``refuse(field, message)`` makes (by default a 422 naming ``what``
+    is not valid)."""
+    if refuse is None:
+        def refuse(field: str, message: str) -> Problem:
+            return _invalid(field, message, what)
     require_media_type(JSON_TYPES)
     raw = read_body(64 << 10)
     try:
@@ -177,10 +183,10 @@ def _json_body(keys: tuple[str, ...], what: str, shape: str) -> dict[str, Any]:
     except LogValidationError:
         body = None
     if not isinstance(body, dict):
-        raise _invalid("$", shape, what)
+        raise refuse("$", shape)
     extra = set(body) - set(keys)
     if extra:
-        raise _invalid(sorted(extra)[0], "unknown field", what)
+        raise refuse(sorted(extra)[0], "unknown field")
     return body
 
 
@@ -409,6 +415,7 @@ class RestorationSchema(RestoredSchema):
 
 
 def _restore_refused(field: str, message: str) -> Problem:
+    field = field[:64]
     return Problem(400, INVALID_PARAMETER, f"the body must be a JSON object {{\"reason\": "
                    f"\"...\"}} (1 to {MAX_REASON_LENGTH} characters): {field}: {message}",
                    errors={field: [message]})
@@ -416,17 +423,8 @@ def _restore_refused(field: str, message: str) -> Problem:
 
 def _restore_body() -> str:
     """The reason of a restore body, or a 400 problem naming what is wrong."""
-    require_media_type(JSON_TYPES)
-    raw = read_body(64 << 10)
-    try:
-        body = load_json(raw, 64 << 10)
-    except LogValidationError:
-        body = None
-    if not isinstance(body, dict):
-        raise _restore_refused("$", "a JSON object {\"reason\"}")
-    extra = set(body) - {"reason"}
-    if extra:
-        raise _restore_refused(sorted(extra)[0][:64], "unknown field")
+    body = _json_body(("reason",), "the body", "a JSON object {\"reason\"}",
+                      _restore_refused)
     reason = body.get("reason")
     if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH \
             or not plain_reason(reason):
