@@ -29,7 +29,10 @@ def _remember(folder: str) -> None:
 def _job(name: str, seconds: float) -> tuple[str, int]:
     """Say it started (a file named after the job, holding the time), wait, answer."""
     assert _MARKS is not None
-    (_MARKS / name).write_text(f"{time.monotonic()!r} {os.getpid()}")
+    # Written beside the folder, then moved in: a mark is never seen half written.
+    draft = _MARKS.parent / f"{name}.{os.getpid()}.draft"
+    draft.write_text(f"{time.monotonic()!r} {os.getpid()}")
+    os.replace(draft, _MARKS / name)
     time.sleep(seconds)
     if name.startswith("fail"):
         raise ValueError(f"{name} fails")
