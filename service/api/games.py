@@ -112,7 +112,7 @@ def _not_found(game_id: str) -> Problem:
             problem.description += f"; it was replaced by game {replaced_by}"
             problem.extra["replaced_by"] = replaced_by
             problem.extra["links"]["replaced_by"] = game_url(replaced_by)
-            live = _live_correction(game_id, replaced_by)
+            live = current_store().live_correction(game_id, replaced_by)
             problem.extra["live_correction"] = live
             if live is not None:
                 problem.description += (f"; its correction game {live} is live (withdraw "
@@ -124,20 +124,6 @@ def _not_found(game_id: str) -> Problem:
                  "deleted_at": utc_text(entry["deleted_at"])} for entry in restored]
         return problem
     return Problem(404, NOT_FOUND, f"there is no game {game_id[:64]!r}")
-
-
-def _live_correction(game_id: str, replaced_by: str) -> str | None:
-    """The live end of the chain of corrections from a replaced game (a correction
-    itself replaced is followed to its own), or None when the chain ends withdrawn."""
-    store = current_store()
-    seen = {game_id}
-    current: str | None = replaced_by
-    while current is not None and current not in seen:
-        seen.add(current)
-        if store.deletion(current) is None:
-            return current
-        current = store.replaced_by(current)
-    return None
 
 
 def deletion_fields(deletion: dict[str, Any], what: str) -> tuple[str, dict[str, Any]]:

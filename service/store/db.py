@@ -419,6 +419,12 @@ class StoreReads:
                               [gid]).fetchone()
         return None if row is None else row[0]
 
+    def live_correction(self, gid: str, replaced_by: str) -> str | None:
+        """The live end of the chain of corrections from the withdrawn game ``gid``
+        replaced by ``replaced_by``, or None when the chain ends in a withdrawn game."""
+        with self.cursor() as cur:
+            return _live_correction(cur, gid, replaced_by)
+
     def deletions_of(self, gids: list[str]) -> dict[str, dict[str, Any]]:
         """The deletions of those of ``gids`` that were deleted, by game id."""
         if not gids:
