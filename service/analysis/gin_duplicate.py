@@ -29,11 +29,11 @@ the cards carry a plain player: the luck's weight on it is fitted
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
-from ..engine.cards import cards_of
 from ..engine.gin import doubled, knock_limit
 from ..engine.rules import Rules
-from .values import SuitTables, after_discard, deadwood_of
+from .values import SuitTables, deadwood_of, group_choices, slices
 
 TURNS = 200  # a play-out longer than this (it never is: the stock runs out) is void
 
@@ -63,25 +63,34 @@ def play_out(deck: Sequence[int], rules: Rules, tables: SuitTables,
     playing first, the upcard starting the pile, the stock drawn from its top (the card
     after the upcard)."""
     dealt = 2 * rules.hand_size
-    hands = [0, 0]
-    for k in range(dealt):
-        hands[k % 2] |= 1 << deck[k]
-    upcard = deck[dealt]
+    first = second = 0
+    for k in range(0, dealt, 2):
+        first |= 1 << deck[k]
+        second |= 1 << deck[k + 1]
+    return play_hands(first, second, deck[dealt], deck[dealt + 1:], rules, tables, points)
+
+
+def play_hands(first: int, second: int, upcard: int, stock: Sequence[int], rules: Rules,
+               tables: SuitTables, points: Sequence[int]) -> int:
+    """``play_out`` of the dealt hands (masks), the upcard and the stock from its top."""
     limit = knock_limit(rules, upcard)
     factor = 2 if doubled(rules, upcard) else 1
-    deadwood = [deadwood_of(hands[0], tables), deadwood_of(hands[1], tables)]
+    order = throw_order(tuple(points))
+    hands = [first, second]
+    deadwood = [deadwood_of(first, tables), deadwood_of(second, tables)]
     pile = upcard
-    top = dealt + 1
+    top = 0
+    last = len(stock) - rules.stock_floor  # the draws the stock allows
     for turn in range(TURNS):
         seat = turn % 2
         hand = hands[seat] | 1 << pile
-        card, left = best_throw(hand, pile, tables, points)
+        card, left = best_throw(hand, pile, tables, order)
         if left >= deadwood[seat]:  # the discard does not help: draw from the stock
-            if len(deck) - top <= rules.stock_floor:
+            if top >= last:
                 return 0
-            hand = hands[seat] | 1 << deck[top]
+            hand = hands[seat] | 1 << stock[top]
             top += 1
-            card, left = best_throw(hand, -1, tables, points)
+            card, left = best_throw(hand, -1, tables, order)
         hands[seat] = hand & ~(1 << card)
         deadwood[seat] = left
         pile = card
@@ -91,21 +100,49 @@ def play_out(deck: Sequence[int], rules: Rules, tables: SuitTables,
     return 0
 
 
-def best_throw(hand: int, kept: int, tables: SuitTables, points: Sequence[int]
-               ) -> tuple[int, int]:
+@lru_cache(maxsize=8)
+def throw_order(points: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The order in which ties between throws are broken, the higher card first (more
+    points, then the higher card number): each card's place, and the card at each
+    place."""
+    cards = sorted(range(len(points)), key=lambda c: (-points[c], -c))
+    place = [0] * len(points)
+    for k, card in enumerate(cards):
+        place[card] = k
+    return tuple(place), tuple(cards)
+
+
+def best_throw(hand: int, kept: int, tables: SuitTables,
+               order: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[int, int]:
     """The throw leaving the least deadwood and that deadwood, the higher card first on
-    a tie; never the card ``kept`` (a discard just taken)."""
-    least = after_discard(hand, tables)
-    best, best_left = -1, 1 << 30
-    for card in sorted(cards_of(hand), key=lambda c: (-points[c], -c)):
-        if card == kept:
-            continue
-        left = deadwood_of(hand & ~(1 << card), tables)
-        if left < best_left:
-            best, best_left = card, left
-            if left == least:
-                break
-    return best, best_left
+    a tie (``throw_order``); never the card ``kept`` (a discard just taken)."""
+    place, at = order
+    dead, drop, thrown = tables.dead, tables.drop, tables.thrown
+    best = 1 << 40
+    # A throw's deadwood is the least, over the choices of groups without the card, of
+    # the sum of the suits' runs less the card: with the groups chosen, a throw changes
+    # one suit's runs, and each suit's best throw is a table's (``SuitTables.thrown``).
+    for groups in group_choices(hand):
+        s0, s1, s2, s3 = slices(hand & ~groups)
+        total = dead[s0] + dead[s1] + dead[s2] + dead[s3]
+        for base, ranks in ((0, s0), (13, s1), (26, s2), (39, s3)):
+            if not ranks:
+                continue
+            if 0 <= kept - base < 13 and ranks >> (kept - base) & 1:
+                here = total - dead[ranks]  # the kept card's suit: every other card
+                rest = ranks ^ 1 << (kept - base)
+                while rest:
+                    low = rest & -rest
+                    rest ^= low
+                    card = base + low.bit_length() - 1
+                    key = (here + dead[ranks ^ low]) << 6 | place[card]
+                    if key < best:
+                        best = key
+                continue
+            key = (total + drop[ranks]) << 6 | place[base + thrown[ranks]]
+            if key < best:
+                best = key
+    return at[best & 63], best >> 6
 
 
 def knock_points(knocker: int, defender: int, rules: Rules) -> int:

@@ -40,12 +40,14 @@ _SLICES = 1 << 13
 class SuitTables:
     """Per 13-bit slice of one suit: ``dead``, the least deadwood of the slice in runs;
     ``drop``, the least ``dead[slice - b] - dead[slice]`` over its cards ``b`` (INF for
-    the empty slice)."""
+    the empty slice); ``thrown``, the rank of a card ``b`` with that least change, the
+    one worth more points on a tie, then the higher rank (-1 for the empty slice)."""
 
     ace: str
     points: tuple[int, ...]
     dead: tuple[int, ...]
     drop: tuple[int, ...]
+    thrown: tuple[int, ...]
     reach: tuple[int, ...]  # the ranks r not in the slice that a run of slice + r holds
     classes: tuple[tuple[int, int], ...]  # (points, the cards worth them)
 
@@ -58,17 +60,18 @@ def suit_tables(ace: str, points: tuple[int, ...]) -> SuitTables:
         raise ValueError("card points must depend on the rank alone")
     dead = [least_deadwood(ranks, ace, points) for ranks in range(_SLICES)]
     drop = [INF] * _SLICES
+    thrown = [-1] * _SLICES
+    preferred = sorted(range(13), key=lambda r: (-points[r], -r))  # on a tie, first
     for ranks in range(1, _SLICES):
         here = dead[ranks]
-        best = INF
-        rest = ranks
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            change = dead[ranks ^ low] - here
-            if change < best:
-                best = change
+        best, best_rank = INF, -1
+        for r in preferred:
+            if ranks >> r & 1:
+                change = dead[ranks ^ 1 << r] - here
+                if change < best:
+                    best, best_rank = change, r
         drop[ranks] = best
+        thrown[ranks] = best_rank
     cover = [0] * _SLICES  # the ranks of a slice that some run of it holds
     for ranks in range(1, _SLICES):
         for meld in candidate_melds(ranks, ace):
@@ -84,8 +87,8 @@ def suit_tables(ace: str, points: tuple[int, ...]) -> SuitTables:
     classes: dict[int, int] = {}
     for card, value in enumerate(points):
         classes[value] = classes.get(value, 0) | 1 << card
-    return SuitTables(ace, tuple(points), tuple(dead), tuple(drop), tuple(reach),
-                      tuple(sorted(classes.items())))
+    return SuitTables(ace, tuple(points), tuple(dead), tuple(drop), tuple(thrown),
+                      tuple(reach), tuple(sorted(classes.items())))
 
 
 def slices(mask: int) -> tuple[int, int, int, int]:
