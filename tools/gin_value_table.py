@@ -29,12 +29,15 @@ the luck vary least.  Sums run in a fixed order and values are rounded (the tabl
 decimals, the weights to 6), so the same run writes the same file, bit for bit.
 
 Then the weight of a recorded deck's duplicate (``gin_duplicate``): ``DECK_GAMES``
-games a pairing dealt from a recorded deck (seeded ``(DECK_SEED, pairing, i)``), each
-scored deal analysed with the table and the blend; the weight is the least squares
+games of each pairing of ``TERM_PAIRINGS`` dealt from a recorded deck (seeded
+``(DECK_SEED, pairing, i)``), each scored deal analysed with the table and the blend; the weight is the least squares
 slope of the difference of the two players' points less luck on the duplicate, halved
 (the first player's deal luck takes the weight times the duplicate, the second's its
-negative).  ``--deck-only`` fits this weight alone against the committed table and
-blend (the same numbers a whole run gives, since the rest of the fit is the same).
+negative).  The weight of the hands' swap (``gin_duplicate.swap``, for a log without
+its deck) the same way, on as many games a pairing dealt from hands (seeded
+``(SWAP_SEED, pairing, i)``).  Neither term is in the luck these two fits start from.
+``--deck-only`` fits these two weights alone against the committed table and blend (the
+same numbers a whole run gives, since the rest of the fit is the same).
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from service.engine import parse_game, verify
 from service.generator import generate_game
 
 OUT = Path(__file__).resolve().parent.parent / "service" / "analysis" / V.TABLE_FILE
-ANALYSIS_VERSION = 8
+ANALYSIS_VERSION = 9
 SEED = 2026
 GAMES = 500  # per pairing
 PAIRINGS = (("greedy", "careful"), ("careful", "careful"), ("greedy", "greedy"),
@@ -60,16 +63,20 @@ K = 20.0  # rows a parent's mean weighs as
 RIDGE = 200.0  # the weight of a squared slope (points per deadwood point) in a cell's fit
 BLEND_RIDGE = 1.0  # added to each squared sum of the blend's least squares
 DECK_SEED = SEED + 1
-DECK_GAMES = 200  # per pairing, dealt from a recorded deck
+DECK_GAMES = 300  # per pairing, dealt from a recorded deck
+# The pairings the two weights are fitted on: those of players who play to win (the
+# random player's games, far from any real player's, pull the weights down).
+TERM_PAIRINGS = tuple(i for i, pair in enumerate(PAIRINGS) if "random" not in pair)
+SWAP_SEED = SEED + 2  # the games, dealt from hands, the swap's weight is fitted on
 
 
 Event = tuple[int, int, int, float, float]  # cell, after, opponent, mover's and other's points
 
 
-def game_of(pairing: int, game_no: int, with_deck: bool = False):
+def game_of(pairing: int, game_no: int, with_deck: bool = False, seed: int = SEED):
     first, second = PAIRINGS[pairing]
     rules = {"oklahoma": True} if game_no % 2 else None
-    seed = (DECK_SEED if with_deck else SEED, pairing, game_no)
+    seed = (DECK_SEED if with_deck else seed, pairing, game_no)
     log = generate_game("gin", seed, players=2, rules=rules, with_deck=with_deck,
                         skills={"ana": first, "ben": second})
     game = parse_game(log)
@@ -174,17 +181,19 @@ def blend(table: dict, found: list[Blend]) -> dict:
     return out
 
 
-def deck_rows(pairing: int, game_no: int, values: GinValues) -> list[tuple[float, float]]:
-    """Per scored deal of a game dealt from a recorded deck: the first player's points
-    less luck less the second's (the luck with ``values``, no duplicate in it), and the
-    deck's duplicate."""
-    game, report = game_of(pairing, game_no, with_deck=True)
+def term_rows(pairing: int, game_no: int, values: GinValues, with_deck: bool
+              ) -> list[tuple[float, float]]:
+    """Per scored deal of a game dealt from a recorded deck (``with_deck``) or from
+    hands alone: the first player's points less luck less the second's (the luck with
+    ``values``), and the deck's duplicate or the hands' swap."""
+    game, report = game_of(pairing, game_no, with_deck, SWAP_SEED)
     out: list[tuple[float, float]] = []
     for d, result in enumerate(report.deals):
         if result.outcome is None:
             continue
         luck = gin_deal_luck(game, d, values)
-        if luck.stopped is not None or luck.deck is None:
+        term = luck.deck if with_deck else luck.swap
+        if luck.stopped is not None or term is None:
             continue
         a, b = luck.first, luck.second
         lucks = {a: luck.deal_luck, b: -luck.deal_luck}
@@ -192,12 +201,12 @@ def deck_rows(pairing: int, game_no: int, values: GinValues) -> list[tuple[float
             lucks[event.mover] += event.mover_luck
             lucks[event.other] += event.other_luck
         points = [result.points.get(game.players[s], 0) - lucks[s] for s in (a, b)]
-        out.append((points[0] - points[1], luck.deck))
+        out.append((points[0] - points[1], term))
     return out
 
 
-def deck_weight(rows: list[tuple[float, float]]) -> float:
-    """Half the least squares slope of the rows' differences on their duplicates."""
+def term_weight(rows: list[tuple[float, float]]) -> float:
+    """Half the least squares slope of the rows' differences on their terms."""
     n = len(rows)
     mean_r = sum(r for r, _ in rows) / n
     mean_x = sum(x for _, x in rows) / n
@@ -206,19 +215,25 @@ def deck_weight(rows: list[tuple[float, float]]) -> float:
     return round(cov / var / 2, 6)
 
 
-def with_deck_weight(table: dict, jobs: int, games: int) -> dict:
-    """The table with the duplicate's weight fitted (see the module)."""
-    values = from_json({k: v for k, v in table.items() if k != "deck_weight"})
-    work = [(p, i) for p in range(len(PAIRINGS)) for i in range(games)]
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
-            found = list(pool.map(deck_rows, *zip(*work, strict=True),
-                                  [values] * len(work), chunksize=8))
-    else:
-        found = [deck_rows(p, i, values) for p, i in work]
-    rows_ = [row for part in found for row in part]
-    return dict(table, deck_weight=deck_weight(rows_), deck_seed=DECK_SEED,
-                deck_games_per_pairing=games, deck_rows=len(rows_))
+def with_term_weights(table: dict, jobs: int, games: int) -> dict:
+    """The table with the duplicate's and the swap's weights fitted (see the module)."""
+    fitted = ("deck_weight", "deck_seed", "deck_games_per_pairing", "deck_rows",
+              "swap_weight", "swap_seed", "swap_games_per_pairing", "swap_rows")
+    table = {k: v for k, v in table.items() if k not in fitted}
+    values = from_json(table)  # no duplicate or swap in the luck
+    for with_deck, name, seed in ((True, "deck", DECK_SEED), (False, "swap", SWAP_SEED)):
+        work = [(p, i) for p in TERM_PAIRINGS for i in range(games)]
+        count = len(work)
+        if jobs > 1:
+            with ProcessPoolExecutor(jobs) as pool:
+                found = list(pool.map(term_rows, *zip(*work, strict=True), [values] * count,
+                                      [with_deck] * count, chunksize=8))
+        else:
+            found = [term_rows(p, i, values, with_deck) for p, i in work]
+        rows_ = [row for part in found for row in part]
+        table.update({f"{name}_weight": term_weight(rows_), f"{name}_seed": seed,
+                      f"{name}_games_per_pairing": games, f"{name}_rows": len(rows_)})
+    return table
 
 
 def write(table: dict) -> None:
@@ -300,15 +315,18 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=GAMES, help="games per pairing")
     parser.add_argument("--rows", help="also write the rows (a pickle) to this file")
     parser.add_argument("--deck-games", type=int, default=DECK_GAMES,
-                        help="games per pairing dealt from a recorded deck")
+                        help="games per pairing for the duplicate's and the swap's weights")
     parser.add_argument("--deck-only", action="store_true",
-                        help="fit the duplicate's weight alone, on the committed table")
+                        help="fit the duplicate's and the swap's weights alone, on the "
+                             "committed table")
     args = parser.parse_args()
     if args.deck_only:
-        table = with_deck_weight(json.loads(OUT.read_text(encoding="utf-8")), args.jobs,
-                                 args.deck_games)
+        table = json.loads(OUT.read_text(encoding="utf-8"))
+        table = with_term_weights(dict(table, analysis_version=ANALYSIS_VERSION), args.jobs,
+                                  args.deck_games)
         write(table)
-        print(f"{OUT.name}: deck weight {table['deck_weight']} over {table['deck_rows']} deals")
+        print(f"{OUT.name}: deck weight {table['deck_weight']} over {table['deck_rows']} "
+              f"deals, swap weight {table['swap_weight']} over {table['swap_rows']} deals")
         return
     jobs = [(p, i) for p in range(len(PAIRINGS)) for i in range(args.games)]
     if args.jobs > 1:
@@ -332,7 +350,7 @@ def main() -> None:
     table = blend(table, [row for rows_ in found_blend for row in rows_])
     if args.games != GAMES:
         table["games_per_pairing"] = args.games
-    table = with_deck_weight(table, args.jobs, args.deck_games)
+    table = with_term_weights(table, args.jobs, args.deck_games)
     write(table)
     print(f"{OUT.name}: {len(events)} events, {len(dealt)} deals")
 

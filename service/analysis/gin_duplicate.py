@@ -24,6 +24,20 @@ limit.  A knock is scored on the deadwood as it stands (no layoffs); the stock a
 floor ends the deal void.  It is not the players' way, only a fixed measure of how far
 the cards carry a plain player: the luck's weight on it is fitted
 (``tools/gin_value_table.py``).
+
+A log that records only the hands (no deck) cannot give the stock's order, only its
+cards.  Its **swap** plays the hands out against each other the same way, with the
+stock's cards in a fixed order (``SWAP_ORDERS``: card ``c`` at the place ``(a * (c + 1))
+mod 53``, a function of the stock's set alone), once as dealt and once with the two hands
+changed over, the upcard and the stock staying where they were:
+
+    swap(A, B) = mean over the orders of (S(A, B) - S(B, A)) / 2
+
+The deal is as likely to have given ``B`` to the first player and ``A`` to the other,
+which leaves the upcard and the stock's cards as they are, and ``swap(B, A) = -swap(A,
+B)``: its mean over every deal is exactly 0.  (The deck's mirror over a fixed order of
+the stock would not do: it changes the stock's order with the hands, and the figure's
+two halves no longer cancel.)
 """
 
 from __future__ import annotations
@@ -36,6 +50,9 @@ from ..engine.rules import Rules
 from .values import SuitTables, deadwood_of, group_choices, slices
 
 TURNS = 200  # a play-out longer than this (it never is: the stock runs out) is void
+SWAP_ORDERS = (2, 3, 5, 7)
+_ORDERS = tuple(tuple(sorted(range(52), key=lambda c, a=a: a * (c + 1) % 53))
+                for a in SWAP_ORDERS)
 
 
 def mirror(deck: Sequence[int], dealt: int) -> list[int]:
@@ -54,6 +71,19 @@ def duplicate(deck: Sequence[int], rules: Rules, tables: SuitTables,
     dealt = 2 * rules.hand_size
     return (play_out(deck, rules, tables, points)
             - play_out(mirror(deck, dealt), rules, tables, points)) / 2
+
+
+def swap(first: int, second: int, upcard: int, stock: int, rules: Rules,
+         tables: SuitTables, points: Sequence[int]) -> float:
+    """The mean, over the stock's fixed orders, of half the first player's play-out
+    points with the dealt hands (masks) as dealt less with them changed over; ``stock``
+    the mask of the stock's cards."""
+    total = 0
+    for order in _ORDERS:
+        cards = [c for c in order if stock >> c & 1]
+        total += play_hands(first, second, upcard, cards, rules, tables, points) \
+            - play_hands(second, first, upcard, cards, rules, tables, points)
+    return total / (2 * len(_ORDERS))
 
 
 def play_out(deck: Sequence[int], rules: Rules, tables: SuitTables,

@@ -22,7 +22,10 @@ The chance events:
   same size and swapping them leaves ``rest`` as it was, so a deal and its swap are
   equally likely: their lucks cancel.  A log that records its deck adds the deck's
   duplicate, weighed (``gin_duplicate``: a plain play-out of the deck less one of its
-  mirror, which cancels with the mirror's own).
+  mirror, which cancels with the mirror's own); a log without its deck adds the hands'
+  swap instead, weighed (``gin_duplicate.swap``: the hands played out against each
+  other over fixed orders of the stock's cards, less the same with the hands changed
+  over, which cancels with the swapped deal's own).
 * **the upcard**: one of the cards neither hand holds (enumerated); ``v`` as if the
   first player drew it (its best value after keeping it or not), against the dealer's
   deadwood, with the knock limit and doubling the card sets under Oklahoma.
@@ -41,7 +44,7 @@ from ..engine.cards import ACE, FULL_DECK, SPADES, cards_of, rank_of, suit_of
 from ..engine.gin import GinTable
 from ..engine.melds import discard_deadwoods
 from ..engine.model import DRAW, STOCK, Game
-from .gin_duplicate import duplicate
+from .gin_duplicate import duplicate, swap
 from .gin_value import OTHER_AFTER_CAP, GinValues
 from .values import SuitTables, deadwood_of, suit_tables, values_after
 
@@ -76,6 +79,7 @@ class GinDealLuck:
     hands: dict[int, tuple[float, ...]]  # per seat: the dealt hand's features
     deal_luck: float  # the first player's luck of the deal (the second's: its negative)
     deck: float | None  # a recorded deck's duplicate (``gin_duplicate``), else None
+    swap: float | None  # without a deck: the hands' swap (``gin_duplicate``)
     chances: list[Chance]
     stopped: int | None  # the move of the first illegal move; -1: the deal refused
 
@@ -103,7 +107,7 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
     seats = tuple(sorted(deal.players)) if deal.players else tuple(range(len(game.players)))
     table = GinTable(rules, game.players, deal, seats)
     if table.deal_cards(deal):
-        return GinDealLuck(-1, -1, {}, {}, {}, 0.0, None, [], -1)
+        return GinDealLuck(-1, -1, {}, {}, {}, 0.0, None, None, [], -1)
     tables = suit_tables(str(rules.ace), table.points)
     first, second = table.order
     dealt = {s: deadwood_of(table.hands[s], tables) for s in (first, second)}
@@ -111,10 +115,14 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
     hands = {s: hand_features(table.hands[s], tables, rest) for s in (first, second)}
     drawn = {s: hands[s][1] for s in (first, second)}
     deal_luck = 0.0 if values is None else dealt_luck(values, hands[first], hands[second])
-    deck = None
+    deck = swapped = None
     if deal.deck is not None and values is not None:
         deck = duplicate(deal.deck, rules, tables, table.points)
         deal_luck += values.deck_weight * deck
+    elif values is not None:
+        swapped = swap(table.hands[first], table.hands[second], table.upcard,
+                       table.stock_set, rules, tables, table.points)
+        deal_luck += values.swap_weight * swapped
     floor = rules.stock_floor
     chances: list[Chance] = []
     upcard = table.upcard
@@ -138,7 +146,8 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
             if dw is None:
                 dw = opponent_dw[opponent] = deadwood_of(opponent, tables)
             if table.play(move):
-                return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, deck, chances, m)
+                return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, deck,
+                                   swapped, chances, m)
             card = (table.hands[seat] & ~hand).bit_length() - 1
             event = _event(values, record, tables, table, m, seat, other, hand, card,
                            stock | 1 << card, dw, left, opponent)
@@ -146,8 +155,10 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
                 chances.append(event)
             continue
         if table.play(move):
-            return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, deck, chances, m)
-    return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, deck, chances, None)
+            return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, deck,
+                               swapped, chances, m)
+    return GinDealLuck(first, second, dealt, drawn, hands, deal_luck, deck, swapped,
+                       chances, None)
 
 
 def dealt_luck(values: GinValues, first: tuple[float, ...], second: tuple[float, ...]

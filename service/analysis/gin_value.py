@@ -118,6 +118,7 @@ class GinValues:
     other_weights: tuple[float, ...]
     hand_weights: tuple[float, ...]
     deck_weight: float = 0.0  # of a recorded deck's duplicate (``gin_duplicate``)
+    swap_weight: float = 0.0  # of the hands' swap, in a log without its deck
 
     def position(self, after: int, opponent: int, left: int, limit: int
                  ) -> tuple[float, float]:
@@ -154,7 +155,8 @@ def from_json(data: dict) -> GinValues:
             or len(hand_weights) != len(HAND_FEATURES):
         raise ValueError("the gin value table's weights do not fit the evaluator's features")
     return GinValues(int(data["analysis_version"]), mover, other, centres, mover_weights,
-                     other_weights, hand_weights, float(data.get("deck_weight", 0.0)))
+                     other_weights, hand_weights, float(data.get("deck_weight", 0.0)),
+                     float(data.get("swap_weight", 0.0)))
 
 
 @cache

@@ -47,12 +47,13 @@ from .stats import StatsFilter, _where
 # 6: two-player gin's decision loss stored, migration 10; 7: gin luck's features
 # times the other player's chance at each draw, a dealt hand's over the cards left;
 # 8: a recorded deck's duplicate in gin's deal luck; 9: gin's draws judged too, pile
-# or stock, in the decision loss).
-VERSION = 9
+# or stock, in the decision loss; 10: a hands-mode gin log's swap in its deal luck, and
+# the duplicate's weight fitted again).
+VERSION = 10
 # The analysis version the gin evaluator's table (gin_values.json) was fitted for: a new
 # table carries a new number, and the analysis's version goes up with it, so that the
 # catch-up redoes every gin analysis; a new analysis version alone keeps the table.
-GIN_TABLE_VERSION = 8
+GIN_TABLE_VERSION = 9
 E4 = 10_000  # luck is stored in units of 0.0001 point (gin: deal point, else card point)
 BATCH = 32  # games each worker analyses in a step of the catch-up
 IDLE = 1.0  # seconds the catch-up waits when nothing is left

@@ -11,7 +11,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.analysis.gin_duplicate import duplicate, knock_points, mirror, play_out
+from service.analysis.gin_duplicate import (
+    duplicate,
+    knock_points,
+    mirror,
+    play_hands,
+    play_out,
+    swap,
+)
 from service.analysis.gin_luck import gin_deal_luck
 from service.analysis.gin_value import gin_values
 from service.analysis.values import suit_tables
@@ -70,6 +77,7 @@ def test_the_mean_over_every_order_of_a_small_deck_is_zero():
 
 
 NO_MELD = "2D 4D 6D 8D TD 2S 4S 6S 8S QD"  # 60 points of deadwood
+ALMOST_GIN = "AC 2C 3C 4H 5H 6H 7S 7D 7H KS"  # gin with the 4C, the KS thrown
 
 
 def test_a_worked_play_out():
@@ -116,6 +124,7 @@ def test_a_recorded_deck_adds_its_weighed_duplicate_to_the_deal_luck():
         expected = duplicate(deck, rules, suit_tables(str(rules.ace), point_table(
             rules.ace_points)), point_table(rules.ace_points))
         assert with_deck.deck == expected
+        assert with_deck.swap is None  # the deck's duplicate stands in for it
         assert with_deck.deal_luck == pytest.approx(
             plain.deal_luck + values.deck_weight * expected, abs=1e-12)
         assert [c.mover_luck for c in with_deck.chances] == \
@@ -137,3 +146,70 @@ def test_random_decks_often_give_a_duplicate():
         rng.shuffle(deck)
         figures.append(duplicate(deck, rules, TABLES, POINTS))
     assert sum(1 for f in figures if f) > 35
+
+
+def mask(cards) -> int:
+    out = 0
+    for c in cards:
+        out |= 1 << c
+    return out
+
+
+@given(st.permutations(list(range(52))), st.booleans())
+def test_the_swap_changes_sign_with_the_hands(deck, oklahoma):
+    """A deal and the deal with the two hands changed over are equally likely, the
+    upcard and the stock's cards the same: their swaps cancel."""
+    rules = rules_of({"oklahoma": True} if oklahoma else None)
+    first, second, upcard, stock = mask(deck[0:20:2]), mask(deck[1:20:2]), deck[20], \
+        mask(deck[21:])
+    assert swap(second, first, upcard, stock, rules, TABLES, POINTS) \
+        == -swap(first, second, upcard, stock, rules, TABLES, POINTS)
+
+
+def test_the_swap_over_every_deal_of_a_small_deck_is_zero():
+    """Every deal of an eight-card deck, two cards a hand (no stock floor): the swaps
+    sum to exactly 0, and not because they all are."""
+    rules = dataclasses.replace(rules_of(), hand_size=2, stock_floor=0)
+    cards = [parse_card(c) for c in ["AC", "2C", "3C", "4D", "5H", "9S", "KD", "QS"]]
+    figures = []
+    for order in permutations(cards, 5):
+        a, b, upcard = order[0:4:2], order[1:4:2], order[4]
+        if a[0] > a[1] or b[0] > b[1]:  # a hand is a set: each once
+            continue
+        stock = mask(cards) & ~mask(order)
+        figures.append(swap(mask(a), mask(b), upcard, stock, rules, TABLES, POINTS))
+    assert len(figures) == 28 * 15 * 4
+    assert sum(figures) == 0
+    assert sum(1 for f in figures if f) > 600
+
+
+def test_the_swap_plays_each_fixed_order_of_the_stock():
+    """The swap is the mean over four fixed orders of the stock's cards, each played
+    as dealt and with the hands changed over (worked: ana holds a gin but for the
+    upcard's help, ben nothing)."""
+    rules = rules_of()
+    ana = mask(parse_card(c) for c in ALMOST_GIN.split())
+    ben = mask(parse_card(c) for c in NO_MELD.split())
+    upcard = parse_card("4C")
+    stock = ((1 << 52) - 1) & ~ana & ~ben & ~(1 << upcard)
+    # As dealt: ana takes the 4C and goes gin at once, 25 + 60, whatever the stock.
+    assert play_hands(ana, ben, upcard, [], rules, TABLES, POINTS) == 85
+    orders = [sorted((c for c in range(52) if stock >> c & 1), key=lambda c, a=a: a * (c + 1) % 53)
+              for a in (2, 3, 5, 7)]
+    expected = sum(85 - play_hands(ben, ana, upcard, o, rules, TABLES, POINTS)
+                   for o in orders) / 8
+    assert swap(ana, ben, upcard, stock, rules, TABLES, POINTS) == expected
+    assert expected > 0
+
+
+def test_a_log_without_its_deck_adds_its_weighed_swap_to_the_deal_luck():
+    values = gin_values()
+    assert values.swap_weight > 0
+    for seed in range(4):
+        game = parse_game(generate_game("gin", (32, seed), players=2))
+        luck = gin_deal_luck(game, 0, values)
+        plain = gin_deal_luck(game, 0, dataclasses.replace(values, swap_weight=0.0))
+        assert luck.deck is None and luck.swap is not None
+        assert luck.deal_luck == pytest.approx(
+            plain.deal_luck + values.swap_weight * luck.swap, abs=1e-12)
+        assert [c.mover_luck for c in luck.chances] == [c.mover_luck for c in plain.chances]

@@ -303,6 +303,9 @@ def test_the_fit_is_reproducible_and_the_committed_table_is_its_output():
     assert committed["analysis_version"] == script.ANALYSIS_VERSION
     assert committed["deck_seed"] == script.DECK_SEED
     assert committed["deck_games_per_pairing"] == script.DECK_GAMES
+    assert committed["swap_seed"] == script.SWAP_SEED
+    assert committed["swap_games_per_pairing"] == script.DECK_GAMES
+    assert script.TERM_PAIRINGS == (0, 1, 2, 3)
 
     def once() -> dict:
         pairings = range(len(script.PAIRINGS))
@@ -312,8 +315,10 @@ def test_the_fit_is_reproducible_and_the_committed_table_is_its_output():
         table = script.blend(table, [r for p in pairings
                                      for r in script.blend_rows(p, 0, values)])
         values = gin_value.from_json(table)
-        weight = script.deck_weight([r for p in pairings for r in script.deck_rows(p, 0, values)])
-        return dict(table, deck_weight=weight)
+        weights = {f"{name}_weight": script.term_weight(
+            [r for p in pairings for r in script.term_rows(p, 0, values, with_deck)])
+            for name, with_deck in (("deck", True), ("swap", False))}
+        return dict(table, **weights)
 
     first = once()
     assert first == once()
@@ -323,7 +328,9 @@ def test_the_fit_is_reproducible_and_the_committed_table_is_its_output():
                    ("hand_weights", len(gin_value.HAND_FEATURES))):
         assert len(first[key]) == len(committed[key]) == n
     assert isinstance(first["deck_weight"], float)
+    assert isinstance(first["swap_weight"], float)
     assert 0 < committed["deck_weight"] < 1
+    assert 0 < committed["swap_weight"] < 1
 
 
 @pytest.mark.parametrize("first,second", [("greedy", "careful"), ("careful", "careful")])
