@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
         luck_se = statistics.stdev(luck) / math.sqrt(len(luck))
         print(f"{first + ':' + second:<18}{statistics.fmean(raw):>9.2f}{sd_raw:>7.1f}"
               f"{statistics.fmean(adjusted):>9.2f}{sd_adj:>7.1f}"
-              f"{(sd_adj / sd_raw) ** 2:>7.2f}{ratio_se(raw, adjusted):>6.3f}"
+              f"{(sd_adj / sd_raw) ** 2:>7.3f}{ratio_se(raw, adjusted):>6.3f}"
               f"{needed(raw):>7}{needed(adjusted):>7}"
               f"{sd_adj / math.sqrt(len(adjusted)):>7.2f}"
               f"{statistics.fmean(luck):>7.2f}{luck_se:>6.2f}"
