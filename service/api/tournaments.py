@@ -98,10 +98,12 @@ class TournamentRowSchema(Schema):
     final = fields.Boolean(required=True, metadata={
         "description": "True when no matter is open: the standings are final"})
     players = fields.Integer(required=True, metadata={"description": "Distinct players"})
-    first_game_time = UtcDateTime(required=True, metadata={
-        "description": "The earliest game: played, else uploaded"})
-    last_game_time = UtcDateTime(required=True)
-    variants = fields.List(fields.String(), required=True)
+    first_game_time = UtcDateTime(required=True, allow_none=True, metadata={
+        "description": "The earliest game: played, else uploaded; null when every "
+                       "game of the tournament was withdrawn (deleted or replaced)"})
+    last_game_time = UtcDateTime(required=True, allow_none=True)
+    variants = fields.List(fields.String(), required=True, metadata={
+        "description": "The variants of its games, empty when every game was withdrawn"})
     links = fields.Nested(lambda: TournamentLinksSchema(), required=True)
 
 

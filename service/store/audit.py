@@ -133,21 +133,23 @@ SELECT count(*) AS n FROM games
 WHERE tournament_id = ? AND id IN (SELECT game_id FROM deletions)
 """
 
-# A page of tournaments: their ids, then what the list shows that the audit does not
-# (the first and last game time, the players).
-_PAGE = f"""(SELECT tournament_id FROM games
-    WHERE tournament_id IS NOT NULL AND id {LIVE} AND (? IS NULL OR tournament_id > ?)
+# A page of tournaments: their ids (a tournament whose every game was withdrawn is
+# listed too, as its audit is), then what the list shows that the audit does not (the
+# first and last game time, the variants and the players, of its live games).
+_PAGE = """(SELECT tournament_id FROM games
+    WHERE tournament_id IS NOT NULL AND (? IS NULL OR tournament_id > ?)
     GROUP BY tournament_id ORDER BY tournament_id LIMIT ?)"""
 _PAGE_SCOPE = f"tournament_id IN {_PAGE}"
 
 _LIST_SQL = f"""
-SELECT tournament_id AS id, min(game_time) AS first_game_time,
-       max(game_time) AS last_game_time,
-       list(DISTINCT variant ORDER BY variant) AS variants,
+SELECT tournament_id AS id, min(game_time) FILTER (WHERE live) AS first_game_time,
+       max(game_time) FILTER (WHERE live) AS last_game_time,
+       coalesce(list(DISTINCT variant ORDER BY variant) FILTER (WHERE live),
+                []::VARCHAR[]) AS variants,
        (SELECT count(DISTINCT player) FROM game_players p
-        WHERE p.tournament_id = games.tournament_id AND p.game_id {LIVE}) AS players
-FROM games
-WHERE {_PAGE_SCOPE} AND id {LIVE}
+        WHERE p.tournament_id = g.tournament_id AND p.game_id {LIVE}) AS players
+FROM (SELECT tournament_id, game_time, variant, id {LIVE} AS live
+      FROM games WHERE {_PAGE_SCOPE}) g
 GROUP BY tournament_id
 ORDER BY tournament_id
 """
@@ -166,7 +168,7 @@ def list_tournaments(store: Reader, limit: int,
     audits = _audits([result.dicts() for result in results])
     out = []
     for row in rows.dicts():
-        audit = audits[row["id"]]
+        audit = audits.get(row["id"]) or TournamentAudit(row["id"])  # every game withdrawn
         summary = audit.summary
         out.append({"id": row["id"], "games": summary["games"], "counted": summary["counted"],
                     "illegal": summary["illegal"], "mismatch": summary["mismatch"],

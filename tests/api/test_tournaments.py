@@ -455,3 +455,24 @@ def test_tournaments_are_listed_by_id_a_page_at_a_time(client):
         "links": {"self": f"{API}/tournaments/b-cup",
                   "report": f"{API}/tournaments/b-cup/report.csv"}}]
     assert_problem(client.get(f"{API}/tournaments?cursor=abc"), 400, "invalid-cursor")
+
+
+def test_a_tournament_whose_every_game_was_withdrawn_is_still_listed(client):
+    """Its audit answers (no games, no standings, the withdrawn counted), so the list
+    names it too, with nothing counted and no game time."""
+    gone = upload(client, entered(valid(), "z-cup", 1, "A"), "valid")
+    kept = upload(client, entered(valid_rummy(), "y-cup", 1, "A"), "valid")
+    assert client.delete(f"{API}/games/{gone}?reason=wrong%20event").status_code == 200
+    assert client.get(f"{API}/tournaments/z-cup").status_code == 200
+    rows = {t["id"]: t for t in client.get(f"{API}/tournaments").get_json()["tournaments"]}
+    assert list(rows) == ["y-cup", "z-cup"]
+    assert rows["z-cup"] | {"links": None} == {
+        "id": "z-cup", "games": 0, "counted": 0, "illegal": 0, "mismatch": 0,
+        "discrepancies": 0, "open": 0, "final": True, "players": 0,
+        "first_game_time": None, "last_game_time": None, "variants": [], "links": None}
+    assert rows["y-cup"]["games"] == 1 and rows["y-cup"]["variants"] == ["rummy"]
+    assert kept
+    page = client.get("/tournaments")
+    assert page.status_code == 200
+    row = page.data.decode().split("z-cup</a>")[1].split("</tr>")[0]
+    assert "No live game" in row and "Final" not in row
