@@ -180,7 +180,10 @@ def _json_body(keys: tuple[str, ...], what: str, shape: str,
     raw = read_body(64 << 10)
     try:
         body = load_json(raw, 64 << 10)
-    except LogValidationError:
+    except LogValidationError as exc:
+        repeated = next((path for path in exc.errors if path), None)
+        if repeated is not None:  # valid JSON, but a key given twice: name it
+            raise refuse(repeated, " ".join(exc.errors[repeated])) from None
         body = None
     if not isinstance(body, dict):
         raise refuse("$", shape)

@@ -230,6 +230,18 @@ def test_a_ruling_that_is_not_valid_is_a_422(shared_client, body, field):
     assert list(problem["errors"]) == [field]
 
 
+def test_a_key_given_twice_is_named(shared_client):
+    """A body that repeats a key is refused at that key (not as "not a JSON object"),
+    and nothing is ruled."""
+    gid = upload_once(shared_client)
+    body = b'{"ruling": "void", "reason": "typo", "reason": "the real reason"}'
+    response = shared_client.put(f"{API}/games/{gid}/ruling", data=body,
+                                 content_type="application/json")
+    problem = assert_problem(response, 422, "validation-error")
+    assert problem["errors"] == {"reason": ["this key appears more than once in its object"]}
+    assert shared_client.get(f"{API}/games/{gid}/ruling").status_code == 404
+
+
 def upload_once(client) -> str:
     response = post_log(client, at(illegal(), "invalid-rulings"))
     assert response.status_code in (200, 201)
