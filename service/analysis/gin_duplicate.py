@@ -43,7 +43,6 @@ two halves no longer cancel.)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 from ..engine.gin import doubled, knock_limit
 from ..engine.rules import Rules
@@ -65,29 +64,27 @@ def mirror(deck: Sequence[int], dealt: int) -> list[int]:
     return out
 
 
-def duplicate(deck: Sequence[int], rules: Rules, tables: SuitTables,
-              points: Sequence[int]) -> float:
+def duplicate(deck: Sequence[int], rules: Rules, tables: SuitTables) -> float:
     """Half the first player's play-out points with the deck less with its mirror."""
     dealt = 2 * rules.hand_size
-    return (play_out(deck, rules, tables, points)
-            - play_out(mirror(deck, dealt), rules, tables, points)) / 2
+    return (play_out(deck, rules, tables)
+            - play_out(mirror(deck, dealt), rules, tables)) / 2
 
 
 def swap(first: int, second: int, upcard: int, stock: int, rules: Rules,
-         tables: SuitTables, points: Sequence[int]) -> float:
+         tables: SuitTables) -> float:
     """The mean, over the stock's fixed orders, of half the first player's play-out
     points with the dealt hands (masks) as dealt less with them changed over; ``stock``
     the mask of the stock's cards."""
     total = 0
     for order in _ORDERS:
         cards = [c for c in order if stock >> c & 1]
-        total += play_hands(first, second, upcard, cards, rules, tables, points) \
-            - play_hands(second, first, upcard, cards, rules, tables, points)
+        total += play_hands(first, second, upcard, cards, rules, tables) \
+            - play_hands(second, first, upcard, cards, rules, tables)
     return total / (2 * len(_ORDERS))
 
 
-def play_out(deck: Sequence[int], rules: Rules, tables: SuitTables,
-             points: Sequence[int]) -> int:
+def play_out(deck: Sequence[int], rules: Rules, tables: SuitTables) -> int:
     """The first player's net deal points (theirs less the other's) when both play the
     deck out the module's way: the first player dealt the first card of each pair and
     playing first, the upcard starting the pile, the stock drawn from its top (the card
@@ -97,15 +94,14 @@ def play_out(deck: Sequence[int], rules: Rules, tables: SuitTables,
     for k in range(0, dealt, 2):
         first |= 1 << deck[k]
         second |= 1 << deck[k + 1]
-    return play_hands(first, second, deck[dealt], deck[dealt + 1:], rules, tables, points)
+    return play_hands(first, second, deck[dealt], deck[dealt + 1:], rules, tables)
 
 
 def play_hands(first: int, second: int, upcard: int, stock: Sequence[int], rules: Rules,
-               tables: SuitTables, points: Sequence[int]) -> int:
+               tables: SuitTables) -> int:
     """``play_out`` of the dealt hands (masks), the upcard and the stock from its top."""
     limit = knock_limit(rules, upcard)
     factor = 2 if doubled(rules, upcard) else 1
-    order = throw_order(tuple(points))
     hands = [first, second]
     deadwood = [deadwood_of(first, tables), deadwood_of(second, tables)]
     pile = upcard
@@ -114,13 +110,13 @@ def play_hands(first: int, second: int, upcard: int, stock: Sequence[int], rules
     for turn in range(TURNS):
         seat = turn % 2
         hand = hands[seat] | 1 << pile
-        card, left = best_throw(hand, pile, tables, order)
+        card, left = best_throw(hand, pile, tables)
         if left >= deadwood[seat]:  # the discard does not help: draw from the stock
             if top >= last:
                 return 0
             hand = hands[seat] | 1 << stock[top]
             top += 1
-            card, left = best_throw(hand, -1, tables, order)
+            card, left = best_throw(hand, -1, tables)
         hands[seat] = hand & ~(1 << card)
         deadwood[seat] = left
         pile = card
@@ -130,23 +126,11 @@ def play_hands(first: int, second: int, upcard: int, stock: Sequence[int], rules
     return 0
 
 
-@lru_cache(maxsize=8)
-def throw_order(points: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The order in which ties between throws are broken, the higher card first (more
-    points, then the higher card number): each card's place, and the card at each
-    place."""
-    cards = sorted(range(len(points)), key=lambda c: (-points[c], -c))
-    place = [0] * len(points)
-    for k, card in enumerate(cards):
-        place[card] = k
-    return tuple(place), tuple(cards)
-
-
-def best_throw(hand: int, kept: int, tables: SuitTables,
-               order: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[int, int]:
-    """The throw leaving the least deadwood and that deadwood, the higher card first on
-    a tie (``throw_order``); never the card ``kept`` (a discard just taken)."""
-    place, at = order
+def best_throw(hand: int, kept: int, tables: SuitTables) -> tuple[int, int]:
+    """The throw leaving the least deadwood and that deadwood, the card worth more
+    first on a tie, then the higher card (``SuitTables.place``); never the card
+    ``kept`` (a discard just taken)."""
+    place, at = tables.place, tables.ranked
     dead, drop, thrown = tables.dead, tables.drop, tables.thrown
     best = 1 << 40
     # A throw's deadwood is the least, over the choices of groups without the card, of

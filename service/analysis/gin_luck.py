@@ -117,11 +117,11 @@ def gin_deal_luck(game: Game, d: int, values: GinValues | None,
     deal_luck = 0.0 if values is None else dealt_luck(values, hands[first], hands[second])
     deck = swapped = None
     if deal.deck is not None and values is not None:
-        deck = duplicate(deal.deck, rules, tables, table.points)
+        deck = duplicate(deal.deck, rules, tables)
         deal_luck += values.deck_weight * deck
     elif values is not None:
         swapped = swap(table.hands[first], table.hands[second], table.upcard,
-                       table.stock_set, rules, tables, table.points)
+                       table.stock_set, rules, tables)
         deal_luck += values.swap_weight * swapped
     floor = rules.stock_floor
     chances: list[Chance] = []

@@ -41,7 +41,10 @@ class SuitTables:
     """Per 13-bit slice of one suit: ``dead``, the least deadwood of the slice in runs;
     ``drop``, the least ``dead[slice - b] - dead[slice]`` over its cards ``b`` (INF for
     the empty slice); ``thrown``, the rank of a card ``b`` with that least change, the
-    one worth more points on a tie, then the higher rank (-1 for the empty slice)."""
+    one worth more points on a tie, then the higher rank (-1 for the empty slice).
+    ``place`` gives each card's place in that same order of preference over the whole
+    deck (more points first, then the higher card number), ``ranked`` the card at each
+    place."""
 
     ace: str
     points: tuple[int, ...]
@@ -50,6 +53,8 @@ class SuitTables:
     thrown: tuple[int, ...]
     reach: tuple[int, ...]  # the ranks r not in the slice that a run of slice + r holds
     classes: tuple[tuple[int, int], ...]  # (points, the cards worth them)
+    place: tuple[int, ...]
+    ranked: tuple[int, ...]
 
 
 @lru_cache(maxsize=16)  # a game uses one; each holds a few 8192-entry tables
@@ -87,8 +92,13 @@ def suit_tables(ace: str, points: tuple[int, ...]) -> SuitTables:
     classes: dict[int, int] = {}
     for card, value in enumerate(points):
         classes[value] = classes.get(value, 0) | 1 << card
+    ranked = sorted(range(len(points)), key=lambda c: (-points[c], -c))
+    place = [0] * len(points)
+    for k, card in enumerate(ranked):
+        place[card] = k
     return SuitTables(ace, tuple(points), tuple(dead), tuple(drop), tuple(thrown),
-                      tuple(reach), tuple(sorted(classes.items())))
+                      tuple(reach), tuple(sorted(classes.items())), tuple(place),
+                      tuple(ranked))
 
 
 def slices(mask: int) -> tuple[int, int, int, int]:

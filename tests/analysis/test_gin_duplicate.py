@@ -61,8 +61,8 @@ def test_the_duplicate_changes_sign_with_the_mirror(deck, oklahoma):
     """A deck and its mirror are equally likely, and their duplicates cancel: the
     figure's mean over every shuffle is 0."""
     rules = rules_of({"oklahoma": True} if oklahoma else None)
-    assert duplicate(mirror(deck, 20), rules, TABLES, POINTS) \
-        == -duplicate(deck, rules, TABLES, POINTS)
+    assert duplicate(mirror(deck, 20), rules, TABLES) \
+        == -duplicate(deck, rules, TABLES)
 
 
 def test_the_mean_over_every_order_of_a_small_deck_is_zero():
@@ -70,7 +70,7 @@ def test_the_mean_over_every_order_of_a_small_deck_is_zero():
     duplicates sum to exactly 0, and not because they all are."""
     rules = dataclasses.replace(rules_of(), hand_size=2, stock_floor=0)
     cards = [parse_card(c) for c in ["AC", "2C", "3C", "4D", "5H", "9S", "KD", "QS"]]
-    figures = [duplicate(list(order), rules, TABLES, POINTS) for order in permutations(cards)]
+    figures = [duplicate(list(order), rules, TABLES) for order in permutations(cards)]
     assert len(figures) == 40320
     assert sum(figures) == 0
     assert sum(1 for f in figures if f) > 30000
@@ -85,16 +85,16 @@ def test_a_worked_play_out():
     deadwood (KS thrown: gin), so she takes it and goes gin: 25 + ben's 60."""
     deck = deck_of("AC 2C 3C 4H 5H 6H 7S 7D 7H KS", NO_MELD, "4C",
                    "9C 9D 9H JS JD JH 3S 5S")
-    assert play_out(deck, rules_of(), TABLES, POINTS) == 85
+    assert play_out(deck, rules_of(), TABLES) == 85
     # Under Oklahoma a club upcard of rank 4 sets the knock limit to 4, not doubled.
-    assert play_out(deck, rules_of({"oklahoma": True}), TABLES, POINTS) == 85
+    assert play_out(deck, rules_of({"oklahoma": True}), TABLES) == 85
 
 
 def test_the_stock_at_its_floor_is_a_void_deal():
     """Neither hand can use the upcard or any card of a two-card stock at its floor of
     two: no draw, the deal is void."""
     deck = deck_of("2C 4C 6C 8C TC 2H 4H 6H 8H QC", NO_MELD, "KH", "KC KS")
-    assert play_out(deck, rules_of(), TABLES, POINTS) == 0
+    assert play_out(deck, rules_of(), TABLES) == 0
 
 
 @pytest.mark.parametrize("knocker,defender,tie,points", [
@@ -122,7 +122,7 @@ def test_a_recorded_deck_adds_its_weighed_duplicate_to_the_deal_luck():
         deck = game.deals[0].deck
         rules = game.rules
         expected = duplicate(deck, rules, suit_tables(str(rules.ace), point_table(
-            rules.ace_points)), point_table(rules.ace_points))
+            rules.ace_points)))
         assert with_deck.deck == expected
         assert with_deck.swap is None  # the deck's duplicate stands in for it
         assert with_deck.deal_luck == pytest.approx(
@@ -144,7 +144,7 @@ def test_random_decks_often_give_a_duplicate():
     for _ in range(50):
         deck = list(range(52))
         rng.shuffle(deck)
-        figures.append(duplicate(deck, rules, TABLES, POINTS))
+        figures.append(duplicate(deck, rules, TABLES))
     assert sum(1 for f in figures if f) > 35
 
 
@@ -162,8 +162,8 @@ def test_the_swap_changes_sign_with_the_hands(deck, oklahoma):
     rules = rules_of({"oklahoma": True} if oklahoma else None)
     first, second, upcard, stock = mask(deck[0:20:2]), mask(deck[1:20:2]), deck[20], \
         mask(deck[21:])
-    assert swap(second, first, upcard, stock, rules, TABLES, POINTS) \
-        == -swap(first, second, upcard, stock, rules, TABLES, POINTS)
+    assert swap(second, first, upcard, stock, rules, TABLES) \
+        == -swap(first, second, upcard, stock, rules, TABLES)
 
 
 def test_the_swap_over_every_deal_of_a_small_deck_is_zero():
@@ -177,7 +177,7 @@ def test_the_swap_over_every_deal_of_a_small_deck_is_zero():
         if a[0] > a[1] or b[0] > b[1]:  # a hand is a set: each once
             continue
         stock = mask(cards) & ~mask(order)
-        figures.append(swap(mask(a), mask(b), upcard, stock, rules, TABLES, POINTS))
+        figures.append(swap(mask(a), mask(b), upcard, stock, rules, TABLES))
     assert len(figures) == 28 * 15 * 4
     assert sum(figures) == 0
     assert sum(1 for f in figures if f) > 600
@@ -193,12 +193,12 @@ def test_the_swap_plays_each_fixed_order_of_the_stock():
     upcard = parse_card("4C")
     stock = ((1 << 52) - 1) & ~ana & ~ben & ~(1 << upcard)
     # As dealt: ana takes the 4C and goes gin at once, 25 + 60, whatever the stock.
-    assert play_hands(ana, ben, upcard, [], rules, TABLES, POINTS) == 85
+    assert play_hands(ana, ben, upcard, [], rules, TABLES) == 85
     orders = [sorted((c for c in range(52) if stock >> c & 1), key=lambda c, a=a: a * (c + 1) % 53)
               for a in (2, 3, 5, 7)]
-    expected = sum(85 - play_hands(ben, ana, upcard, o, rules, TABLES, POINTS)
+    expected = sum(85 - play_hands(ben, ana, upcard, o, rules, TABLES)
                    for o in orders) / 8
-    assert swap(ana, ben, upcard, stock, rules, TABLES, POINTS) == expected
+    assert swap(ana, ben, upcard, stock, rules, TABLES) == expected
     assert expected > 0
 
 
