@@ -5,9 +5,13 @@ The generator's gin bots (``service/generator/gin_bot.py``: ``random``, ``greedy
 ``benchmarks/luck_variance.py``; every discard of every game is judged
 (``service/analysis/decisions.py``) and, per skill, it prints the decisions judged, the
 average loss per decision in expected deal points, the accuracy (mean of each
-decision's), and the share of decisions the evaluator judged best; and the discard
-error facts (by deadwood) that the evaluator judges best, within its margin or worse.  The expected
-order: random loses most, greedy no less than careful.
+decision's), and the share of decisions the evaluator judged best; the same for the
+knock-or-play-on choices alone (``service/analysis/gin_knock.py``), with how many the
+player knocked and how many the worlds found the other choice clearly better; and the
+discard error, missed knock and knock into undercut facts that the evaluator judges
+best, within its margin or worse.  The expected order: random loses most, greedy no
+less than careful (on the throws and draws; the greedy bot plays on for gin at times
+where it could knock, the careful one knocks as soon as it may).
 
 It also times, on the same games (parsed and verified beforehand), the facts and luck
 without and with the decisions (all three: what the store's catch-up computes), in
@@ -54,10 +58,12 @@ SKILLS = ("random", "greedy", "careful")
 
 
 def losses_by_skill(games: int, seed: int
-                    ) -> tuple[dict[str, list[float]], list, list[dict[str, str]]]:
-    """Every decision's loss by the skill of its player, the games played and each
-    game's skills."""
+                    ) -> tuple[dict[str, list[float]], dict[str, list], list,
+                               list[dict[str, str]]]:
+    """Every decision's loss by the skill of its player, the knock-or-play-on choices
+    by skill, the games played and each game's skills."""
     out: dict[str, list[float]] = {s: [] for s in SKILLS}
+    choices: dict[str, list] = {s: [] for s in SKILLS}
     played = []
     skills_of = []
     for p, (first, second) in enumerate(PAIRS):
@@ -68,7 +74,9 @@ def losses_by_skill(games: int, seed: int
             skills_of.append(skills)
             for x in game_decisions(game):
                 out[skills[x.player]].append(x.loss)
-    return out, played, skills_of
+                if x.choice is not None:
+                    choices[skills[x.player]].append(x)
+    return out, choices, played, skills_of
 
 
 def skill_rows(losses: dict[str, list[float]]) -> list[tuple[str, int, float, float, float]]:
@@ -83,16 +91,30 @@ def skill_rows(losses: dict[str, list[float]]) -> list[tuple[str, int, float, fl
     return rows
 
 
-def verdicts(games: list, skills_of: list[dict[str, str]]) -> dict[str, dict[str, int]]:
-    """Per skill, the discard error facts by the evaluator's verdict on them."""
-    out = {s: dict.fromkeys((BEST, WITHIN_MARGIN, WORSE), 0) for s in SKILLS}
+JUDGED = ("discard_error", "missed_knock", "knock_into_undercut")
+
+
+def verdicts(games: list, skills_of: list[dict[str, str]]
+             ) -> dict[tuple[str, str], dict[str, int]]:
+    """Per fact kind and skill, the facts the evaluator judges by its verdict."""
+    out = {(k, s): dict.fromkeys((BEST, WITHIN_MARGIN, WORSE), 0)
+           for k in JUDGED for s in SKILLS}
     for game, skills in zip(games, skills_of, strict=True):
         facts = [f.to_dict() for f in analyse(game).facts]
         mark_facts(facts, game_decisions(game))
         for fact in facts:
             if "evaluator" in fact:
-                out[skills[fact["player"]]][fact["evaluator"]] += 1
+                out[(fact["kind"], skills[fact["player"]])][fact["evaluator"]] += 1
     return out
+
+
+def choice_rows(choices: dict[str, list]) -> list[tuple[str, int, int, float, int]]:
+    """Per skill: choices judged, knocks among them, average loss, and how many the
+    worlds found the other choice clearly better."""
+    return [(skill, len(found), sum(x.choice == "knock" for x in found),
+             statistics.fmean(x.loss for x in found) if found else 0.0,
+             sum(x.best_choice != x.choice for x in found))
+            for skill, found in choices.items()]
 
 
 def timing(games: list) -> tuple[int, float, float]:
@@ -135,15 +157,19 @@ def main() -> None:
     if args.fit:
         fit(args.games)
         return
-    losses, played, skills_of = losses_by_skill(args.games, args.seed)
+    losses, choices, played, skills_of = losses_by_skill(args.games, args.seed)
     print(f"{args.games} games a pairing, seed {args.seed}")
     print(f"{'skill':8} {'decisions':>9} {'avg loss':>9} {'accuracy':>9} {'best':>6}")
     for skill, n, loss, accuracy, best in skill_rows(losses):
         print(f"{skill:8} {n:9d} {loss:9.3f} {accuracy:8.2f}% {100 * best:5.1f}%")
-    print("discard errors (deadwood) by the evaluator's verdict: best, within the margin, "
-          "worse")
-    for skill, counts in verdicts(played, skills_of).items():
-        print(f"{skill:8} {counts[BEST]:6d} {counts[WITHIN_MARGIN]:6d} {counts[WORSE]:6d}")
+    print("knock-or-play-on choices: judged, knocked, average loss, the other clearly "
+          "better")
+    for skill, n, knocked, loss, other in choice_rows(choices):
+        print(f"{skill:8} {n:9d} {knocked:9d} {loss:9.3f} {other:6d}")
+    print("facts by the evaluator's verdict: best, within the margin, worse")
+    for (kind, skill), counts in verdicts(played, skills_of).items():
+        print(f"{kind:20} {skill:8} {counts[BEST]:6d} {counts[WITHIN_MARGIN]:6d} "
+              f"{counts[WORSE]:6d}")
     deals, without, with_them = timing(played)
     print(f"{deals} deals: facts + luck {without:.0f} deals/s, with the decisions "
           f"{with_them:.0f} deals/s (CPU)")

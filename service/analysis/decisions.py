@@ -53,11 +53,14 @@ next draw, so
 ``m`` over the cards the player has not seen, as above (the pile's card is seen).  The
 loss is the better value less the one played, as for a throw.
 
-Not judged here: whether to knock or play on (the throw of a knock is judged, the knock
-itself is not, since the evaluator holds no honest value for playing on with a hand
-that could knock: its table was fitted on players who mostly knock at once), and the
-first upcard's offer (taking it or passing is not a choice of pile against stock).
-What the discard offers the opponent is not valued either.
+A turn whose player may knock, away from the stock's floor, is also a **choice** to
+knock or play on (analysis version 11): a second decision of the same move, with the
+measure ``KNOCK_OR_PLAY_ON``, valued by play-outs over worlds of the cards the player
+has not seen (``gin_knock``; the table holds no honest value for playing on, being
+fitted on players who mostly knock at once).
+
+Not judged here: the first upcard's offer (taking it or passing is not a choice of pile
+against stock), nor what the discard offers the opponent.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ from ..engine.cards import FULL_DECK, card_name, cards_of, unconnected
 from ..engine.gin import PLAY, GinTable
 from ..engine.model import DISCARD, DISCARD_PILE, DRAW, GIN, KNOCK, STOCK, Game
 from .facts import ratio
+from .gin_knock import knock_choice
 from .values import INF, SuitTables, deadwood_of, draw_figures, slices, suit_tables
 
 PER_DRAWN = 0.326  # deal points per point of mean value after one draw (fitted, above)
@@ -79,6 +83,7 @@ BEST, WITHIN_MARGIN, WORSE = "best", "within_margin", "worse"
 # What a decision is judged on: a throw by the mean value after the next draw, a knock's
 # throw by its deadwood, a draw by the (expected) deadwood after it.
 AFTER_DRAW, DEADWOOD, THIS_DRAW = "after_draw", "deadwood", "this_draw"
+KNOCK_OR_PLAY_ON = "knock_or_play_on"  # a choice valued by play-outs (``gin_knock``)
 PILE, STOCK_SOURCE = "pile", "stock"  # a draw's sources
 _THROWS = (DISCARD, KNOCK, GIN)
 
@@ -107,6 +112,9 @@ class Decision:
     loss: float
     source: str | None = None  # a draw's
     best_source: str | None = None
+    choice: str | None = None  # a knock-or-play-on choice's (``gin_knock``)
+    best_choice: str | None = None
+    error: float | None = None  # the standard error of the choices' difference
 
     def to_dict(self) -> dict[str, Any]:
         out = {"deal": self.deal, "move": self.move, "player": self.player,
@@ -118,6 +126,9 @@ class Decision:
                "throws": self.throws, "loss": round(self.loss, 4)}
         if self.source is not None:
             out["source"], out["best_source"] = self.source, self.best_source
+        if self.choice is not None:
+            out["choice"], out["best_choice"] = self.choice, self.best_choice
+            out["error"] = round(self.error or 0.0, 4)
         return out
 
 
@@ -363,6 +374,12 @@ class Position:
     unseen: int
     doubled: bool
     source: str | None = None
+    # A throw's: whether a knock-or-play-on choice is open (away from the stock's
+    # floor), the knock limit, the stock's cards, the cards the other is known to hold.
+    open_knock: bool = False
+    limit: int = 0
+    stock_count: int = 0
+    shown: int = 0
 
 
 def positions(game: Game) -> Iterator[tuple[Position, SuitTables]]:
@@ -411,9 +428,11 @@ def positions(game: Game) -> Iterator[tuple[Position, SuitTables]]:
                     throws &= ~(1 << table.taken)
                 if throws >> move.card & 1:
                     other = seats[1] if p == seats[0] else seats[0]
-                    unseen = _unseen(hand, table.pile, took[other] & table.hands[other])
+                    shown = took[other] & table.hands[other]
+                    unseen = _unseen(hand, table.pile, shown)
                     at = Position(d, m, p, move.action.value, move.card, hand, throws,
-                                  unseen, table.doubled)
+                                  unseen, table.doubled, None, not table.at_floor,
+                                  table.knock_limit, table.stock_count, shown)
                     if table.play(move):
                         break  # an illegal move is not judged, nor what follows it
                     yield at, tables
@@ -452,6 +471,7 @@ def game_decisions(game: Game) -> list[Decision]:
     """Every judged decision of a two-player gin game (none for other variants), each
     deal up to its first illegal move."""
     out = []
+    rules = game.rules
     for at, tables in positions(game):
         player = game.players[at.seat]
         if at.source is not None:
@@ -466,6 +486,16 @@ def game_decisions(game: Game) -> list[Decision]:
                             best, measure, played, least,
                             at.unseen.bit_count() if measure == AFTER_DRAW else 0,
                             at.throws.bit_count(), loss))
+        if at.open_knock and at.action != GIN.value:
+            choice = knock_choice(at.hand, at.throws, at.action == KNOCK.value, at.unseen,
+                                  at.shown, at.stock_count, at.limit, rules, tables)
+            if choice is not None:
+                out.append(Decision(at.deal, at.move, player, at.action, at.card, -1,
+                                    KNOCK_OR_PLAY_ON, choice.value(choice.played),
+                                    choice.value(choice.best), at.unseen.bit_count(), 2,
+                                    (2 if at.doubled else 1) * choice.loss,
+                                    choice=choice.played, best_choice=choice.best,
+                                    error=choice.error))
     return out
 
 
@@ -521,16 +551,35 @@ def decisions_json(game: Game, decisions: list[Decision] | None = None) -> dict[
             "per_drawn": PER_DRAWN, "half_loss": HALF_LOSS, "margin": MARGIN}
 
 
+# The facts the evaluator also judges: a discard error by the throw's decision, a
+# missed knock and a knock into an undercut by the knock-or-play-on choice of that turn.
+_JUDGED_BY_CHOICE = {"discard_error": False, "missed_knock": True,
+                     "knock_into_undercut": True}
+
+
+def judges(decisions: list[Decision]) -> dict[tuple[int, int, bool], Decision]:
+    """The decisions by deal, move and whether they are a knock-or-play-on choice (a
+    turn's throw and its choice share the move), for ``judge_of``."""
+    return {(x.deal, x.move, x.choice is not None): x for x in decisions}
+
+
+def judge_of(found: dict[tuple[int, int, bool], Decision], kind: str, deal: int,
+             move: int) -> Decision | None:
+    """The decision judging a fact of ``kind`` at ``deal`` and ``move``, if any."""
+    choice = _JUDGED_BY_CHOICE.get(kind)
+    return None if choice is None else found.get((deal, move, choice))
+
+
 def mark_facts(facts: list[dict[str, Any]], decisions: list[Decision]) -> None:
-    """Give each ``discard_error`` fact (a dict) the evaluator's verdict on the same
-    decision: ``evaluator`` (``best``, ``within_margin`` or ``worse``) and
-    ``evaluator_loss`` (deal points).  The fact itself and its cost stay as they are."""
-    by_move = {(x.deal, x.move): x for x in decisions}
+    """Give each ``discard_error``, ``missed_knock`` and ``knock_into_undercut`` fact (a
+    dict) the evaluator's verdict on the same decision (the throw for the first, the
+    knock-or-play-on choice for the others): ``evaluator`` (``best``,
+    ``within_margin`` or ``worse``) and ``evaluator_loss`` (deal points).  The fact
+    itself and its cost stay as they are."""
+    found = judges(decisions)
     for fact in facts:
-        if fact.get("kind") != "discard_error":
+        judged = judge_of(found, fact.get("kind", ""), fact["deal"], fact["move"])
+        if judged is None:
             continue
-        found = by_move.get((fact["deal"], fact["move"]))
-        if found is None:
-            continue
-        fact["evaluator"] = verdict(found.loss)
-        fact["evaluator_loss"] = round(found.loss, 4)
+        fact["evaluator"] = verdict(judged.loss)
+        fact["evaluator_loss"] = round(judged.loss, 4)

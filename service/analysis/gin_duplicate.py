@@ -42,7 +42,7 @@ two halves no longer cancel.)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..engine.gin import doubled, knock_limit
 from ..engine.rules import Rules
@@ -100,11 +100,23 @@ def play_out(deck: Sequence[int], rules: Rules, tables: SuitTables) -> int:
 def play_hands(first: int, second: int, upcard: int, stock: Sequence[int], rules: Rules,
                tables: SuitTables) -> int:
     """``play_out`` of the dealt hands (masks), the upcard and the stock from its top."""
-    limit = knock_limit(rules, upcard)
-    factor = 2 if doubled(rules, upcard) else 1
+    return play_from(first, second, upcard, stock, knock_limit(rules, upcard),
+                     2 if doubled(rules, upcard) else 1, rules, tables)
+
+
+Score = Callable[[int, int, int, int], int]  # knocker's hand and deadwood, defender's -> net
+
+
+def play_from(first: int, second: int, pile: int, stock: Sequence[int], limit: int,
+              factor: int, rules: Rules, tables: SuitTables, score: Score | None = None
+              ) -> int:
+    """The first player's net points when both play on the module's way from a turn of
+    play: ``first`` (a mask) to move, ``pile`` the discard on offer, ``stock`` from its
+    top, the knock limit and the deal's factor.  A knock is scored by ``score`` (the
+    knocker's hand and deadwood, the defender's: the knocker's net points), by default
+    on the deadwood as it stands (``knock_points``)."""
     hands = [first, second]
     deadwood = [deadwood_of(first, tables), deadwood_of(second, tables)]
-    pile = upcard
     top = 0
     last = len(stock) - rules.stock_floor  # the draws the stock allows
     for turn in range(TURNS):
@@ -121,7 +133,10 @@ def play_hands(first: int, second: int, upcard: int, stock: Sequence[int], rules
         deadwood[seat] = left
         pile = card
         if left <= limit:
-            net = factor * knock_points(left, deadwood[1 - seat], rules)
+            other = 1 - seat
+            net = knock_points(left, deadwood[other], rules) if score is None else \
+                score(hands[seat], left, hands[other], deadwood[other])
+            net *= factor
             return net if seat == 0 else -net
     return 0
 

@@ -66,11 +66,14 @@ class FactSchema(Schema):
     detail = fields.Dict(metadata={"description": "The kind's own figures"})
     replay = fields.String(metadata={"description": "The position of the decision"})
     evaluator = fields.String(validate=OneOf((BEST, WITHIN_MARGIN, WORSE)), metadata={
-        "description": "A gin discard error: the evaluator's verdict on the same decision "
-                       "in expected deal points (docs/ANALYSIS.md, Decision loss): best, "
-                       "within_margin (a loss of at most 0.25) or worse"})
+        "description": "Two-player gin: the evaluator's verdict, in expected deal points, "
+                       "on the decision a fact names (docs/ANALYSIS.md, Decision loss): on "
+                       "the throw of a discard_error, on the knock-or-play-on choice of a "
+                       "missed_knock or knock_into_undercut; best, within_margin (a loss "
+                       "of at most 0.25) or worse"})
     evaluator_loss = fields.Float(metadata={
-        "description": "A gin discard error: the evaluator's loss of the move, deal points"})
+        "description": "Beside evaluator: the evaluator's loss of the decision, deal "
+                       "points"})
 
 
 class FiguresSchema(Schema):
@@ -97,17 +100,18 @@ class GameAnalysisSchema(Schema):
         "description": "The deals recorded by their result (a score sheet): their play is "
                        "not recorded, so they have no facts and no luck"})
     decisions = fields.Dict(metadata={
-        "description": "Two-player gin: each draw's (pile or stock) and each discard's "
-                       "loss in expected deal points against the evaluator's best, from the "
-                       "player's view, and per "
-                       "player the decisions judged, average loss and accuracy "
-                       "(docs/ANALYSIS.md, Decision loss); computed when asked for"})
+        "description": "Two-player gin: each draw's (pile or stock), each throw's and "
+                       "each knock-or-play-on choice's (measure knock_or_play_on: choice, "
+                       "best_choice, error) loss in expected deal points against the "
+                       "evaluator's best, from the player's view, and per player the "
+                       "decisions judged, average loss and accuracy (docs/ANALYSIS.md, "
+                       "Decision loss); computed when asked for"})
 
 
 class DecisionLossSchema(Schema):
     decisions = fields.Integer(metadata={
         "description": "Two-player gin decisions judged (draws, pile or stock; discards; "
-                       "knocks' throws)"})
+                       "knocks' throws; knock-or-play-on choices)"})
     average_loss = fields.Float(allow_none=True, metadata={
         "description": "Expected deal points given away per decision against the "
                        "evaluator's best throw, to 4 decimals (docs/ANALYSIS.md, Decision "

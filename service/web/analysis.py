@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analysis.decisions import BEST, game_decisions, verdict
+from ..analysis.decisions import BEST, game_decisions, judge_of, judges, verdict
 from ..analysis.decisions import figures as decision_figures
-from ..analysis.facts import DISCARD_ERROR, FED_CARD, KINDS, analyse
+from ..analysis.facts import FED_CARD, KINDS, analyse
 from ..analysis.luck import analyse_luck
 from ..analysis.text import fact_line, luck_summary
 from ..engine import verify
@@ -28,14 +28,15 @@ def game_analysis(game: Game) -> dict[str, Any]:
     analysis = analyse(game, report)
     luck = luck_summary(analyse_luck(game, report))
     decisions = game_decisions(game)
-    by_move = {(x.deal, x.move): x for x in decisions}
+    found = judges(decisions)
     facts = []
     for fact in analysis.facts[:SHOWN_FACTS]:
-        judged = by_move.get((fact.deal, fact.move)) if fact.kind == DISCARD_ERROR else None
+        judged = judge_of(found, fact.kind, fact.deal, fact.move)
         facts.append({"kind": fact.kind, "player": fact.player,
                       "line": fact_line(game, fact),
                       "fragment": replay_fragment(fact.deal, fact.position),
                       "evaluator": None if judged is None else verdict(judged.loss),
+                      "choice": None if judged is None else judged.choice,
                       "evaluator_loss": None if judged is None else judged.loss})
     judged_players = decision_figures(decisions, game.players)
     summary = analysis.summary()

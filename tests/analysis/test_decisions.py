@@ -16,6 +16,7 @@ from service.analysis.decisions import (
     BEST,
     DEADWOOD,
     HALF_LOSS,
+    KNOCK_OR_PLAY_ON,
     MARGIN,
     PER_DRAWN,
     THIS_DRAW,
@@ -33,6 +34,7 @@ from service.analysis.decisions import (
     positions,
     verdict,
 )
+from service.analysis.gin_knock import CLEAR
 from service.analysis.values import draw_figures, suit_tables, value_after
 from service.engine import parse_game
 from service.engine.cards import FULL_DECK, card_name, parse_card, point_table
@@ -176,11 +178,14 @@ def test_every_legal_throw_loses_nothing_below_the_best(seed, options, skill):
     parsed = generated_gin(seed, options, {"ana": skill, "ben": "random"})
     if parsed is None:
         return
-    judged = {(x.deal, x.move): x for x in game_decisions(parsed)}
+    found = game_decisions(parsed)
+    judged = {(x.deal, x.move): x for x in found if x.choice is None}
+    choices = {(x.deal, x.move): x for x in found if x.choice is not None}
     draws = 0
     for at, tables in positions(parsed):
         decision = judged[(at.deal, at.move)]
         assert decision.loss >= 0
+        check_choice(at, choices.pop((at.deal, at.move), None), parsed.rules)
         scale = 2 if at.doubled else 1
         if at.action == "draw":
             draws += 1
@@ -210,6 +215,31 @@ def test_every_legal_throw_loses_nothing_below_the_best(seed, options, skill):
         assert decide(again, tables)[4] == 0
         # The player's view: the unseen cards hold every card of the stock.
         assert not at.unseen & at.hand
+
+
+def check_choice(at, choice, rules) -> None:
+    """A turn's knock-or-play-on choice is judged exactly when a knock is open: a
+    throw leaves deadwood within the limit but above 0, and the stock is above its
+    floor; its loss is 0 when the choice played is the better one."""
+    points = point_table(rules.ace_points)
+    least = min((least_deadwood(at.hand & ~(1 << c), rules.ace, points) for c in range(52)
+                 if at.throws >> c & 1), default=None) if at.source is None else None
+    open_knock = (at.source is None and at.open_knock and at.action != "gin"
+                  and least is not None and 0 < least <= at.limit)
+    assert (choice is not None) == open_knock
+    if choice is None:
+        return
+    assert choice.measure == KNOCK_OR_PLAY_ON and choice.throws == 2
+    assert choice.choice == ("knock" if at.action == "knock" else "play_on")
+    assert choice.best_choice in ("knock", "play_on")
+    assert choice.loss >= 0 and choice.error >= 0
+    if choice.best_choice == choice.choice:
+        assert choice.loss == 0
+    else:
+        scale = 2 if at.doubled else 1
+        gap = abs(choice.best_value - choice.played_value)
+        assert choice.loss == pytest.approx(scale * gap)
+        assert gap > CLEAR * choice.error
 
 
 def check_draw(at, decision, rules, tables, plain: bool) -> None:
@@ -264,19 +294,25 @@ def test_a_draw_worked_out_by_hand():
 
 def test_the_bots_lose_in_their_order_on_a_fixed_seed():
     """A regression guard (benchmarks/decisions.py measures it on more games): the
-    random bot loses far more per decision than the greedy and careful ones."""
+    random bot loses far more per draw and throw than the greedy and careful ones; the
+    greedy bot, which at times plays on for gin where it could knock, loses more on
+    its knock-or-play-on choices than the careful one, which knocks as soon as it may."""
     losses: dict[str, list[float]] = {"random": [], "greedy": [], "careful": []}
+    choices: dict[str, list[float]] = {"random": [], "greedy": [], "careful": []}
     for i, (first, second) in enumerate((("random", "greedy"), ("careful", "greedy"),
                                          ("random", "careful"))):
         skills = {"ana": first, "ben": second}
         for n in range(2):
             parsed = parse_game(generate_game("gin", (3, i, n), players=2, skills=skills))
             for x in game_decisions(parsed):
-                losses[skills[x.player]].append(x.loss)
+                (losses if x.choice is None else choices)[skills[x.player]].append(x.loss)
     mean = {k: statistics.fmean(v) for k, v in losses.items()}
     assert mean["random"] > 1.0
     assert mean["greedy"] < 0.3 and mean["careful"] < 0.3
     assert mean["random"] > 5 * max(mean["greedy"], mean["careful"])
+    played_on = [x for x in choices["greedy"] if x > 0]
+    assert played_on and statistics.fmean(choices["greedy"]) > 2 * statistics.fmean(
+        choices["careful"])
 
 
 def test_player_figures_average_the_losses_and_accuracies():
@@ -382,7 +418,7 @@ def test_the_decisions_of_generated_games_are_the_plain_computations():
         variant = GIN_VARIANTS[n % len(GIN_VARIANTS)]
         skills = {"ana": ("careful", "greedy", "random")[n % 3], "ben": "careful"}
         parsed = parse_game(generate_game(variant, (17, n), players=2, skills=skills))
-        found = {(x.deal, x.move): x for x in game_decisions(parsed)}
+        found = {(x.deal, x.move): x for x in game_decisions(parsed) if x.choice is None}
         for at, tables in positions(parsed):
             if at.action != "discard" or not at.unseen:
                 continue

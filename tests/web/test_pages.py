@@ -171,7 +171,8 @@ def test_a_wrong_claim_is_marked_beside_the_recomputed_figure(client, ids):
     assert "claimed scores are wrong" in html
 
 
-@pytest.mark.parametrize("sample", ["gin-01", "rummy-02", "illegal-rummy-not-your-turn"])
+@pytest.mark.parametrize("sample", ["gin-01", "gin-4p-teams", "rummy-02",
+                                    "illegal-rummy-not-your-turn"])
 def test_the_game_page_lists_the_apis_analysis_each_fact_linked_to_its_choice(
         client, ids, sample):
     game_id = ids[sample]
@@ -202,6 +203,21 @@ def test_the_game_page_lists_the_apis_analysis_each_fact_linked_to_its_choice(
         assert (f'<td class="decision-loss">{figures["average_loss"]:.3f} over '
                 f'{figures["decisions"]}</td><td class="decision-accuracy">'
                 f'{figures["accuracy"]}%</td>') in row.group(1)
+    # The evaluator's verdict after each fact it judges: a throw's, or the choice to
+    # knock (a knock into an undercut) or to play on (a missed knock).
+    items = re.findall(r'<li data-kind="[^"]+">(.*?)</li>', html, flags=re.S)
+    for fact, item in zip(analysis["facts"], items, strict=False):
+        if "evaluator" not in fact:
+            assert 'class="evaluator"' not in item
+            continue
+        assert f'data-evaluator="{fact["evaluator"]}"' in item
+        if fact["kind"] in ("missed_knock", "knock_into_undercut"):
+            chose = "knock" if fact["kind"] == "knock_into_undercut" else "play on"
+            assert (f"no clearly better choice than to {chose}" if fact["evaluator"] == "best"
+                    else f'{fact["evaluator_loss"]:.2f} expected deal points lost by the '
+                    f"choice to {chose}") in item
+    if sample == "gin-4p-teams":
+        assert any(f["kind"] == "missed_knock" and "evaluator" in f for f in analysis["facts"])
 
 
 def test_an_unfinished_game_has_no_winner(client, ids):

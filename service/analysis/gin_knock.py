@@ -1,0 +1,177 @@
+"""Knock or play on: the choice of a gin player who may knock, valued from their view.
+
+A player who has drawn may **knock** when a legal throw leaves deadwood within the knock
+limit (above 0: a throw leaving none is gin, the ``missed_gin`` fact's).  Away from the
+stock's floor they may instead discard and **play on**, hoping for gin or a lower knock
+and risking the other's knock or gin first.  Both choices are valued in expected deal
+points as the player sees the game, by playing out ``WORLDS`` **worlds**: the other
+player holds the cards they are known to hold (taken from the pile and still held) and
+as many more of the cards the player has not seen as their hand lacks; the rest of the
+unseen cards are the stock, in a random order.  The worlds come from a generator seeded
+by the position alone, so a position is always valued alike; both choices are valued on
+the same worlds, so their difference is not blurred by two samples.
+
+* **knock**: the throw that keeps the least deadwood (the lowest card among equals), the
+  melds as the engine arranges the cards kept, the other laying off on them at best
+  (``after_layoffs``): the knock's, or the undercut's, net points.
+* **play on**: the same throw to the pile, then both play on the duplicate's way
+  (``gin_duplicate.play_from``: take the discard when it lowers the deadwood, else
+  draw; throw what keeps the least; knock or go gin as soon as they may; the stock's
+  floor ends the deal void), every knock scored as above, with the defender's layoffs.
+
+The value of each choice is a mean of ``WORLDS`` play-outs, not an exact expectation,
+so the difference of the two has a standard error (of the per-world differences).  The
+other choice is **clearly better** when its value passes the played one's by more than
+``CLEAR`` standard errors: the loss is then the difference, else 0 (the worlds cannot
+tell the two apart, and a loss counted on every close call would be the sampling's
+noise, always above 0).  The play-on line is a plain player's, and the other's cards
+are drawn as if at random (their play so far says something about them that is not
+used): the loss says which choice a plain continuation favours on the cards the player
+could not see, and by about how much.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+from ..engine.melds import best_arrangement, layoff_cards, meld_kind
+from ..engine.rules import Rules
+from .gin_duplicate import knock_points, play_from
+from .values import SuitTables, deadwood_of
+
+WORLDS = 64  # play-outs a choice is valued over
+CLEAR = 2.0  # standard errors by which the other choice must be better to count a loss
+KNOCK, PLAY_ON = "knock", "play_on"
+
+
+@dataclass(frozen=True, slots=True)
+class KnockChoice:
+    """A judged choice: the one played and the better one (``knock`` or ``play_on``:
+    the played one unless the other is clearly better), each one's value in deal
+    points (single, not doubled), the throw both are valued with, the worlds, the
+    standard error of the values' difference, and the loss of the choice played."""
+
+    played: str
+    best: str
+    knock: float
+    play_on: float
+    throw: int
+    worlds: int
+    error: float
+    loss: float
+
+    def value(self, choice: str) -> float:
+        return self.knock if choice == KNOCK else self.play_on
+
+
+def after_layoffs(hand: int, melds: tuple[int, ...], tables: SuitTables) -> int:
+    """The least deadwood of ``hand`` (a mask) after laying off, at best, cards of it on
+    ``melds`` (masks, each growing as cards are laid off on it)."""
+    ace = tables.ace
+    start = tuple((m, meld_kind(m, ace)) for m in melds)
+    seen: dict[tuple[int, tuple], int] = {}
+
+    def search(laid: int, on: tuple) -> int:
+        key = (laid, on)
+        found = seen.get(key)
+        if found is not None:
+            return found
+        best = deadwood_of(hand & ~laid, tables)
+        free = hand & ~laid
+        for i, (mask, kind) in enumerate(on):
+            fits = free & layoff_cards(mask, kind, ace)
+            while fits:
+                bit = fits & -fits
+                fits ^= bit
+                grown = on[:i] + ((mask | bit, kind),) + on[i + 1:]
+                best = min(best, search(laid | bit, grown))
+        seen[key] = best
+        return best
+
+    if not any(hand & layoff_cards(m, k, ace) for m, k in start):
+        return deadwood_of(hand, tables)
+    return search(0, start)
+
+
+def knock_score(rules: Rules, tables: SuitTables, knocker: int, knocker_deadwood: int,
+                defender: int, defender_deadwood: int) -> int:
+    """The knocker's net points (single): gin (no layoff), else a knock against the
+    defender's deadwood after their best layoffs on the knocker's melds."""
+    if knocker_deadwood == 0:
+        return rules.gin_bonus + defender_deadwood
+    melds = best_arrangement(knocker, tables.ace, tables.points)[1]
+    return knock_points(knocker_deadwood, after_layoffs(defender, melds, tables), rules)
+
+
+def _knock_now(rules: Rules, tables: SuitTables, knocker: int, knocker_deadwood: int
+               ) -> Callable[[int], int]:
+    """``knock_score`` of one knocker's hand against any defender's (its melds
+    arranged once)."""
+    melds = best_arrangement(knocker, tables.ace, tables.points)[1]
+    return lambda defender: knock_points(knocker_deadwood,
+                                         after_layoffs(defender, melds, tables), rules)
+
+
+def worlds(unseen: int, shown: int, hand_size: int, stock_count: int, key: int,
+           count: int = WORLDS) -> list[tuple[int, list[int]]]:
+    """``count`` worlds (the other's hand as a mask, the stock from its top) of the
+    cards ``unseen``, the other holding ``shown`` and as many more as ``hand_size``
+    asks; seeded by ``key`` (a Fisher-Yates shuffle on ``random.random``, whose stream
+    a seed fixes)."""
+    rng = random.Random(key)
+    free = unseen & ~shown  # the shown cards are the other's in every world
+    cards = [c for c in range(52) if free >> c & 1]
+    need = max(0, hand_size - shown.bit_count())
+    out = []
+    for _ in range(count):
+        for i in range(len(cards) - 1, 0, -1):
+            j = int(rng.random() * (i + 1))
+            cards[i], cards[j] = cards[j], cards[i]
+        other = shown
+        for c in cards[:need]:
+            other |= 1 << c
+        out.append((other, cards[need:need + stock_count]))
+    return out
+
+
+def knock_choice(hand: int, throws: int, knocked: bool, unseen: int, shown: int,
+                 stock_count: int, limit: int, rules: Rules, tables: SuitTables
+                 ) -> KnockChoice | None:
+    """The knock-or-play-on choice of a player holding ``hand`` (a mask, after the
+    draw) who may throw the cards of ``throws``, and ``knocked`` or played on; None when
+    no knock is open (no throw within the limit, or gin)."""
+    kept = {}
+    rest = throws
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        kept[low.bit_length() - 1] = deadwood_of(hand & ~low, tables)
+    if not kept:
+        return None
+    throw = min(kept, key=lambda c: (kept[c], c))
+    least = kept[throw]
+    if not 0 < least <= limit:
+        return None
+    mine = hand & ~(1 << throw)
+    score = partial(knock_score, rules, tables)
+    knock_now = _knock_now(rules, tables, mine, least)
+    knocks, plays = [], []
+    for other, stock in worlds(unseen, shown, rules.hand_size, stock_count,
+                               hand << 52 | unseen):
+        knocks.append(knock_now(other))
+        plays.append(-play_from(other, mine, throw, stock, limit, 1, rules, tables, score))
+    n = len(knocks)
+    diffs = [k - p for k, p in zip(knocks, plays, strict=True)]
+    mean = sum(diffs) / n
+    error = (sum((d - mean) ** 2 for d in diffs) / (n - 1) / n) ** 0.5
+    values = {KNOCK: sum(knocks) / n, PLAY_ON: sum(plays) / n}
+    played = KNOCK if knocked else PLAY_ON
+    best = KNOCK if mean > 0 else PLAY_ON
+    gap = abs(mean)
+    if best == played or gap <= CLEAR * error:
+        return KnockChoice(played, played, values[KNOCK], values[PLAY_ON], throw, n,
+                           error, 0.0)
+    return KnockChoice(played, best, values[KNOCK], values[PLAY_ON], throw, n, error, gap)
