@@ -19,12 +19,15 @@ the same worlds, so their difference is not blurred by two samples.
   draw; throw what keeps the least; knock or go gin as soon as they may; the stock's
   floor ends the deal void), every knock scored as above, with the defender's layoffs.
 
-The value of each choice is a mean of ``WORLDS`` play-outs, not an exact expectation,
-so the difference of the two has a standard error (of the per-world differences).  The
-other choice is **clearly better** when its value passes the played one's by more than
+The value of each choice is a mean of play-outs, not an exact expectation, so the
+difference of the two has a standard error (of the per-world differences).  The other
+choice is **clearly better** when its value passes the played one's by more than
 ``CLEAR`` standard errors: the loss is then the difference, else 0 (the worlds cannot
 tell the two apart, and a loss counted on every close call would be the sampling's
-noise, always above 0).  The play-on line is a plain player's, and the other's cards
+noise, always above 0).  A choice is played out on ``FIRST_LOOK`` worlds first: when
+the played choice is ahead there by more than ``CLEAR`` standard errors it is settled
+(no loss: more worlds would not turn it round but once in a great many); else on
+``WORLDS`` in all, so that every loss counted is measured on all of them.  The play-on line is a plain player's, and the other's cards
 are drawn as if at random (their play so far says something about them that is not
 used): the loss says which choice a plain continuation favours on the cards the player
 could not see, and by about how much.
@@ -33,9 +36,10 @@ could not see, and by about how much.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from itertools import islice
 
 from ..engine.melds import best_arrangement, layoff_cards, meld_kind
 from ..engine.rules import Rules
@@ -43,6 +47,7 @@ from .gin_duplicate import knock_points, play_from
 from .values import SuitTables, deadwood_of
 
 WORLDS = 64  # play-outs a choice is valued over
+FIRST_LOOK = 16  # worlds after which a choice the played one clearly leads is settled
 CLEAR = 2.0  # standard errors by which the other choice must be better to count a loss
 KNOCK, PLAY_ON = "knock", "play_on"
 
@@ -115,26 +120,39 @@ def _knock_now(rules: Rules, tables: SuitTables, knocker: int, knocker_deadwood:
                                          after_layoffs(defender, melds, tables), rules)
 
 
-def worlds(unseen: int, shown: int, hand_size: int, stock_count: int, key: int,
-           count: int = WORLDS) -> list[tuple[int, list[int]]]:
-    """``count`` worlds (the other's hand as a mask, the stock from its top) of the
+def world_stream(unseen: int, shown: int, hand_size: int, stock_count: int, key: int
+                 ) -> Iterator[tuple[int, list[int]]]:
+    """Worlds without end (the other's hand as a mask, the stock from its top) of the
     cards ``unseen``, the other holding ``shown`` and as many more as ``hand_size``
     asks; seeded by ``key`` (a Fisher-Yates shuffle on ``random.random``, whose stream
-    a seed fixes)."""
+    a seed fixes), so the first worlds of a longer run are those of a shorter one."""
     rng = random.Random(key)
     free = unseen & ~shown  # the shown cards are the other's in every world
     cards = [c for c in range(52) if free >> c & 1]
     need = max(0, hand_size - shown.bit_count())
-    out = []
-    for _ in range(count):
+    while True:
         for i in range(len(cards) - 1, 0, -1):
             j = int(rng.random() * (i + 1))
             cards[i], cards[j] = cards[j], cards[i]
         other = shown
         for c in cards[:need]:
             other |= 1 << c
-        out.append((other, cards[need:need + stock_count]))
-    return out
+        yield other, cards[need:need + stock_count]
+
+
+def worlds(unseen: int, shown: int, hand_size: int, stock_count: int, key: int,
+           count: int = WORLDS) -> list[tuple[int, list[int]]]:
+    """The first ``count`` worlds of ``world_stream``."""
+    return list(islice(world_stream(unseen, shown, hand_size, stock_count, key), count))
+
+
+def _difference(knocks: list[int], plays: list[int]) -> tuple[float, float]:
+    """The mean of the per-world differences (knock less play on) and its standard
+    error."""
+    n = len(knocks)
+    diffs = [k - p for k, p in zip(knocks, plays, strict=True)]
+    mean = sum(diffs) / n
+    return mean, (sum((d - mean) ** 2 for d in diffs) / (n - 1) / n) ** 0.5
 
 
 def knock_choice(hand: int, throws: int, knocked: bool, unseen: int, shown: int,
@@ -143,6 +161,9 @@ def knock_choice(hand: int, throws: int, knocked: bool, unseen: int, shown: int,
     """The knock-or-play-on choice of a player holding ``hand`` (a mask, after the
     draw) who may throw the cards of ``throws``, and ``knocked`` or played on; None when
     no knock is open (no throw within the limit, or gin)."""
+    # A throw takes off at most its own points: no knock is open far above the limit.
+    if deadwood_of(hand, tables) > limit + max(tables.points):
+        return None
     kept = {}
     rest = throws
     while rest:
@@ -158,15 +179,21 @@ def knock_choice(hand: int, throws: int, knocked: bool, unseen: int, shown: int,
     mine = hand & ~(1 << throw)
     score = partial(knock_score, rules, tables)
     knock_now = _knock_now(rules, tables, mine, least)
-    knocks, plays = [], []
-    for other, stock in worlds(unseen, shown, rules.hand_size, stock_count,
-                               hand << 52 | unseen):
-        knocks.append(knock_now(other))
-        plays.append(-play_from(other, mine, throw, stock, limit, 1, rules, tables, score))
+    stream = world_stream(unseen, shown, rules.hand_size, stock_count, hand << 52 | unseen)
+    knocks: list[int] = []
+    plays: list[int] = []
+
+    def play(count: int) -> tuple[float, float]:
+        for other, stock in islice(stream, count):
+            knocks.append(knock_now(other))
+            plays.append(-play_from(other, mine, throw, stock, limit, 1, rules, tables,
+                                    score))
+        return _difference(knocks, plays)
+
+    mean, error = play(FIRST_LOOK)
+    if (mean if knocked else -mean) <= CLEAR * error:  # the played choice not clearly ahead
+        mean, error = play(WORLDS - FIRST_LOOK)
     n = len(knocks)
-    diffs = [k - p for k, p in zip(knocks, plays, strict=True)]
-    mean = sum(diffs) / n
-    error = (sum((d - mean) ** 2 for d in diffs) / (n - 1) / n) ** 0.5
     values = {KNOCK: sum(knocks) / n, PLAY_ON: sum(plays) / n}
     played = KNOCK if knocked else PLAY_ON
     best = KNOCK if mean > 0 else PLAY_ON

@@ -150,3 +150,37 @@ def test_a_missed_knock_and_a_knock_into_an_undercut_carry_the_choices_verdict()
                 assert judged.choice == KNOCK
             marked[fact["kind"]] += 1
     assert marked["missed_knock"] > 0 and marked["discard_error"] > 0, marked
+
+
+def test_a_choice_settled_on_the_first_worlds_is_one_all_of_them_would_not_condemn(
+        gin, monkeypatch):
+    """A choice the played one leads clearly after ``FIRST_LOOK`` worlds stops there
+    (the first worlds of a longer run are those of a shorter one); played out on every
+    world instead, none of them turns into a loss, on the choices of generated games."""
+    from service.analysis import gin_knock
+    from service.analysis.decisions import game_decisions, positions
+    from service.engine import parse_game
+    from service.generator import generate_game
+
+    hand = mask(MINE)
+    unseen = FULL_DECK & ~hand
+    assert worlds(unseen, 0, 10, 20, 3, 16) == worlds(unseen, 0, 10, 20, 3)[:16]
+    rules, tables = gin
+    settled = knock_choice(hand, hand, True, unseen, mask(GINS_ON_9H),
+                           unseen.bit_count() - 10, 10, rules, tables)
+    assert (settled.worlds, settled.loss) == (gin_knock.FIRST_LOOK, 0.0)
+    early = []
+    for n in range(4):
+        parsed = parse_game(generate_game("gin", (31, n), players=2,
+                                          skills={"ana": "greedy", "ben": "careful"}))
+        found = {(x.deal, x.move): x for x in game_decisions(parsed) if x.choice}
+        for at, at_tables in positions(parsed):
+            x = found.get((at.deal, at.move))
+            if x is not None and x.loss == 0 and x.best_choice == x.choice:
+                early.append((at, at_tables, parsed.rules))
+    monkeypatch.setattr(gin_knock, "FIRST_LOOK", WORLDS)
+    for at, at_tables, at_rules in early:
+        full = knock_choice(at.hand, at.throws, at.action == "knock", at.unseen, at.shown,
+                            at.stock_count, at.limit, at_rules, at_tables)
+        assert full.worlds == WORLDS and full.loss == 0
+    assert len(early) > 20
