@@ -9,7 +9,8 @@ decision's), and the share of decisions the evaluator judged best; the same for 
 knock-or-play-on choices alone (``service/analysis/gin_knock.py``), with how many the
 player knocked and how many the worlds found the other choice clearly better; and the
 discard error, missed knock and knock into undercut facts that the evaluator judges
-best, within its margin or worse.  The expected order: random loses most, greedy no
+best, within its margin or worse; with ``--upcard-pass``, the games' rules let the
+first upcard be refused and its offers are judged too (``gin_offer``).  The expected order: random loses most, greedy no
 less than careful (on the throws and draws; the greedy bot plays on for gin at times
 where it could knock, the careful one knocks as soon as it may).
 
@@ -24,7 +25,7 @@ per pairing).
 
 Run from the project root:
 
-    python benchmarks/decisions.py [--games N] [--seed S]
+    python benchmarks/decisions.py [--games N] [--seed S] [--upcard-pass]
     python benchmarks/decisions.py --fit --games 250
 """
 
@@ -40,6 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from service.analysis.decisions import (  # noqa: E402
     BEST,
+    KNOCK_OR_PLAY_ON,
+    UPCARD_OFFER,
     WITHIN_MARGIN,
     WORSE,
     accuracy_of,
@@ -57,26 +60,30 @@ PAIRS = (("random", "greedy"), ("greedy", "careful"), ("random", "careful"),
 SKILLS = ("random", "greedy", "careful")
 
 
-def losses_by_skill(games: int, seed: int
-                    ) -> tuple[dict[str, list[float]], dict[str, list], list,
-                               list[dict[str, str]]]:
+def losses_by_skill(games: int, seed: int, rules: dict | None = None
+                    ) -> tuple[dict[str, list[float]], dict[str, list], dict[str, list],
+                               list, list[dict[str, str]]]:
     """Every decision's loss by the skill of its player, the knock-or-play-on choices
-    by skill, the games played and each game's skills."""
+    and the upcard offers by skill, the games played and each game's skills."""
     out: dict[str, list[float]] = {s: [] for s in SKILLS}
     choices: dict[str, list] = {s: [] for s in SKILLS}
+    offers: dict[str, list] = {s: [] for s in SKILLS}
     played = []
     skills_of = []
     for p, (first, second) in enumerate(PAIRS):
         skills = {"ana": first, "ben": second}
         for i in range(games):
-            game = parse_game(generate_game("gin", (seed, p, i), players=2, skills=skills))
+            game = parse_game(generate_game("gin", (seed, p, i), players=2, rules=rules,
+                                            skills=skills))
             played.append(game)
             skills_of.append(skills)
             for x in game_decisions(game):
                 out[skills[x.player]].append(x.loss)
-                if x.choice is not None:
+                if x.measure == KNOCK_OR_PLAY_ON:
                     choices[skills[x.player]].append(x)
-    return out, choices, played, skills_of
+                elif x.measure == UPCARD_OFFER:
+                    offers[skills[x.player]].append(x)
+    return out, choices, offers, played, skills_of
 
 
 def skill_rows(losses: dict[str, list[float]]) -> list[tuple[str, int, float, float, float]]:
@@ -108,10 +115,12 @@ def verdicts(games: list, skills_of: list[dict[str, str]]
     return out
 
 
-def choice_rows(choices: dict[str, list]) -> list[tuple[str, int, int, float, int]]:
-    """Per skill: choices judged, knocks among them, average loss, and how many the
-    worlds found the other choice clearly better."""
-    return [(skill, len(found), sum(x.choice == "knock" for x in found),
+def choice_rows(choices: dict[str, list], first: str = "knock"
+                ) -> list[tuple[str, int, int, float, int]]:
+    """Per skill: choices judged, how many chose ``first`` (knock, or take the
+    upcard), average loss, and how many the worlds found the other choice clearly
+    better."""
+    return [(skill, len(found), sum(x.choice == first for x in found),
              statistics.fmean(x.loss for x in found) if found else 0.0,
              sum(x.best_choice != x.choice for x in found))
             for skill, found in choices.items()]
@@ -153,11 +162,15 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40, help="games per pairing")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--fit", action="store_true", help="recompute PER_DRAWN")
+    parser.add_argument("--upcard-pass", action="store_true",
+                        help="games with upcard_pass, whose first upcard offers are judged")
     args = parser.parse_args()
     if args.fit:
         fit(args.games)
         return
-    losses, choices, played, skills_of = losses_by_skill(args.games, args.seed)
+    rules = {"upcard_pass": True} if args.upcard_pass else None
+    losses, choices, offers, played, skills_of = losses_by_skill(args.games, args.seed,
+                                                                 rules)
     print(f"{args.games} games a pairing, seed {args.seed}")
     print(f"{'skill':8} {'decisions':>9} {'avg loss':>9} {'accuracy':>9} {'best':>6}")
     for skill, n, loss, accuracy, best in skill_rows(losses):
@@ -166,6 +179,10 @@ def main() -> None:
           "better")
     for skill, n, knocked, loss, other in choice_rows(choices):
         print(f"{skill:8} {n:9d} {knocked:9d} {loss:9.3f} {other:6d}")
+    if args.upcard_pass:
+        print("upcard offers: judged, taken, average loss, the other clearly better")
+        for skill, n, taken, loss, other in choice_rows(offers, "take"):
+            print(f"{skill:8} {n:9d} {taken:9d} {loss:9.3f} {other:6d}")
     print("facts by the evaluator's verdict: best, within the margin, worse")
     for (kind, skill), counts in verdicts(played, skills_of).items():
         print(f"{kind:20} {skill:8} {counts[BEST]:6d} {counts[WITHIN_MARGIN]:6d} "

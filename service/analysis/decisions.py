@@ -59,8 +59,11 @@ measure ``KNOCK_OR_PLAY_ON``, valued by play-outs over worlds of the cards the p
 has not seen (``gin_knock``; the table holds no honest value for playing on, being
 fitted on players who mostly knock at once).
 
-Not judged here: the first upcard's offer (taking it or passing is not a choice of pile
-against stock), nor what the discard offers the opponent.
+The first upcard's **offer** under ``upcard_pass`` (taken or passed, by the first
+player and then by the dealer) is a choice judged the same way (``gin_offer``), with
+the measure ``UPCARD_OFFER``.
+
+Not judged here: what the discard offers the opponent.
 """
 
 from __future__ import annotations
@@ -70,10 +73,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.cards import FULL_DECK, card_name, cards_of, unconnected
-from ..engine.gin import PLAY, GinTable
-from ..engine.model import DISCARD, DISCARD_PILE, DRAW, GIN, KNOCK, STOCK, Game
+from ..engine.gin import PLAY, UPCARD, GinTable
+from ..engine.model import DISCARD, DISCARD_PILE, DRAW, GIN, KNOCK, PASS, STOCK, Game
 from .facts import ratio
 from .gin_knock import knock_choice
+from .gin_offer import offer_choice
 from .values import INF, SuitTables, deadwood_of, draw_figures, slices, suit_tables
 
 PER_DRAWN = 0.326  # deal points per point of mean value after one draw (fitted, above)
@@ -84,6 +88,7 @@ BEST, WITHIN_MARGIN, WORSE = "best", "within_margin", "worse"
 # throw by its deadwood, a draw by the (expected) deadwood after it.
 AFTER_DRAW, DEADWOOD, THIS_DRAW = "after_draw", "deadwood", "this_draw"
 KNOCK_OR_PLAY_ON = "knock_or_play_on"  # a choice valued by play-outs (``gin_knock``)
+UPCARD_OFFER = "upcard_offer"  # the first upcard taken or passed (``gin_offer``)
 PILE, STOCK_SOURCE = "pile", "stock"  # a draw's sources
 _THROWS = (DISCARD, KNOCK, GIN)
 
@@ -380,6 +385,7 @@ class Position:
     limit: int = 0
     stock_count: int = 0
     shown: int = 0
+    offer: int = -1  # the first upcard's offer: 0 to the first player, 1 to the dealer
 
 
 def positions(game: Game) -> Iterator[tuple[Position, SuitTables]]:
@@ -403,6 +409,19 @@ def positions(game: Game) -> Iterator[tuple[Position, SuitTables]]:
         took = dict.fromkeys(seats, 0)  # cards each took from the pile, in sight
         for m, move in enumerate(deal.moves):
             p = move.player
+            if table.phase == UPCARD and table.refusals < 2 and p == table.to_move \
+                    and table.pile and (move.action == PASS or (
+                        move.action == DRAW and move.source == DISCARD_PILE)):
+                hand = table.hands[p]
+                at = Position(d, m, p, move.action.value, table.pile[-1], hand, 0,
+                              _unseen(hand, table.pile, 0), table.doubled, None, False,
+                              table.knock_limit, table.stock_count, 0, table.refusals)
+                if table.play(move):
+                    break
+                if move.action == DRAW and table.taken is not None:
+                    took[p] |= 1 << table.taken
+                yield at, tables
+                continue
             if table.phase == PLAY and not table.drew and p == table.to_move \
                     and move.action == DRAW and not table.at_floor and table.pile \
                     and table.stock_count:
@@ -474,6 +493,16 @@ def game_decisions(game: Game) -> list[Decision]:
     rules = game.rules
     for at, tables in positions(game):
         player = game.players[at.seat]
+        if at.offer >= 0:
+            offer = offer_choice(at.hand, at.card, at.action == DRAW.value, at.offer == 1,
+                                 at.unseen, at.stock_count, at.limit, rules, tables)
+            out.append(Decision(at.deal, at.move, player, at.action, at.card, -1,
+                                UPCARD_OFFER, offer.value(offer.played),
+                                offer.value(offer.best), at.unseen.bit_count(), 2,
+                                (2 if at.doubled else 1) * offer.loss,
+                                choice=offer.played, best_choice=offer.best,
+                                error=offer.error))
+            continue
         if at.source is not None:
             best_source, played, least, loss = judge_draw(
                 at.hand, at.card, at.throws, at.unseen, at.source, tables)

@@ -107,14 +107,19 @@ def play_hands(first: int, second: int, upcard: int, stock: Sequence[int], rules
 Score = Callable[[int, int, int, int], int]  # knocker's hand and deadwood, defender's -> net
 
 
+TAKE_PILE, FROM_STOCK = 1, 2  # a first draw ``play_from`` is told to make
+
+
 def play_from(first: int, second: int, pile: int, stock: Sequence[int], limit: int,
-              factor: int, rules: Rules, tables: SuitTables, score: Score | None = None
-              ) -> int:
+              factor: int, rules: Rules, tables: SuitTables, score: Score | None = None,
+              first_draw: int = 0) -> int:
     """The first player's net points when both play on the module's way from a turn of
     play: ``first`` (a mask) to move, ``pile`` the discard on offer, ``stock`` from its
     top, the knock limit and the deal's factor.  A knock is scored by ``score`` (the
     knocker's hand and deadwood, the defender's: the knocker's net points), by default
-    on the deadwood as it stands (``knock_points``)."""
+    on the deadwood as it stands (``knock_points``).  ``first_draw`` makes the first
+    player's draw ``TAKE_PILE`` or ``FROM_STOCK`` whatever it does to the deadwood (an
+    upcard taken, or refused by both)."""
     hands = [first, second]
     deadwood = [deadwood_of(first, tables), deadwood_of(second, tables)]
     top = 0
@@ -123,7 +128,9 @@ def play_from(first: int, second: int, pile: int, stock: Sequence[int], limit: i
         seat = turn % 2
         hand = hands[seat] | 1 << pile
         card, left = best_throw(hand, pile, tables)
-        if left >= deadwood[seat]:  # the discard does not help: draw from the stock
+        # Draw from the stock when the discard does not help (or when told to).
+        if (first_draw == FROM_STOCK) if turn == 0 and first_draw else \
+                left >= deadwood[seat]:
             if top >= last:
                 return 0
             hand = hands[seat] | 1 << stock[top]

@@ -146,11 +146,11 @@ def worlds(unseen: int, shown: int, hand_size: int, stock_count: int, key: int,
     return list(islice(world_stream(unseen, shown, hand_size, stock_count, key), count))
 
 
-def _difference(knocks: list[int], plays: list[int]) -> tuple[float, float]:
-    """The mean of the per-world differences (knock less play on) and its standard
-    error."""
-    n = len(knocks)
-    diffs = [k - p for k, p in zip(knocks, plays, strict=True)]
+def _difference(firsts: list[int], seconds: list[int]) -> tuple[float, float]:
+    """The mean of the per-world differences (the first choice's points less the
+    second's) and its standard error."""
+    n = len(firsts)
+    diffs = [a - b for a, b in zip(firsts, seconds, strict=True)]
     mean = sum(diffs) / n
     return mean, (sum((d - mean) ** 2 for d in diffs) / (n - 1) / n) ** 0.5
 
@@ -180,25 +180,44 @@ def knock_choice(hand: int, throws: int, knocked: bool, unseen: int, shown: int,
     score = partial(knock_score, rules, tables)
     knock_now = _knock_now(rules, tables, mine, least)
     stream = world_stream(unseen, shown, rules.hand_size, stock_count, hand << 52 | unseen)
-    knocks: list[int] = []
-    plays: list[int] = []
+
+    def values(other: int, stock: list[int]) -> tuple[int, int]:
+        return knock_now(other), -play_from(other, mine, throw, stock, limit, 1, rules,
+                                            tables, score)
+
+    knock, play_on, error, n, knock_best, loss = compare(stream, values, knocked)
+    played = KNOCK if knocked else PLAY_ON
+    return KnockChoice(played, KNOCK if knock_best else PLAY_ON, knock, play_on, throw, n,
+                       error, loss)
+
+
+Values = Callable[[int, list[int]], tuple[int, int]]  # a world -> the two choices' points
+
+
+def compare(stream: Iterator[tuple[int, list[int]]], values: Values, played_first: bool,
+            total: int = WORLDS) -> tuple[float, float, float, int, bool, float]:
+    """Two choices valued on ``total`` worlds of ``stream`` (``values``: the points of
+    the first and of the second in a world), the first look settling a choice the
+    played one clearly leads: each one's mean, the standard error of their difference, the
+    worlds played, whether the first is the better, and the loss of the played one
+    (the difference when the other passes it by more than ``CLEAR`` errors, else 0)."""
+    firsts: list[int] = []
+    seconds: list[int] = []
 
     def play(count: int) -> tuple[float, float]:
         for other, stock in islice(stream, count):
-            knocks.append(knock_now(other))
-            plays.append(-play_from(other, mine, throw, stock, limit, 1, rules, tables,
-                                    score))
-        return _difference(knocks, plays)
+            first, second = values(other, stock)
+            firsts.append(first)
+            seconds.append(second)
+        return _difference(firsts, seconds)
 
     mean, error = play(FIRST_LOOK)
-    if (mean if knocked else -mean) <= CLEAR * error:  # the played choice not clearly ahead
-        mean, error = play(WORLDS - FIRST_LOOK)
-    n = len(knocks)
-    values = {KNOCK: sum(knocks) / n, PLAY_ON: sum(plays) / n}
-    played = KNOCK if knocked else PLAY_ON
-    best = KNOCK if mean > 0 else PLAY_ON
-    gap = abs(mean)
-    if best == played or gap <= CLEAR * error:
-        return KnockChoice(played, played, values[KNOCK], values[PLAY_ON], throw, n,
-                           error, 0.0)
-    return KnockChoice(played, best, values[KNOCK], values[PLAY_ON], throw, n, error, gap)
+    if (mean if played_first else -mean) <= CLEAR * error:  # the played one not clearly ahead
+        mean, error = play(total - FIRST_LOOK)
+    n = len(firsts)
+    ahead = mean if played_first else -mean  # the played choice's lead
+    if ahead >= 0 or -ahead <= CLEAR * error:
+        best_first, loss = played_first, 0.0
+    else:
+        best_first, loss = not played_first, -ahead
+    return sum(firsts) / n, sum(seconds) / n, error, n, best_first, loss

@@ -102,7 +102,8 @@ class GameAnalysisSchema(Schema):
     decisions = fields.Dict(metadata={
         "description": "Two-player gin: each draw's (pile or stock), each throw's and "
                        "each knock-or-play-on choice's (measure knock_or_play_on: choice, "
-                       "best_choice, error) loss in expected deal points against the "
+                       "best_choice, error) and each first upcard offer's (measure "
+                       "upcard_offer: take or pass) loss in expected deal points against the "
                        "evaluator's best, from the player's view, and per player the "
                        "decisions judged, average loss and accuracy (docs/ANALYSIS.md, "
                        "Decision loss); computed when asked for"})
@@ -111,7 +112,7 @@ class GameAnalysisSchema(Schema):
 class DecisionLossSchema(Schema):
     decisions = fields.Integer(metadata={
         "description": "Two-player gin decisions judged (draws, pile or stock; discards; "
-                       "knocks' throws; knock-or-play-on choices)"})
+                       "knocks' throws; knock-or-play-on choices; upcard offers)"})
     average_loss = fields.Float(allow_none=True, metadata={
         "description": "Expected deal points given away per decision against the "
                        "evaluator's best throw, to 4 decimals (docs/ANALYSIS.md, Decision "

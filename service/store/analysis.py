@@ -48,8 +48,8 @@ from .stats import StatsFilter, _where
 # times the other player's chance at each draw, a dealt hand's over the cards left;
 # 8: a recorded deck's duplicate in gin's deal luck; 9: gin's draws judged too, pile
 # or stock, in the decision loss; 10: a hands-mode gin log's swap in its deal luck, and
-# the duplicate's weight fitted again; 11: the knock-or-play-on choice judged in the
-# decision loss).
+# the duplicate's weight fitted again; 11: the knock-or-play-on choice and the first
+# upcard's offer judged in the decision loss).
 VERSION = 11
 # The analysis version the gin evaluator's table (gin_values.json) was fitted for: a new
 # table carries a new number, and the analysis's version goes up with it, so that the
