@@ -76,9 +76,17 @@ from ..engine.cards import FULL_DECK, card_name, cards_of, unconnected
 from ..engine.gin import PLAY, UPCARD, GinTable
 from ..engine.model import DISCARD, DISCARD_PILE, DRAW, GIN, KNOCK, PASS, STOCK, Game
 from .facts import ratio
-from .gin_knock import knock_choice
-from .gin_offer import offer_choice
-from .values import INF, SuitTables, deadwood_of, draw_figures, slices, suit_tables
+from .gin_knock import KnockChoice, knock_choice
+from .gin_offer import OfferChoice, offer_choice
+from .values import (
+    INF,
+    SuitTables,
+    deadwood_of,
+    draw_figures,
+    kept_deadwood,
+    slices,
+    suit_tables,
+)
 
 PER_DRAWN = 0.326  # deal points per point of mean value after one draw (fitted, above)
 HALF_LOSS = 2.0  # deal points: a decision losing this many is 50% accurate
@@ -335,12 +343,7 @@ def judge_knock(hand: int, throws: int, card: int, tables: SuitTables
     """A knock's or gin's throw: the best throw by the deadwood it keeps (``card`` when
     it is one of the best, else the lowest card among equals), the deadwood kept by the
     played and by the best, and their difference."""
-    kept = {}
-    rest = throws
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        kept[low.bit_length() - 1] = deadwood_of(hand & ~low, tables)
+    kept = kept_deadwood(hand, throws, tables)
     best = min(kept, key=lambda c: (kept[c], c))
     if kept[card] == kept[best]:
         best = card
@@ -496,12 +499,7 @@ def game_decisions(game: Game) -> list[Decision]:
         if at.offer >= 0:
             offer = offer_choice(at.hand, at.card, at.action == DRAW.value, at.offer == 1,
                                  at.unseen, at.stock_count, at.limit, rules, tables)
-            out.append(Decision(at.deal, at.move, player, at.action, at.card, -1,
-                                UPCARD_OFFER, offer.value(offer.played),
-                                offer.value(offer.best), at.unseen.bit_count(), 2,
-                                (2 if at.doubled else 1) * offer.loss,
-                                choice=offer.played, best_choice=offer.best,
-                                error=offer.error))
+            out.append(_choice_decision(at, player, UPCARD_OFFER, offer))
             continue
         if at.source is not None:
             best_source, played, least, loss = judge_draw(
@@ -519,13 +517,18 @@ def game_decisions(game: Game) -> list[Decision]:
             choice = knock_choice(at.hand, at.throws, at.action == KNOCK.value, at.unseen,
                                   at.shown, at.stock_count, at.limit, rules, tables)
             if choice is not None:
-                out.append(Decision(at.deal, at.move, player, at.action, at.card, -1,
-                                    KNOCK_OR_PLAY_ON, choice.value(choice.played),
-                                    choice.value(choice.best), at.unseen.bit_count(), 2,
-                                    (2 if at.doubled else 1) * choice.loss,
-                                    choice=choice.played, best_choice=choice.best,
-                                    error=choice.error))
+                out.append(_choice_decision(at, player, KNOCK_OR_PLAY_ON, choice))
     return out
+
+
+def _choice_decision(at: Position, player: str, measure: str,
+                     judged: KnockChoice | OfferChoice) -> Decision:
+    """The decision of a choice valued by play-outs (a knock's or an upcard offer's):
+    two options, no best throw, the loss doubled as the deal is."""
+    return Decision(at.deal, at.move, player, at.action, at.card, -1, measure,
+                    judged.value(judged.played), judged.value(judged.best),
+                    at.unseen.bit_count(), 2, (2 if at.doubled else 1) * judged.loss,
+                    choice=judged.played, best_choice=judged.best, error=judged.error)
 
 
 def figures(decisions: list[Decision], players: tuple[str, ...]) -> dict[str, dict[str, Any]]:

@@ -44,7 +44,7 @@ from itertools import islice
 from ..engine.melds import best_arrangement, layoff_cards, meld_kind
 from ..engine.rules import Rules
 from .gin_duplicate import knock_points, play_from
-from .values import SuitTables, deadwood_of
+from .values import SuitTables, deadwood_of, kept_deadwood
 
 WORLDS = 64  # play-outs a choice is valued over
 FIRST_LOOK = 16  # worlds after which a choice the played one clearly leads is settled
@@ -164,12 +164,7 @@ def knock_choice(hand: int, throws: int, knocked: bool, unseen: int, shown: int,
     # A throw takes off at most its own points: no knock is open far above the limit.
     if deadwood_of(hand, tables) > limit + max(tables.points):
         return None
-    kept = {}
-    rest = throws
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        kept[low.bit_length() - 1] = deadwood_of(hand & ~low, tables)
+    kept = kept_deadwood(hand, throws, tables)
     if not kept:
         return None
     throw = min(kept, key=lambda c: (kept[c], c))

@@ -144,6 +144,18 @@ def deadwood_of(mask: int, tables: SuitTables) -> int:
     return best
 
 
+def kept_deadwood(hand: int, throws: int, tables: SuitTables) -> dict[int, int]:
+    """Each throw of ``throws`` (a mask of cards of ``hand``) and the least deadwood of
+    the cards it keeps."""
+    kept = {}
+    rest = throws
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        kept[low.bit_length() - 1] = deadwood_of(hand & ~low, tables)
+    return kept
+
+
 def after_discard(mask: int, tables: SuitTables) -> int:
     """The least deadwood of the hand less one card, over every card of it; 0 for a hand
     of one card (and for the empty hand)."""

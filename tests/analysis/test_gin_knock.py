@@ -19,13 +19,7 @@ from service.analysis.values import deadwood_of, suit_tables
 from service.engine.cards import FULL_DECK, parse_card, point_table
 from service.engine.melds import best_arrangement
 from service.engine.rules import resolve_rules
-
-
-def mask(cards: str) -> int:
-    out = 0
-    for c in cards.split():
-        out |= 1 << parse_card(c)
-    return out
+from tests.analysis.test_decisions import mask
 
 
 @pytest.fixture(scope="module")

@@ -10,13 +10,7 @@ from service.analysis.gin_offer import OFFER_WORLDS, PASS, TAKE, offer_choice
 from service.analysis.values import suit_tables
 from service.engine.cards import parse_card, point_table
 from service.engine.rules import resolve_rules
-
-
-def mask(cards: str) -> int:
-    out = 0
-    for c in cards.split():
-        out |= 1 << parse_card(c)
-    return out
+from tests.analysis.test_decisions import mask
 
 
 @pytest.fixture(scope="module")
