@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 
 from ..engine.gin import doubled, knock_limit
 from ..engine.rules import Rules
-from .values import SuitTables, deadwood_of, group_choices, slices
+from .values import COLUMN, SuitTables, deadwood_of, slices, split_groups
 
 TURNS = 200  # a play-out longer than this (it never is: the stock runs out) is void
 SWAP_ORDERS = (2, 3, 5, 7)
@@ -112,16 +112,18 @@ TAKE_PILE, FROM_STOCK = 1, 2  # a first draw ``play_from`` is told to make
 
 def play_from(first: int, second: int, pile: int, stock: Sequence[int], limit: int,
               factor: int, rules: Rules, tables: SuitTables, score: Score | None = None,
-              first_draw: int = 0) -> int:
+              first_draw: int = 0, known: tuple[int, int] | None = None) -> int:
     """The first player's net points when both play on the module's way from a turn of
     play: ``first`` (a mask) to move, ``pile`` the discard on offer, ``stock`` from its
     top, the knock limit and the deal's factor.  A knock is scored by ``score`` (the
     knocker's hand and deadwood, the defender's: the knocker's net points), by default
     on the deadwood as it stands (``knock_points``).  ``first_draw`` makes the first
     player's draw ``TAKE_PILE`` or ``FROM_STOCK`` whatever it does to the deadwood (an
-    upcard taken, or refused by both)."""
+    upcard taken, or refused by both); ``known`` the two hands' least deadwood, when
+    known."""
     hands = [first, second]
-    deadwood = [deadwood_of(first, tables), deadwood_of(second, tables)]
+    deadwood = [deadwood_of(first, tables), deadwood_of(second, tables)] if known is None \
+        else list(known)
     top = 0
     last = len(stock) - rules.stock_floor  # the draws the stock allows
     for turn in range(TURNS):
@@ -154,22 +156,26 @@ def best_throw(hand: int, kept: int, tables: SuitTables) -> tuple[int, int]:
     ``kept`` (a discard just taken)."""
     place, at = tables.place, tables.ranked
     dead, drop, thrown = tables.dead, tables.drop, tables.thrown
-    best = 1 << 40
+    best = least = 1 << 40
+    laid, choices = split_groups(hand, tables)
+    rest = hand & ~laid
     # A throw's deadwood is the least, over the choices of groups without the card, of
     # the sum of the suits' runs less the card: with the groups chosen, a throw changes
     # one suit's runs, and each suit's best throw is a table's (``SuitTables.thrown``).
-    for groups in group_choices(hand):
-        s0, s1, s2, s3 = slices(hand & ~groups)
+    for groups in choices:
+        s0, s1, s2, s3 = slices(rest & ~groups)
         total = dead[s0] + dead[s1] + dead[s2] + dead[s3]
+        if total < least:
+            least = total
         for base, ranks in ((0, s0), (13, s1), (26, s2), (39, s3)):
             if not ranks:
                 continue
             if 0 <= kept - base < 13 and ranks >> (kept - base) & 1:
                 here = total - dead[ranks]  # the kept card's suit: every other card
-                rest = ranks ^ 1 << (kept - base)
-                while rest:
-                    low = rest & -rest
-                    rest ^= low
+                cards = ranks ^ 1 << (kept - base)
+                while cards:
+                    low = cards & -cards
+                    cards ^= low
                     card = base + low.bit_length() - 1
                     key = (here + dead[ranks ^ low]) << 6 | place[card]
                     if key < best:
@@ -178,6 +184,18 @@ def best_throw(hand: int, kept: int, tables: SuitTables) -> tuple[int, int]:
             key = (total + drop[ranks]) << 6 | place[base + thrown[ranks]]
             if key < best:
                 best = key
+    # A card of a column laid whole: of four, the other three stay a group; of three,
+    # the other two are deadwood (no run could hold them).
+    cards = laid & ~(1 << kept) if kept >= 0 else laid
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        card = low.bit_length() - 1
+        left = least if (laid & COLUMN << card % 13).bit_count() == 4 else \
+            least + 2 * tables.points[card]
+        key = left << 6 | place[card]
+        if key < best:
+            best = key
     return at[best & 63], best >> 6
 
 

@@ -38,7 +38,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from itertools import islice
 
 from ..engine.melds import best_arrangement, layoff_cards, meld_kind
@@ -75,8 +74,42 @@ class KnockChoice:
 def after_layoffs(hand: int, melds: tuple[int, ...], tables: SuitTables) -> int:
     """The least deadwood of ``hand`` (a mask) after laying off, at best, cards of it on
     ``melds`` (masks, each growing as cards are laid off on it)."""
+    return _after(hand, _on_table(melds, tables.ace), tables)
+
+
+Table = tuple[tuple[tuple[int, str], ...], int]  # the melds with their kinds, what fits
+
+
+def _on_table(melds: tuple[int, ...], ace: str) -> Table:
+    """The melds with their kinds, and every card that could be laid off on one."""
+    on = tuple((m, meld_kind(m, ace)) for m in melds)
+    fits = 0
+    for mask, kind in on:
+        fits |= layoff_cards(mask, kind, ace)
+    return on, fits
+
+
+def _after(hand: int, table: Table, tables: SuitTables, deadwood: int = -1) -> int:
+    """``after_layoffs`` on the melds of ``table`` (``_on_table``); ``deadwood`` the
+    hand's own least deadwood when known."""
+    start, fits = table
+    able = hand & fits
+    if not able:
+        return deadwood if deadwood >= 0 else deadwood_of(hand, tables)
     ace = tables.ace
-    start = tuple((m, meld_kind(m, ace)) for m in melds)
+    if not able & able - 1:  # one card fits: laid off or kept, unless laying it opens more
+        rest = hand ^ able
+        if not any(rest & layoff_cards(mask | able, kind, ace) for mask, kind in start
+                   if able & layoff_cards(mask, kind, ace)):
+            return min(deadwood_of(hand, tables), deadwood_of(rest, tables))
+    return _layoff_search(hand, start, tables)
+
+
+def _layoff_search(hand: int, start: tuple[tuple[int, str], ...], tables: SuitTables
+                   ) -> int:
+    """``after_layoffs`` by trying every card that fits, one at a time, as the melds
+    grow (each set of cards laid and melds reached is weighed once)."""
+    ace = tables.ace
     seen: dict[tuple[int, tuple], int] = {}
 
     def search(laid: int, on: tuple) -> int:
@@ -96,8 +129,6 @@ def after_layoffs(hand: int, melds: tuple[int, ...], tables: SuitTables) -> int:
         seen[key] = best
         return best
 
-    if not any(hand & layoff_cards(m, k, ace) for m, k in start):
-        return deadwood_of(hand, tables)
     return search(0, start)
 
 
@@ -105,19 +136,33 @@ def knock_score(rules: Rules, tables: SuitTables, knocker: int, knocker_deadwood
                 defender: int, defender_deadwood: int) -> int:
     """The knocker's net points (single): gin (no layoff), else a knock against the
     defender's deadwood after their best layoffs on the knocker's melds."""
-    if knocker_deadwood == 0:
-        return rules.gin_bonus + defender_deadwood
-    melds = best_arrangement(knocker, tables.ace, tables.points)[1]
-    return knock_points(knocker_deadwood, after_layoffs(defender, melds, tables), rules)
+    return KnockScorer(rules, tables)(knocker, knocker_deadwood, defender, defender_deadwood)
 
 
-def _knock_now(rules: Rules, tables: SuitTables, knocker: int, knocker_deadwood: int
-               ) -> Callable[[int], int]:
-    """``knock_score`` of one knocker's hand against any defender's (its melds
-    arranged once)."""
-    melds = best_arrangement(knocker, tables.ace, tables.points)[1]
-    return lambda defender: knock_points(knocker_deadwood,
-                                         after_layoffs(defender, melds, tables), rules)
+class KnockScorer:
+    """``knock_score`` under one deal's rules, each knocker's melds arranged once (the
+    play-outs of one choice end in the same few knocking hands again and again)."""
+
+    def __init__(self, rules: Rules, tables: SuitTables) -> None:
+        self.rules = rules
+        self.tables = tables
+        self._melds: dict[int, Table] = {}
+
+    def melds(self, knocker: int) -> Table:
+        """The melds the engine arranges the knocker's hand in (``_on_table``)."""
+        table = self._melds.get(knocker)
+        if table is None:
+            tables = self.tables
+            table = self._melds[knocker] = _on_table(
+                best_arrangement(knocker, tables.ace, tables.points)[1], tables.ace)
+        return table
+
+    def __call__(self, knocker: int, knocker_deadwood: int, defender: int,
+                 defender_deadwood: int) -> int:
+        if knocker_deadwood == 0:
+            return self.rules.gin_bonus + defender_deadwood
+        return knock_points(knocker_deadwood,
+                            _after(defender, self.melds(knocker), self.tables), self.rules)
 
 
 def world_stream(unseen: int, shown: int, hand_size: int, stock_count: int, key: int
@@ -130,9 +175,11 @@ def world_stream(unseen: int, shown: int, hand_size: int, stock_count: int, key:
     free = unseen & ~shown  # the shown cards are the other's in every world
     cards = [c for c in range(52) if free >> c & 1]
     need = max(0, hand_size - shown.bit_count())
+    draw = rng.random
+    places = range(len(cards) - 1, 0, -1)
     while True:
-        for i in range(len(cards) - 1, 0, -1):
-            j = int(rng.random() * (i + 1))
+        for i in places:
+            j = int(draw() * (i + 1))
             cards[i], cards[j] = cards[j], cards[i]
         other = shown
         for c in cards[:need]:
@@ -172,13 +219,15 @@ def knock_choice(hand: int, throws: int, knocked: bool, unseen: int, shown: int,
     if not 0 < least <= limit:
         return None
     mine = hand & ~(1 << throw)
-    score = partial(knock_score, rules, tables)
-    knock_now = _knock_now(rules, tables, mine, least)
+    score = KnockScorer(rules, tables)
+    table = score.melds(mine)
     stream = world_stream(unseen, shown, rules.hand_size, stock_count, hand << 52 | unseen)
 
     def values(other: int, stock: list[int]) -> tuple[int, int]:
-        return knock_now(other), -play_from(other, mine, throw, stock, limit, 1, rules,
-                                            tables, score)
+        theirs = deadwood_of(other, tables)
+        return (knock_points(least, _after(other, table, tables, theirs), rules),
+                -play_from(other, mine, throw, stock, limit, 1, rules, tables, score,
+                           known=(theirs, least)))
 
     knock, play_on, error, n, knock_best, loss = compare(stream, values, knocked)
     played = KNOCK if knocked else PLAY_ON

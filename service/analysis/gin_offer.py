@@ -26,11 +26,10 @@ favours on the cards the player could not see.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 
 from ..engine.rules import Rules
 from .gin_duplicate import FROM_STOCK, TAKE_PILE, best_throw, play_from
-from .gin_knock import compare, knock_score, world_stream
+from .gin_knock import KnockScorer, compare, world_stream
 from .values import SuitTables, deadwood_of
 
 TAKE, PASS = "take", "pass"
@@ -63,20 +62,21 @@ def offer_choice(hand: int, upcard: int, took: bool, dealer: bool, unseen: int,
                  ) -> OfferChoice:
     """The offer of ``upcard`` to a player holding ``hand`` (a mask), who ``took`` it
     or passed; ``dealer``: the offer is the dealer's, the first player having passed."""
-    score = partial(knock_score, rules, tables)
+    score = KnockScorer(rules, tables)
+    mine = deadwood_of(hand, tables)
 
     def values(other: int, stock: list[int]) -> tuple[int, int]:
+        theirs = deadwood_of(other, tables)
         take = play_from(hand, other, upcard, stock, limit, 1, rules, tables, score,
-                         TAKE_PILE)
-        if dealer or best_throw(other | 1 << upcard, upcard, tables)[1] >= deadwood_of(
-                other, tables):
+                         TAKE_PILE, (mine, theirs))
+        if dealer or best_throw(other | 1 << upcard, upcard, tables)[1] >= theirs:
             refused = -play_from(other, hand, upcard, stock, limit, 1, rules, tables,
-                                 score, FROM_STOCK) if dealer else \
+                                 score, FROM_STOCK, (theirs, mine)) if dealer else \
                 play_from(hand, other, upcard, stock, limit, 1, rules, tables, score,
-                          FROM_STOCK)
+                          FROM_STOCK, (mine, theirs))
         else:  # the dealer takes it
             refused = -play_from(other, hand, upcard, stock, limit, 1, rules, tables,
-                                 score, TAKE_PILE)
+                                 score, TAKE_PILE, (theirs, mine))
         return take, refused
 
     stream = world_stream(unseen, 0, rules.hand_size, stock_count,

@@ -52,6 +52,7 @@ class SuitTables:
     drop: tuple[int, ...]
     thrown: tuple[int, ...]
     reach: tuple[int, ...]  # the ranks r not in the slice that a run of slice + r holds
+    cover: tuple[int, ...]  # the ranks of the slice that some run of it holds
     classes: tuple[tuple[int, int], ...]  # (points, the cards worth them)
     place: tuple[int, ...]
     ranked: tuple[int, ...]
@@ -97,7 +98,7 @@ def suit_tables(ace: str, points: tuple[int, ...]) -> SuitTables:
     for k, card in enumerate(ranked):
         place[card] = k
     return SuitTables(ace, tuple(points), tuple(dead), tuple(drop), tuple(thrown),
-                      tuple(reach), tuple(sorted(classes.items())), tuple(place),
+                      tuple(reach), tuple(cover), tuple(sorted(classes.items())), tuple(place),
                       tuple(ranked))
 
 
@@ -132,11 +133,31 @@ def group_choices(mask: int) -> list[int]:
 _NO_GROUPS = [0]
 
 
+def split_groups(mask: int, tables: SuitTables) -> tuple[int, list[int]]:
+    """The groups of the hand in two: ``laid``, the cards of the ranks held three or four
+    times none of whose cards a run of the hand could hold (laying the whole column is
+    then always at least as good as any other choice: its cards have no other use), and
+    every choice of groups among the other such ranks (``group_choices`` of those)."""
+    s0, s1, s2, s3 = mask & SUIT_MASK, mask >> 13 & SUIT_MASK, mask >> 26 & SUIT_MASK, mask >> 39
+    triples = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))  # ranks held 3 or 4 times
+    if not triples:
+        return 0, _NO_GROUPS
+    cover = tables.cover
+    runs = cover[s0] | cover[s1] | cover[s2] | cover[s3]  # ranks with a card some run holds
+    free = triples & ~runs
+    if not free:
+        return 0, group_choices(mask)
+    laid = mask & COLUMN * free  # the columns of those ranks (no carry: 13 bits apart)
+    return laid, group_choices(mask & ~laid)
+
+
 def deadwood_of(mask: int, tables: SuitTables) -> int:
     """The least deadwood of the hand (``melds.least_deadwood``)."""
     dead = tables.dead
+    laid, choices = split_groups(mask, tables)
+    mask &= ~laid
     best = INF
-    for groups in group_choices(mask):
+    for groups in choices:
         s0, s1, s2, s3 = slices(mask & ~groups)
         value = dead[s0] + dead[s1] + dead[s2] + dead[s3]
         if value < best:

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analysis.decisions import BEST, game_decisions, judge_of, judges, verdict
+from ..analysis.decisions import (
+    BEST,
+    UPCARD_OFFER,
+    game_decisions,
+    judge_of,
+    judges,
+    verdict,
+)
 from ..analysis.decisions import figures as decision_figures
 from ..analysis.facts import FED_CARD, KINDS, analyse
 from ..analysis.luck import analyse_luck
@@ -52,6 +59,7 @@ def game_analysis(game: Game) -> dict[str, Any]:
                         "scored": luck["scored"].get(player, 0),
                         "decisions": judged_players[player]})
     return {"facts": facts, "count": len(analysis.facts), "judged": bool(decisions),
+            "offers": any(d.measure == UPCARD_OFFER for d in decisions),
             "best": BEST,
             "left_off": max(0, len(analysis.facts) - SHOWN_FACTS), "players": players,
             "stopped": [{**stop, "fragment": replay_fragment(stop["deal"], stop["move"])}

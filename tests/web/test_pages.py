@@ -220,6 +220,18 @@ def test_the_game_page_lists_the_apis_analysis_each_fact_linked_to_its_choice(
         assert any(f["kind"] == "missed_knock" and "evaluator" in f for f in analysis["facts"])
 
 
+@pytest.mark.parametrize(("sample", "offers"), [("gin-01", False), ("gin-02", True)])
+def test_the_decision_hint_names_the_upcard_offers_only_where_they_are_judged(
+        client, ids, sample, offers):
+    game_id = ids[sample]
+    html = _page(client, f"/games/{game_id}")
+    judged = client.get(f"/api/v1/games/{game_id}/analysis").get_json()["decisions"]
+    measures = {d["measure"] for d in judged["decisions"]}
+    assert ("upcard_offer" in measures) == offers
+    assert "each choice to knock or play on" in html
+    assert ("each first upcard taken or passed" in html) == offers
+
+
 def test_an_unfinished_game_has_no_winner(client, ids):
     html = _page(client, f"/games/{ids['incomplete-rummy-block']}")
     assert "Unfinished game" in html and "wins by" not in html
