@@ -417,6 +417,14 @@ class RestorationSchema(RestoredSchema):
     links = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
 
 
+class RestorationsSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "The game"})
+    restorations = fields.List(fields.Nested(RestoredSchema), required=True, metadata={
+        "description": "Every restoration of the game, oldest first; empty when it was "
+                       "never withdrawn and restored"})
+    links = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+
+
 def _restore_refused(field: str, message: str) -> Problem:
     field = field[:64]
     return Problem(400, INVALID_PARAMETER, f"the body must be a JSON object {{\"reason\": "
@@ -434,6 +442,29 @@ def _restore_body() -> str:
         raise _restore_refused("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters, "
                                "no control characters")
     return reason.strip()
+
+
+@blp.route("/games/<game_id:game_id>/restorations", methods=["GET"])
+@read_access
+@blp.response(200, RestorationsSchema, example={
+    "id": "5d69bdc52cdd76ed28a89e91", "restorations": [{
+        "n": 1, "restored_at": "2024-05-12T18:30:00Z", "restored_by": "key-3f2a9c0d1e4b",
+        "reason": "withdrawn by mistake: table 3 was B",
+        "deleted_at": "2024-05-12T18:00:00Z", "deleted_by": "key-3f2a9c0d1e4b",
+        "deleted_reason": "uploaded twice", "replaced_by": None}],
+    "links": {"self": f"{PREFIX}/games/5d69bdc52cdd76ed28a89e91/restorations",
+              "game": f"{PREFIX}/games/5d69bdc52cdd76ed28a89e91"}})
+@problem_responses(blp, 401, 403, 404, 410)
+@blp.doc(summary="A live game's restorations",
+         description="Every withdrawal of the game that was undone, oldest first: who "
+                     "restored it, when and why, with the withdrawal it undid. An empty "
+                     "list for a game never withdrawn. A game withdrawn now answers 410, "
+                     "with its earlier restorations in the problem ('restorations').")
+def get_restorations(game_id: str) -> dict[str, Any]:
+    _game(game_id)
+    return {"id": game_id, "restorations": restoration_history(current_store(), game_id),
+            "links": {"self": url_for("desk.get_restorations", game_id=game_id),
+                      "game": game_url(game_id)}}
 
 
 @blp.route("/games/<game_id:game_id>/restore", methods=["POST"])

@@ -267,6 +267,11 @@ def test_the_audit_trail_keeps_every_withdrawal_and_restoration(client):
     assert [(r["n"], r["reason"], r["deleted_reason"]) for r in body["restorations"]] == [
         (1, "first restoration", "first withdrawal"),
         (2, "second restoration", "second withdrawal")]
+    # The live game's history reads back the same, with no restore to make.
+    read = client.get(f"{API}/games/{gid}/restorations", headers=WITH_KEY)
+    assert read.status_code == 200, read.get_json()
+    assert read.get_json() == {"id": gid, "restorations": body["restorations"], "links": {
+        "self": f"{API}/games/{gid}/restorations", "game": f"{API}/games/{gid}"}}
     with store_of(client.application).cursor() as cur:
         assert cur.execute("SELECT count(*) FROM deletions").fetchone()[0] == 0
         assert cur.execute("SELECT count(*) FROM restorations").fetchone()[0] == 2
@@ -279,3 +284,17 @@ def test_openapi_documents_the_restore(client):
     body = operation["requestBody"]["content"]["application/json"]["schema"]
     assert body["required"] == ["reason"] and body["additionalProperties"] is False
     assert operation["security"] == [{"bearerAuth": []}]
+
+
+def test_a_game_never_withdrawn_has_no_restorations_and_a_withdrawn_one_answers_410(client):
+    gid = upload(client, at(valid(), "cup"), "valid", WITH_KEY)
+    body = client.get(f"{API}/games/{gid}/restorations", headers=WITH_KEY).get_json()
+    assert body["restorations"] == [] and body["id"] == gid
+    withdraw(client, gid, "uploaded twice")
+    assert_problem(client.get(f"{API}/games/{gid}/restorations", headers=WITH_KEY), 410,
+                   "game-deleted")
+    assert_problem(client.get(f"{API}/games/{'0' * 24}/restorations", headers=WITH_KEY),
+                   404, "not-found")
+    spec = client.get(f"{API}/openapi.json").get_json()
+    operation = spec["paths"]["/api/v1/games/{game_id}/restorations"]["get"]
+    assert set(operation["responses"]) >= {"200", "404", "410"}
