@@ -39,7 +39,7 @@ from ..store.audit import (
 )
 from ..store.counting import MATTER_KINDS, MISSING_TABLE
 from ..store.crosstable import crosstable
-from ..store.desk import withdrawn_by_round, withdrawn_games
+from ..store.desk import restored_games, withdrawn_by_round, withdrawn_games
 from .auth import read_access, read_access_or_public
 from .config import current_store, settings
 from .games_schemas import LEVEL_DOC, LEVELS, STATUSES, UtcDateTime, _page_limit, utc_text
@@ -525,19 +525,22 @@ def get_crosstable(args: dict[str, Any], tournament_id: str) -> dict[str, Any]:
                                            "and filename*=UTF-8''<the id percent-encoded> "
                                            "when the id is not plain ASCII (RFC 6266)",
                             "schema": {"type": "string"}}},
-    description="One table with a 'section' column (standings, games, discrepancies), "
+    description="One table with a 'section' column (standings, games, discrepancies, "
+                "open, withdrawn, restored), "
                 "UTF-8 with a byte order mark")
 @problem_responses(blp, 400, 401, 403, 404)
 @blp.doc(summary="The tournament audit as CSV, for a spreadsheet", description=(
     "The figures of the JSON audit as one table with a 'section' column (standings, "
-    "games: one row per game and player, discrepancies) and one header row. Text cells "
+    "games: one row per game and player, discrepancies, open matters, withdrawn games, "
+    "restorations of the desk's audit trail) and one header row. Text cells "
     "a spreadsheet would read as a formula start with an apostrophe."))
 def get_report(args: dict[str, Any], tournament_id: str) -> Response:
     """The same figures as the JSON audit.  Text cells that a spreadsheet would take for
     a formula (starting with = + - @) are written with a leading apostrophe."""
     audit = _audit(tournament_id, args.get("after_round"))
     body = "\ufeff" + _csv(audit, withdrawn_by_round(
-        withdrawn_games(current_store(), audit.id) or [], audit.after_round))
+        withdrawn_games(current_store(), audit.id) or [], audit.after_round),
+        withdrawn_by_round(restored_games(current_store(), audit.id), audit.after_round))
     response = Response(body.encode("utf-8"), mimetype=CSV_TYPE)
     response.headers["Content-Disposition"] = _disposition(audit.id)
     return response
@@ -587,6 +590,14 @@ def withdrawal_text(game: dict[str, Any]) -> str:
     return text
 
 
+def restoration_text(game: dict[str, Any]) -> str:
+    """'restored at <time> by <who> (<why>), undoing: withdrawn at ...', for people."""
+    by = game["restored_by"] or "an open write (no key)"
+    undone = withdrawal_text({**game, "reason": game["deleted_reason"]})
+    return f"restored at {utc_text(game['restored_at'])} by {by} ({game['reason']}), " \
+        f"undoing: {undone}"
+
+
 def _game_detail(game: dict[str, Any], player: str) -> str:
     """How the game counts for ``player``: nothing, or the points credited (and a win),
     and why; the ruling's reason, who gave it and when."""
@@ -602,7 +613,8 @@ def _game_detail(game: dict[str, Any], player: str) -> str:
     return text
 
 
-def _csv(audit: TournamentAudit, withdrawn: list[dict[str, Any]]) -> str:
+def _csv(audit: TournamentAudit, withdrawn: list[dict[str, Any]],
+         restored: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\r\n")
     writer.writeheader()
@@ -647,6 +659,11 @@ def _csv(audit: TournamentAudit, withdrawn: list[dict[str, Any]]) -> str:
                      "status": game["status"], "counted": False,
                      "kind": "replaced" if game["replaced_by"] else "deleted",
                      "detail": withdrawal_text(game)})
+    for game in restored:
+        rows.append({"section": "restored", "variant": game["variant"],
+                     "round": game["round"], "table": game["table"], "game": game["id"],
+                     "status": game["status"], "kind": "restored",
+                     "detail": restoration_text(game)})
     for row in rows:
         writer.writerow({column: _cell(row.get(column)) for column in CSV_COLUMNS})
     return out.getvalue()

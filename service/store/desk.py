@@ -73,6 +73,24 @@ def withdrawn_games(store: Reader, tournament_id: str) -> list[dict[str, Any]] |
     return withdrawn.dicts()
 
 
+_RESTORED_SQL = """
+SELECT g.id, g.tournament_round AS round, g.tournament_table AS "table", g.variant,
+       g.status, r.n, r.restored_at, r.restored_by, r.reason, r.deleted_at, r.deleted_by,
+       r.deleted_reason, r.replaced_by
+FROM games g
+JOIN restorations r ON r.game_id = g.id
+WHERE g.tournament_id = ?
+ORDER BY r.restored_at, g.seq, r.n
+"""
+
+
+def restored_games(store: Reader, tournament_id: str) -> list[dict[str, Any]]:
+    """Every restoration of the tournament's games, in the order they were made: the
+    game (id, round, table, variant, status) with ``restoration_history``'s fields."""
+    [restored] = store.read_many([(_RESTORED_SQL, [tournament_id])])
+    return restored.dicts()
+
+
 def withdrawn_by_round(rows: list[dict[str, Any]], after_round: int | None
                        ) -> list[dict[str, Any]]:
     """The withdrawn games a view of the rounds up to ``after_round`` shows: those of

@@ -7,6 +7,7 @@ Every test runs with the store in the worker and in a process of its own (the mo
 
 from __future__ import annotations
 
+import csv
 import io
 from typing import Any
 
@@ -61,7 +62,16 @@ def reads(client) -> dict[str, Any]:
             "stats": get("/players/ana/stats")["variants"],
             "board": get("/players?sort=games")["players"],
             "export": sorted(pq.read_table(io.BytesIO(export.data)).column("game_id").to_pylist()),
-            "csv": client.get(f"{API}/tournaments/cup/report.csv", headers=WITH_KEY).data}
+            "csv": [line for line in client.get(
+                f"{API}/tournaments/cup/report.csv", headers=WITH_KEY
+            ).get_data(as_text=True).splitlines() if not line.startswith("restored,")]}
+
+
+def restored_lines(client, query: str = "") -> list[dict[str, str]]:
+    """The CSV report's rows of the section ``restored``."""
+    text = client.get(f"{API}/tournaments/cup/report.csv{query}",
+                      headers=WITH_KEY).get_data(as_text=True).lstrip("\ufeff")
+    return [row for row in csv.DictReader(io.StringIO(text)) if row["section"] == "restored"]
 
 
 def test_a_restored_game_counts_again_everywhere(client):
@@ -89,6 +99,15 @@ def test_a_restored_game_counts_again_everywhere(client):
 
     assert client.get(f"{API}/games/{gone}", headers=WITH_KEY).status_code == 200
     assert reads(client) == before  # nothing left of the withdrawal in what counts
+    # The audit trail keeps it: the CSV report's section "restored".
+    [line] = restored_lines(client)
+    assert (line["game"], line["round"], line["table"], line["kind"], line["status"]) == (
+        gone, "1", "B", "restored", "valid")
+    assert line["detail"] == (
+        f"restored at {body['restored_at']} by {DIRECTOR} (it was table B after all), "
+        f"undoing: withdrawn at {deletion['deleted_at']} by {DIRECTOR} "
+        "(uploaded by mistake)")
+    assert restored_lines(client, "?after_round=1") == [line]
 
 
 def test_the_ratings_are_those_of_a_store_where_the_game_was_never_withdrawn(make_app):
