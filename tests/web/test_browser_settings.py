@@ -71,6 +71,10 @@ def test_the_settings_form_is_refused_without_the_key_and_saved_with_it(watched,
     page.check("#s-public")
     page.locator("#s-save").click()
     sync_api.expect(result).to_have_text("Saved by director.")
+    # An edit after the save: the page no longer says the form is saved.
+    page.fill("#s-venue", "Club house, upstairs")
+    sync_api.expect(result).to_have_text("Changed since it was saved: not saved yet.")
+    page.fill("#s-venue", "Club house")
     stored = settings_of(server)
     assert {k: stored[k] for k in ("name", "dates", "venue", "ranking", "match_points",
                                    "tie_breaks", "public")} == {

@@ -96,6 +96,13 @@ function problemText(problem, status) {
   return lines.join("\n");
 }
 
+// "Saved." holds only for the form as it was sent: an edit after it says so.
+form.addEventListener("input", (event) => {
+  if (event.target === keyField || result.className !== "saved") return;
+  result.className = "";
+  result.textContent = "Changed since it was saved: not saved yet.";
+});
+
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   result.className = "";
