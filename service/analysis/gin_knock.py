@@ -94,14 +94,16 @@ def _after(hand: int, table: Table, tables: SuitTables, deadwood: int = -1) -> i
     hand's own least deadwood when known."""
     start, fits = table
     able = hand & fits
+    if deadwood < 0:
+        deadwood = deadwood_of(hand, tables)
     if not able:
-        return deadwood if deadwood >= 0 else deadwood_of(hand, tables)
+        return deadwood
     ace = tables.ace
     if not able & able - 1:  # one card fits: laid off or kept, unless laying it opens more
         rest = hand ^ able
         if not any(rest & layoff_cards(mask | able, kind, ace) for mask, kind in start
                    if able & layoff_cards(mask, kind, ace)):
-            return min(deadwood_of(hand, tables), deadwood_of(rest, tables))
+            return min(deadwood, deadwood_of(rest, tables))
     return _layoff_search(hand, start, tables)
 
 
@@ -135,7 +137,8 @@ def _layoff_search(hand: int, start: tuple[tuple[int, str], ...], tables: SuitTa
 def knock_score(rules: Rules, tables: SuitTables, knocker: int, knocker_deadwood: int,
                 defender: int, defender_deadwood: int) -> int:
     """The knocker's net points (single): gin (no layoff), else a knock against the
-    defender's deadwood after their best layoffs on the knocker's melds."""
+    defender's deadwood after their best layoffs on the knocker's melds
+    (``defender_deadwood``: their least deadwood before any layoff)."""
     return KnockScorer(rules, tables)(knocker, knocker_deadwood, defender, defender_deadwood)
 
 
@@ -161,8 +164,9 @@ class KnockScorer:
                  defender_deadwood: int) -> int:
         if knocker_deadwood == 0:
             return self.rules.gin_bonus + defender_deadwood
-        return knock_points(knocker_deadwood,
-                            _after(defender, self.melds(knocker), self.tables), self.rules)
+        return knock_points(knocker_deadwood, _after(defender, self.melds(knocker),
+                                                     self.tables, defender_deadwood),
+                            self.rules)
 
 
 def world_stream(unseen: int, shown: int, hand_size: int, stock_count: int, key: int
@@ -220,12 +224,11 @@ def knock_choice(hand: int, throws: int, knocked: bool, unseen: int, shown: int,
         return None
     mine = hand & ~(1 << throw)
     score = KnockScorer(rules, tables)
-    table = score.melds(mine)
     stream = world_stream(unseen, shown, rules.hand_size, stock_count, hand << 52 | unseen)
 
     def values(other: int, stock: list[int]) -> tuple[int, int]:
         theirs = deadwood_of(other, tables)
-        return (knock_points(least, _after(other, table, tables, theirs), rules),
+        return (score(mine, least, other, theirs),
                 -play_from(other, mine, throw, stock, limit, 1, rules, tables, score,
                            known=(theirs, least)))
 
