@@ -40,11 +40,12 @@ from .games import _not_found, _reason_body, game_url
 from .games_schemas import (
     MAX_REASON_LENGTH,
     NOT_BLANK_PATTERN,
+    REASON_RULE,
     STATUSES,
     DeleteArgsSchema,
     DeletionSchema,
     UtcDateTime,
-    plain_reason,
+    director_reason,
 )
 from .intake import JSON_TYPES, read_body, require_media_type
 from .problems import (
@@ -200,17 +201,16 @@ def _ruling_body(players: list[str]) -> tuple[str, str | None, str]:
     ruling, reason, against = body.get("ruling"), body.get("reason"), body.get("against")
     if ruling not in RULINGS:
         raise _invalid("ruling", f"one of {', '.join(RULINGS)}")
-    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH \
-            or not plain_reason(reason):
-        raise _invalid("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters, no "
-                       "control characters")
+    reason = director_reason(reason)
+    if reason is None:
+        raise _invalid("reason", REASON_RULE)
     if ruling == FORFEIT:
         if against not in players:
             raise _invalid("against", "a forfeit names the player it is against: one of "
                                       + ", ".join(players))
     elif against is not None:
         raise _invalid("against", f"only a forfeit is against a player, not {ruling}")
-    return ruling, against, reason.strip()
+    return ruling, against, reason
 
 
 RULING_PATH = "/games/<game_id:game_id>/ruling"
@@ -273,7 +273,7 @@ def put_ruling(game_id: str) -> dict[str, Any]:
                      "is open again. 404 no-ruling when none is in force.")
 def delete_ruling(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     row = _game(game_id)
-    reason = args.get("reason")
+    reason = director_reason(args.get("reason"))
     if request.content_length or request.headers.get("Transfer-Encoding"):
         body = _reason_body()
         if body is not None:
@@ -326,11 +326,10 @@ def _keep_body() -> tuple[str, str]:
     game, reason = body.get("game"), body.get("reason")
     if not isinstance(game, str) or not 1 <= len(game) <= 64:
         raise _invalid("game", "the id of the game to keep", "the body")
-    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH \
-            or not plain_reason(reason):
-        raise _invalid("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters, no "
-                       "control characters", "the body")
-    return game, reason.strip()
+    reason = director_reason(reason)
+    if reason is None:
+        raise _invalid("reason", REASON_RULE, "the body")
+    return game, reason
 
 
 @blp.route("/tournaments/<name:tournament_id>/tables/<int:round>/<name:table>/keep",
@@ -390,15 +389,15 @@ class RestoredSchema(Schema):
     n = fields.Integer(required=True, metadata={"description": "1 for the game's first "
                                                                "restoration"})
     restored_at = UtcDateTime(required=True)
-    restored_by = fields.String(allow_none=True, metadata={
+    restored_by = fields.String(allow_none=True, required=True, metadata={
         "description": "The uploader label of the write key used, null when writes are open"})
     reason = fields.String(required=True)
     deleted_at = UtcDateTime(required=True, metadata={
         "description": "When the withdrawal undone was made"})
-    deleted_by = fields.String(allow_none=True)
-    deleted_reason = fields.String(allow_none=True, metadata={
+    deleted_by = fields.String(allow_none=True, required=True)
+    deleted_reason = fields.String(allow_none=True, required=True, metadata={
         "description": "The withdrawal's reason"})
-    replaced_by = fields.String(allow_none=True, metadata={
+    replaced_by = fields.String(allow_none=True, required=True, metadata={
         "description": "The correction that had replaced the game (withdrawn since), or "
                        "null for a game deleted"})
 
@@ -436,12 +435,10 @@ def _restore_body() -> str:
     """The reason of a restore body, or a 400 problem naming what is wrong."""
     body = _json_body(("reason",), "the body", "a JSON object {\"reason\"}",
                       _restore_refused)
-    reason = body.get("reason")
-    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH \
-            or not plain_reason(reason):
-        raise _restore_refused("reason", f"a string of 1 to {MAX_REASON_LENGTH} characters, "
-                               "no control characters")
-    return reason.strip()
+    reason = director_reason(body.get("reason"))
+    if reason is None:
+        raise _restore_refused("reason", REASON_RULE)
+    return reason
 
 
 @blp.route("/games/<game_id:game_id>/restorations", methods=["GET"])

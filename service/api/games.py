@@ -30,7 +30,8 @@ from .games_schemas import (
     EXAMPLE_LOG,
     EXAMPLE_REPORT,
     MAX_REASON_LENGTH,
-    PLAIN_PATTERN,
+    NOT_BLANK_PATTERN,
+    REASON_RULE,
     DeleteArgsSchema,
     DeletionSchema,
     GamePageSchema,
@@ -39,7 +40,7 @@ from .games_schemas import (
     StateSchema,
     UploadArgsSchema,
     UploadResultSchema,
-    plain_reason,
+    director_reason,
     utc_text,
 )
 from .intake import JSON_TYPES, check_log, read_body, require_media_type
@@ -181,7 +182,8 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     if args["dry_run"]:
         return body, 200, {}
     if "replaces" in args:
-        return _replace(checked.record(g.uploader), args["replaces"], args.get("reason"),
+        return _replace(checked.record(g.uploader), args["replaces"],
+                        director_reason(args.get("reason")),
                         body, args["relocate"])
     try:
         [(game_id, created)] = current_store().submit([checked.record(g.uploader)],
@@ -304,10 +306,11 @@ def get_game(game_id: str) -> dict[str, Any]:
                      "answers the first deletion.", requestBody={
              "required": False, "content": {"application/json": {"schema": {
                  "type": "object", "additionalProperties": False, "properties": {
-                     "reason": {"type": "string", "minLength": 1, "pattern": PLAIN_PATTERN,
+                     "reason": {"type": "string", "minLength": 1,
+                                "pattern": NOT_BLANK_PATTERN,
                                 "maxLength": MAX_REASON_LENGTH}}}}}})
 def delete_game(args: dict[str, Any], game_id: str) -> dict[str, Any]:
-    reason = args.get("reason")
+    reason = director_reason(args.get("reason"))
     if request.content_length or request.headers.get("Transfer-Encoding"):
         body = _reason_body()
         if body is not None:  # the body's reason, when both are sent
@@ -334,13 +337,13 @@ def _reason_body() -> str | None:
     except LogValidationError:
         body = None
     reason = body.get("reason") if isinstance(body, dict) else None
-    if not isinstance(body, dict) or set(body) - {"reason"} or ("reason" in body and not (
-            isinstance(reason, str) and 1 <= len(reason) <= MAX_REASON_LENGTH
-            and plain_reason(reason))):
+    cleaned = director_reason(reason)
+    if not isinstance(body, dict) or set(body) - {"reason"} or ("reason" in body
+                                                                and cleaned is None):
         raise Problem(400, INVALID_PARAMETER, "the body must be a JSON object "
-                      "{\"reason\": \"...\"} (1 to 1000 characters, no control characters)",
-                      errors={"reason": ["a string of 1 to 1000 characters, no control "
-                                         "characters"]})
+                      f"{{\"reason\": \"...\"}} ({REASON_RULE})",
+                      errors={"reason": [REASON_RULE]})
+    return cleaned
     return reason
 
 

@@ -9,7 +9,6 @@ Schemas (:mod:`.log_schemas`), and the engine validates every upload.
 from __future__ import annotations
 
 import re
-import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
@@ -38,21 +37,41 @@ LEVEL_DOC = ("How much of the game was checked: moves (every deal recorded move 
 MAX_REASON_LENGTH = 1000
 
 
-# The same in the API's document: no control character (C0, DEL, C1); the second form
-# also needs a character that is not white space (a reason that is stripped first).
-PLAIN_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
-NOT_BLANK_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+# The characters a reason may not hold: control characters (C0, DEL, C1), the line and
+# paragraph separators (a reason is one line) and the bidirectional embeddings, overrides
+# and isolates (they would reorder the text shown around the reason on a page or in a
+# listing).  The same in the API's document; the second form also needs a character
+# that is not white space (a reason is stripped first).
+_REFUSED = "\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069"
+PLAIN_PATTERN = f"^[^{_REFUSED}]*$"
+NOT_BLANK_PATTERN = f"^[^{_REFUSED}]*[^\\s{_REFUSED}][^{_REFUSED}]*$"
+_REFUSED_CHARACTERS = re.compile(f"[{_REFUSED}]")
+REASON_RULE = (f"a string of 1 to {MAX_REASON_LENGTH} characters, not only white space, "
+               "no control, line separator or bidirectional control characters")
 
 
 def plain_reason(text: str) -> bool:
-    """A director's reason holds no control character (a NUL, an escape...): it is shown
-    on pages and in the audit trail as written."""
-    return not any(unicodedata.category(ch) == "Cc" for ch in text)
+    """A director's reason is one line of plain text: no control character (a NUL, an
+    escape...), no line separator, no bidirectional control.  It is shown on pages and in
+    the audit trail as written."""
+    return _REFUSED_CHARACTERS.search(text) is None
+
+
+def director_reason(value: object) -> str | None:
+    """The reason as stored (stripped of white space at either end), or None when
+    ``value`` is not one: a string of 1 to ``MAX_REASON_LENGTH`` characters once
+    stripped, plain (``plain_reason``).  Every reason a director gives (a deletion, a
+    correction, a ruling, a restore, a kept table) goes through here, so that they are
+    all held to the same rule."""
+    if not isinstance(value, str) or not plain_reason(value):
+        return None
+    text = value.strip()
+    return text if 1 <= len(text) <= MAX_REASON_LENGTH else None
 
 
 def _plain(text: str) -> None:
-    if not plain_reason(text):
-        raise ValidationError("no control characters")
+    if director_reason(text) is None:
+        raise ValidationError(REASON_RULE)
 
 EXAMPLE_ID = "5d69bdc52cdd76ed28a89e91"
 EXAMPLE_LOG: dict[str, Any] = {
@@ -161,7 +180,7 @@ class UploadArgsSchema(Schema):
                        "and that game withdrawn in one transaction (who, when and 'reason' "
                        "recorded); nothing changes if either cannot be done"})
     reason = fields.String(validate=[Length(1, MAX_REASON_LENGTH), _plain], metadata={
-        "pattern": PLAIN_PATTERN,
+        "pattern": NOT_BLANK_PATTERN,
         "description": "With 'replaces': why the game is withdrawn (nothing without it)"})
     relocate = fields.Boolean(load_default=False, metadata={
         "description": "With 'replaces': the correction may name another variant, "
@@ -171,7 +190,7 @@ class UploadArgsSchema(Schema):
 
 class DeleteArgsSchema(Schema):
     reason = fields.String(validate=[Length(1, MAX_REASON_LENGTH), _plain], metadata={
-        "pattern": PLAIN_PATTERN,
+        "pattern": NOT_BLANK_PATTERN,
         "description": "Why the game is withdrawn (also accepted as a JSON body "
                        "{\"reason\": ...})"})
 

@@ -48,7 +48,19 @@ class ProblemSchema(Schema):
     reason = fields.String(allow_none=True, metadata={
         "description": "game-deleted: the reason given, if any"})
     links = fields.Dict(keys=fields.String(), values=fields.String(), metadata={
-        "description": "game-deleted: the deleted game's URL (self)"})
+        "description": "game-deleted: the deleted game's URL (self), and the correction's "
+                       "(replaced_by) when one replaced it"})
+    replaced_by = fields.String(metadata={
+        "description": "game-deleted: the game whose corrected log replaced this one, "
+                       "when one did"})
+    live_correction = fields.String(allow_none=True, metadata={
+        "description": "game-deleted, with replaced_by: the correction live now (the "
+                       "correction itself or its own correction), null when none is"})
+    restorations = fields.List(fields.Dict(), metadata={
+        "description": "game-deleted, withdrawn again after a restoration: the earlier "
+                       "restorations, oldest first, each as GET /games/{id}/restorations "
+                       "lists them (n, restored_at, restored_by, reason, deleted_at, "
+                       "deleted_by, deleted_reason, replaced_by)"})
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), metadata={
         "description": "Validation problems: messages by dotted field path "
                        "('' is the document as a whole)",

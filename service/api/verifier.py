@@ -40,7 +40,7 @@ from ..pool import Pool
 from ..shared_pool import LOST, PoolClient
 from ..store import Answer, GameRecord, GameRows, StoreError, game_rows
 from ..store.remote import StoreClient
-from .games_schemas import MAX_REASON_LENGTH, plain_reason
+from .games_schemas import REASON_RULE, director_reason
 from .intake import check_document, check_log
 from .problems import (
     INTERNAL_ERROR,
@@ -105,10 +105,9 @@ def _enveloped(line: int, envelope: dict[str, Any], uploader: str | None,
     if not isinstance(old, str) or not 1 <= len(old) <= MAX_GAME_ID:
         errors["replaces"] = [f"the id of the game to replace: a string of 1 to "
                               f"{MAX_GAME_ID} characters"]
-    if not isinstance(reason, str) or not 1 <= len(reason.strip()) <= MAX_REASON_LENGTH \
-            or not plain_reason(reason):
-        errors["reason"] = [f"why the game is replaced: a string of 1 to "
-                            f"{MAX_REASON_LENGTH} characters, no control characters"]
+    reason = director_reason(reason)
+    if reason is None:
+        errors["reason"] = [f"why the game is replaced: {REASON_RULE}"]
     relocate = envelope.get("relocate", False)
     if not isinstance(relocate, bool):
         errors["relocate"] = ["true when the correction may name another variant, "
@@ -130,7 +129,7 @@ def _enveloped(line: int, envelope: dict[str, Any], uploader: str | None,
     record = checked.record(uploader, uploaded_at)
     return Entry(line, record.id, checked.report.status, source_id=checked.source_id,
                  tournament=checked.tournament, verification=checked.report.verification,
-                 replaces=old, reason=reason.strip(), record=record,
+                 replaces=old, reason=reason, record=record,
                  relocate=relocate is True), None
 
 

@@ -74,7 +74,7 @@ def _withdrawn_words(extra: dict) -> tuple[str, str, str | None]:
     by = extra.get("deleted_by") or "an open write (no key)"
     detail = f"This game was withdrawn on {when} UTC by {by}"
     if extra.get("reason"):
-        detail += f": {extra['reason']}"
+        detail += f": \u2068{extra['reason']}\u2069"  # isolated, as the pages' <bdi>
     replaced_by = extra.get("replaced_by")
     if replaced_by:
         detail += ". A corrected log replaced it"

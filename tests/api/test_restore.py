@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 from typing import Any
+from urllib.parse import quote
 
 import pyarrow.parquet as pq
 import pytest
@@ -242,12 +243,15 @@ def test_a_restore_onto_a_table_held_by_another_game_warns(client):
         ("duplicate_table", [first, second])]
 
 
-def test_no_reason_of_the_desk_holds_a_control_character(client):
-    """A withdrawal (query or body), a replacement, a ruling and a keep are refused a
-    reason with a control character as a restore is: it would reach the pages raw."""
+@pytest.mark.parametrize("bad", ["a\u0000b", "   ", "a\u2028b", "x\u202ey", "\u2066y\u2069",
+                                 "line\u2029two"])
+def test_every_reason_of_the_desk_is_held_to_one_rule(client, bad):
+    """A withdrawal (query or body), a replacement, a ruling, a keep and a restore refuse
+    the same reasons: a control character, only white space, a line separator or a
+    bidirectional control (it would reorder the page around it)."""
     gid = upload(client, at(valid(), "cup", 1, "A"), "valid", WITH_KEY)
-    bad = "a\u0000b"
-    assert_problem(client.delete(f"{API}/games/{gid}?reason=a%00b", headers=WITH_KEY),
+    quoted = quote(bad)
+    assert_problem(client.delete(f"{API}/games/{gid}?reason={quoted}", headers=WITH_KEY),
                    400, "invalid-parameter")
     assert_problem(client.delete(f"{API}/games/{gid}", json={"reason": bad},
                                  headers=WITH_KEY), 400, "invalid-parameter")
@@ -256,12 +260,25 @@ def test_no_reason_of_the_desk_holds_a_control_character(client):
                         headers=WITH_KEY)
     assert ruling.status_code in (400, 422) and "reason" in ruling.get_json()["errors"]
     replaced = post_log(client, at(valid(id="fixed"), "cup", 1, "A"),
-                        f"?replaces={gid}&reason=a%07b", headers=WITH_KEY)
+                        f"?replaces={gid}&reason={quoted}", headers=WITH_KEY)
     assert replaced.status_code == 400, replaced.get_json()
     second = upload(client, at(valid(id="copy"), "cup", 1, "A"), "valid", WITH_KEY)
     kept = client.post(f"{API}/tournaments/cup/tables/1/A/keep", headers=WITH_KEY,
                        json={"game": second, "reason": bad})
     assert kept.status_code in (400, 422) and "reason" in kept.get_json()["errors"]
+    withdraw(client, second)
+    assert "reason" in assert_problem(restore(client, second, {"reason": bad}), 400,
+                                      "invalid-parameter")["errors"]
+    assert client.get(f"{API}/games/{gid}", headers=WITH_KEY).status_code == 200
+
+
+def test_a_reason_is_stored_stripped_wherever_it_is_given(client):
+    gid = upload(client, at(valid(), "cup", 1, "A"), "valid", WITH_KEY)
+    first = client.delete(f"{API}/games/{gid}?reason=%20%20typo%20", headers=WITH_KEY)
+    assert first.status_code == 200 and first.get_json()["reason"] == "typo"
+    assert restore(client, gid, {"reason": " back "}).get_json()["reason"] == "back"
+    body = client.delete(f"{API}/games/{gid}", json={"reason": "\u00a0again "}, headers=WITH_KEY)
+    assert body.get_json()["reason"] == "again"
 
 
 def test_the_audit_trail_keeps_every_withdrawal_and_restoration(client):
@@ -317,3 +334,22 @@ def test_a_game_never_withdrawn_has_no_restorations_and_a_withdrawn_one_answers_
     spec = client.get(f"{API}/openapi.json").get_json()
     operation = spec["paths"]["/api/v1/games/{game_id}/restorations"]["get"]
     assert set(operation["responses"]) >= {"200", "404", "410"}
+
+
+def test_openapi_says_every_member_of_a_restoration_and_of_the_410(client):
+    """Every member a restoration always carries is required (null where it may be), and
+    the 410 of a withdrawn game documents the restorations and correction it names."""
+    spec = client.get(f"{API}/openapi.json").get_json()
+    schemas = spec["components"]["schemas"]
+    [restored] = [schema for name, schema in schemas.items() if name.startswith("Restored")]
+    assert set(restored["required"]) == set(restored["properties"])
+    gid = upload(client, at(valid(), "cup"), "valid", WITH_KEY)
+    withdraw(client, gid, "first")
+    entry = restore(client, gid, {"reason": "back"}).get_json()["restorations"][0]
+    assert set(entry) == set(restored["properties"])
+    withdraw(client, gid, "again")
+    gone = client.get(f"{API}/games/{gid}/restorations", headers=WITH_KEY).get_json()
+    problem = schemas["Problem"]["properties"]
+    assert {"restorations", "replaced_by", "live_correction"} <= set(problem)
+    assert set(gone) - {"instance"} <= set(problem), set(gone) - set(problem)
+    assert [r["reason"] for r in gone["restorations"]] == ["back"]

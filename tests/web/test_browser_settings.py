@@ -130,3 +130,56 @@ def test_the_schedule_is_read_line_by_line_and_its_errors_shown_by_line(watched,
     page.reload()
     sync_api.expect(page.locator("#s-schedule")).to_have_value(
         "1, A, ana, ben\n1, B, cleo, dan | not played: dan withdrew\n")
+
+
+def test_an_edit_while_the_save_is_on_its_way_is_not_called_saved(watched, server):
+    """The form is edited after it was sent, before its answer: the answer says what
+    was saved was the form as sent, and that the edit is not saved yet.  An edit after a
+    refusal keeps the refusal readable, said to be the answer to the form before it."""
+    page = watched.page
+    page.goto("/tournaments/cup/settings")
+    page.fill("#api-key", KEY)
+    result = page.locator("#settings-result")
+    held: list = []
+    page.route("**/api/v1/tournaments/cup/settings", lambda route: held.append(route))
+
+    page.fill("#s-venue", "Hall A")
+    page.locator("#s-save").click()
+    sync_api.expect(result).to_have_text("Saving…")
+    page.fill("#s-venue", "Hall B")  # edited while the save is held
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    held.pop().continue_()
+    sync_api.expect(result).to_have_text(
+        "Saved by director, as it was sent; changed while it was saving: not saved yet.")
+    assert settings_of(server)["venue"] == "Hall A"
+    page.unroute("**/api/v1/tournaments/cup/settings")
+
+    page.fill("#s-start", "2024-05-11")
+    page.fill("#s-end", "")
+    page.locator("#s-save").click()
+    sync_api.expect(result).to_contain_text("Refused (HTTP 422)")
+    refused = [e for e in watched.errors if "status of 422" in e]
+    assert len(refused) == 1, watched.errors
+    watched.errors[:] = [e for e in watched.errors if e not in refused]
+    page.fill("#s-end", "2024-05-12")
+    sync_api.expect(result).to_contain_text("Changed since it was refused: not sent yet. "
+                                            "The refusal was:")
+    sync_api.expect(result).to_contain_text("dates.end")
+    assert "stale" in (result.get_attribute("class") or "")
+    page.locator("#s-save").click()
+    sync_api.expect(result).to_have_text("Saved by director.")
+    assert settings_of(server)["venue"] == "Hall B"
+
+
+def test_the_settings_page_fits_a_phone(watched, server):
+    page = watched.page
+    page.set_viewport_size({"width": 360, "height": 900})
+    page.goto("/tournaments/cup/settings")
+    assert page.evaluate("document.documentElement.scrollWidth") == 360
+    box = page.locator("#s-schedule").bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 360
+    note = page.locator("#s-schedule-note").bounding_box()
+    assert note is not None and note["x"] + note["width"] <= 360

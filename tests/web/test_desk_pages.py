@@ -68,9 +68,9 @@ def test_the_tournament_page_says_provisional_then_final(app):
     assert 'data-final="true"' in html and "✔ Final" in html and "Provisional" not in html
     [ruling] = re.findall(r'<li class="ruling" data-game="[^"]+">(.*?)</li>', html, re.S)
     assert "verdict: illegal; ruling: forfeit against ana (director," in ruling
-    assert "reason: discarded a card she did not hold" in ruling
+    assert "reason: <bdi>discarded a card she did not hold</bdi>" in ruling
     [withdrawn] = re.findall(r'<ul class="withdrawn" id="withdrawn">(.*?)</ul>', html, re.S)
-    assert again[:12] in withdrawn and "by director (entered twice)" in withdrawn
+    assert again[:12] in withdrawn and "by director (<bdi>entered twice</bdi>)" in withdrawn
     assert "Final" in page(client, "/tournaments")
 
     game = page(client, f"/games/{bad}")

@@ -155,10 +155,10 @@ def test_the_game_page_lists_every_ruling_with_who_gave_or_withdrew_it(app):
     entries = re.findall(r'<li data-state="([^"]+)">(.*?)</li>', listed, re.S)
     assert [state for state, _ in entries] == ["superseded", "withdrawn"]
     assert entries[0][1].startswith("void, by director, <time")
-    assert "(reason: cards exposed); superseded by the next" in entries[0][1]
+    assert "(reason: <bdi>cards exposed</bdi>); superseded by the next" in entries[0][1]
     assert entries[1][1].startswith("forfeit against ana, by director, <time")
     assert "; withdrawn by director, <time" in entries[1][1]
-    assert entries[1][1].endswith("(reason: appeal upheld)")
+    assert entries[1][1].endswith("(reason: <bdi>appeal upheld</bdi>)")
     assert 'id="unrule-form"' not in html and 'id="ruling"' not in html
 
 
@@ -178,7 +178,7 @@ def test_a_tournament_whose_every_game_was_withdrawn_keeps_its_page(app):
     assert '<h2 id="state-title">No live game</h2>' in html
     [listed] = re.findall(r'<ul class="withdrawn" id="withdrawn">(.*?)</ul>', html, re.S)
     assert re.findall(r'<li data-game="([^"]+)">', listed) == [first, second]
-    assert "by director" in listed and "(wrong event)" in listed
+    assert "by director" in listed and "(<bdi>wrong event</bdi>)" in listed
     # An id no game ever named is still not found.
     assert client.get("/tournaments/nosuch", headers=BROWSER).status_code == 404
 
@@ -195,12 +195,13 @@ def test_a_withdrawn_games_page_says_so_and_leads_to_its_replacement(app):
     html = response.get_data(as_text=True)
     [detail] = re.findall(r'<p class="lead" id="error-detail">(.*?)</p>', html, re.S)
     assert re.fullmatch(r"This game was withdrawn on \d{4}-\d\d-\d\d \d\d:\d\d UTC by "
-                        r"director: claims mistyped\. A corrected log replaced it\.", detail)
+                        "director: \u2068claims mistyped\u2069\\. A corrected log replaced it\\.",
+                        detail)
     assert f'id="replaced-by" href="/games/{new}"' in html
     assert client.delete(f"/api/v1/games/{new}?reason=wrong+event", headers=KEY).status_code \
         == 200
     html = client.get(f"/games/{new}", headers=BROWSER).get_data(as_text=True)
-    assert "wrong event." in html and "replaced-by" not in html
+    assert "wrong event\u2069." in html and "replaced-by" not in html
 
 
 def test_the_tournament_pages_winner_is_the_rulings_once_a_game_is_ruled(app):
@@ -252,14 +253,15 @@ def test_a_withdrawn_games_page_offers_to_restore_it_and_lists_its_restorations(
     live = page(client, f"/games/{gid}")  # the live game's panel keeps the trail too
     [listed] = re.findall(r'<ol class="restorations" id="restorations"[^>]*>(.*?)</ol>', live,
                           re.S)
-    assert "by director (wrong event)" in listed and "(reason: right event)" in listed
+    assert "by director (<bdi>wrong event</bdi>)" in listed \
+        and "(reason: <bdi>right event</bdi>)" in listed
     assert client.delete(f"/api/v1/games/{gid}?reason=really+wrong",
                          headers=KEY).status_code == 200
     html = client.get(f"/games/{gid}", headers=BROWSER).get_data(as_text=True)
     [listed] = re.findall(r'<ol class="restorations" id="restorations">(.*?)</ol>', html, re.S)
     [entry] = re.findall(r'<li data-n="1">(.*?)</li>', listed, re.S)
-    assert "Withdrawn <time" in entry and "by director (wrong event)" in entry
-    assert "restored <time" in entry and "(reason: right event)" in entry
+    assert "Withdrawn <time" in entry and "by director (<bdi>wrong event</bdi>)" in entry
+    assert "restored <time" in entry and "(reason: <bdi>right event</bdi>)" in entry
     assert "really wrong" in html  # the withdrawal in force, above
 
 
@@ -334,3 +336,21 @@ def test_the_tournament_pages_withdrawn_games_each_have_a_restore_form(app):
     html = page(client, "/tournaments/desk")
     [listed] = re.findall(r'<ul class="withdrawn" id="withdrawn">(.*?)</ul>', html, re.S)
     assert gone[:12] not in listed and kept[:12] in html
+
+
+def test_a_right_to_left_reason_is_isolated_on_the_pages(app):
+    """A reason in a right-to-left script is shown in its own isolate (<bdi>), so that
+    the sentence around it keeps its order; the withdrawn game's plain sentence isolates
+    it with the first strong isolate and its pop."""
+    client = app.test_client()
+    gid = post_log(client, at(illegal(), 1, "A"), headers=KEY).get_json()["id"]
+    why = "\u05d4\u05e7\u05dc\u05e4\u05d9\u05dd \u05e0\u05d7\u05e9\u05e4\u05d5 12"
+    assert client.put(f"/api/v1/games/{gid}/ruling", headers=KEY,
+                      json={"ruling": "void", "reason": why}).status_code == 200
+    html = page(client, f"/games/{gid}")
+    assert f"reason: <bdi>{why}</bdi>)" in html
+    assert html.count(f"<bdi>{why}</bdi>") == html.count(why) == 2  # the ruling, its history
+    assert client.delete(f"/api/v1/games/{gid}", json={"reason": why},
+                         headers=KEY).status_code == 200
+    gone = client.get(f"/games/{gid}", headers=BROWSER).get_data(as_text=True)
+    assert f"\u2068{why}\u2069" in gone

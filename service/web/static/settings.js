@@ -96,23 +96,43 @@ function problemText(problem, status) {
   return lines.join("\n");
 }
 
-// "Saved." holds only for the form as it was sent: an edit after it says so.
+// What the message says holds for the form as it was sent: an edit made while it is on
+// its way, or after its answer, is said to be not saved yet (a refusal stays readable,
+// marked as the answer to the form before the edit).
+let state = "idle";  // "sending", "saved", "refused"
+let editedWhileSending = false;
+let refusal = "";
+
+function markChanged() {
+  if (state === "sending") editedWhileSending = true;
+  else if (state === "saved") {
+    result.className = "";
+    result.textContent = "Changed since it was saved: not saved yet.";
+  } else if (state === "refused") {
+    result.className = "error stale";
+    result.textContent = `Changed since it was refused: not sent yet. The refusal was:\n${refusal}`;
+  } else return;
+  if (state !== "sending") state = "idle";
+}
+
 form.addEventListener("input", (event) => {
-  if (event.target === keyField || result.className !== "saved") return;
-  result.className = "";
-  result.textContent = "Changed since it was saved: not saved yet.";
+  if (event.target !== keyField) markChanged();
 });
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
+  if (state === "sending") return;  // one save at a time: its answer says what was kept
   result.className = "";
   const schedule = readSchedule();
   showScheduleErrors(schedule.errors);
   if (schedule.errors.length) {
+    state = "idle";
     result.className = "error";
     result.textContent = "Not sent: the schedule has lines that cannot be read (listed under it).";
     return;
   }
+  state = "sending";
+  editedWhileSending = false;
   result.textContent = "Saving…";
   const headers = { "Content-Type": "application/json", Accept: "application/json" };
   if (keyField.value) headers.Authorization = `Bearer ${keyField.value}`;
@@ -120,17 +140,25 @@ form.addEventListener("submit", async (event) => {
   try {
     response = await fetch(form.dataset.url, { method: "PUT", headers, body: JSON.stringify(body(schedule)) });
   } catch (error) {
+    state = "idle";
     result.className = "error";
     result.textContent = `Not sent: ${error.message}`;
     return;
   }
   const answer = await response.json().catch(() => ({}));
+  const changed = editedWhileSending;
   if (response.ok) {
-    result.className = "saved";
-    result.textContent = `Saved${answer.updated_by ? ` by ${answer.updated_by}` : ""}.`;
+    const saved = `Saved${answer.updated_by ? ` by ${answer.updated_by}` : ""}`;
+    state = changed ? "idle" : "saved";
+    result.className = changed ? "" : "saved";
+    result.textContent = changed
+      ? `${saved}, as it was sent; changed while it was saving: not saved yet.` : `${saved}.`;
   } else {
-    result.className = "error";
-    result.textContent = problemText(answer, response.status);
+    refusal = problemText(answer, response.status);
+    state = changed ? "idle" : "refused";
+    result.className = changed ? "error stale" : "error";
+    result.textContent = changed
+      ? `Changed since it was sent: not sent yet. The refusal was:\n${refusal}` : refusal;
     showScheduleErrors(scheduleProblems(answer, schedule.lines));
   }
 });
