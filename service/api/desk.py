@@ -36,7 +36,7 @@ from ..store.desk import (
 from ..store.schedule import game_off_schedule
 from .auth import read_access, read_access_or_public, write_access
 from .config import current_store
-from .games import _not_found, _reason_body, game_url
+from .games import _not_found, _reason_body, game_url, query_reason
 from .games_schemas import (
     MAX_REASON_LENGTH,
     NOT_BLANK_PATTERN,
@@ -44,6 +44,7 @@ from .games_schemas import (
     STATUSES,
     DeleteArgsSchema,
     DeletionSchema,
+    ReasonField,
     UtcDateTime,
     director_reason,
 )
@@ -273,7 +274,7 @@ def put_ruling(game_id: str) -> dict[str, Any]:
                      "is open again. 404 no-ruling when none is in force.")
 def delete_ruling(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     row = _game(game_id)
-    reason = director_reason(args.get("reason"))
+    reason = query_reason()
     if request.content_length or request.headers.get("Transfer-Encoding"):
         body = _reason_body()
         if body is not None:
@@ -602,10 +603,10 @@ class ScheduleEntrySchema(Schema):
         required=True, validate=[Length(2, 4), _distinct_players], metadata={
             "uniqueItems": True, "description": "2 to 4 distinct names, compared with a game's players exactly "
                            "as stored, in any order"})
-    not_played = fields.String(allow_none=True, load_default=None,
-                               validate=Length(1, MAX_REASON_LENGTH), metadata={
-                                   "description": "Why the table was not played: it is then "
-                                                  "no missing_table; null: to be played"})
+    not_played = ReasonField(allow_none=True, load_default=None, metadata={
+        "description": "Why the table was not played (a reason, held to the rule of every "
+                       "reason of the desk, stored stripped): it is then no missing_table; "
+                       "null: to be played"})
 
 
 class ScheduleField(fields.List):

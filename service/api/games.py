@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 import orjson
 from flask import Response, current_app, g, request, url_for
@@ -182,8 +183,7 @@ def upload(args: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     if args["dry_run"]:
         return body, 200, {}
     if "replaces" in args:
-        return _replace(checked.record(g.uploader), args["replaces"],
-                        director_reason(args.get("reason")),
+        return _replace(checked.record(g.uploader), args["replaces"], query_reason(),
                         body, args["relocate"])
     try:
         [(game_id, created)] = current_store().submit([checked.record(g.uploader)],
@@ -310,7 +310,7 @@ def get_game(game_id: str) -> dict[str, Any]:
                                 "pattern": NOT_BLANK_PATTERN,
                                 "maxLength": MAX_REASON_LENGTH}}}}}})
 def delete_game(args: dict[str, Any], game_id: str) -> dict[str, Any]:
-    reason = director_reason(args.get("reason"))
+    reason = query_reason()
     if request.content_length or request.headers.get("Transfer-Encoding"):
         body = _reason_body()
         if body is not None:  # the body's reason, when both are sent
@@ -322,6 +322,35 @@ def delete_game(args: dict[str, Any], game_id: str) -> dict[str, Any]:
         raise Problem(404, NOT_FOUND, f"there is no game {game_id[:64]!r}")
     deletion, _ = answer
     return deletion
+
+
+def query_reason() -> str | None:
+    """The ``reason`` of the query as the director gave it, or None without one; a 400
+    problem when it is not one: given twice (which one would be kept?), not valid UTF-8
+    once percent-decoded (read leniently it would be stored as the escapes' text), or
+    not held to the rule (``director_reason``)."""
+    values = []
+    for part in request.query_string.split(b"&"):
+        key, _, value = part.partition(b"=")
+        if unquote_to_bytes(key.replace(b"+", b" ")) != b"reason":
+            continue
+        try:
+            values.append(unquote_to_bytes(value.replace(b"+", b" ")).decode("utf-8"))
+        except UnicodeDecodeError:
+            raise _query_reason_refused("not valid UTF-8 once percent-decoded") from None
+    if len(values) > 1:
+        raise _query_reason_refused("given more than once")
+    if not values:
+        return None
+    reason = director_reason(values[0])
+    if reason is None:
+        raise _query_reason_refused(REASON_RULE)
+    return reason
+
+
+def _query_reason_refused(message: str) -> Problem:
+    return Problem(400, INVALID_PARAMETER, f"the query's reason: {message}",
+                   errors={"reason": [message]})
 
 
 def _reason_body() -> str | None:

@@ -9,6 +9,7 @@ Schemas (:mod:`.log_schemas`), and the engine validates every upload.
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
@@ -46,8 +47,9 @@ _REFUSED = "\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069"
 PLAIN_PATTERN = f"^[^{_REFUSED}]*$"
 NOT_BLANK_PATTERN = f"^[^{_REFUSED}]*[^\\s{_REFUSED}][^{_REFUSED}]*$"
 _REFUSED_CHARACTERS = re.compile(f"[{_REFUSED}]")
-REASON_RULE = (f"a string of 1 to {MAX_REASON_LENGTH} characters, not only white space, "
-               "no control, line separator or bidirectional control characters")
+REASON_RULE = (f"a string of 1 to {MAX_REASON_LENGTH} characters once stripped, with a "
+               "character that shows, one line: no control, line separator or "
+               "bidirectional control characters")
 
 
 def plain_reason(text: str) -> bool:
@@ -57,21 +59,46 @@ def plain_reason(text: str) -> bool:
     return _REFUSED_CHARACTERS.search(text) is None
 
 
+def _visible(ch: str) -> bool:
+    """A character that shows: not white space, not a format character (a zero-width
+    space, a byte order mark...), not a mark that only combines with another."""
+    return unicodedata.category(ch)[0] not in "ZC" and unicodedata.category(ch) not in (
+        "Mn", "Me") and not ch.isspace()
+
+
 def director_reason(value: object) -> str | None:
     """The reason as stored (stripped of white space at either end), or None when
     ``value`` is not one: a string of 1 to ``MAX_REASON_LENGTH`` characters once
-    stripped, plain (``plain_reason``).  Every reason a director gives (a deletion, a
-    correction, a ruling, a restore, a kept table) goes through here, so that they are
-    all held to the same rule."""
+    stripped, holding a character that shows, plain (``plain_reason``).  Every reason a
+    director gives (a deletion, a correction, a ruling, a restore, a kept table, a table
+    not played) goes through here, so that they are all held to the same rule."""
     if not isinstance(value, str) or not plain_reason(value):
         return None
     text = value.strip()
-    return text if 1 <= len(text) <= MAX_REASON_LENGTH else None
+    if not 1 <= len(text) <= MAX_REASON_LENGTH or not any(_visible(ch) for ch in text):
+        return None
+    return text
 
 
 def _plain(text: str) -> None:
     if director_reason(text) is None:
         raise ValidationError(REASON_RULE)
+
+
+class ReasonField(fields.String):
+    """A director's reason in a body: loaded as ``director_reason`` stores it (stripped),
+    or refused with the rule."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"pattern": NOT_BLANK_PATTERN, "minLength": 1,
+                    "maxLength": MAX_REASON_LENGTH, **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        reason = director_reason(value)
+        if reason is None:
+            raise ValidationError(REASON_RULE)
+        return reason
 
 EXAMPLE_ID = "5d69bdc52cdd76ed28a89e91"
 EXAMPLE_LOG: dict[str, Any] = {
@@ -179,8 +206,8 @@ class UploadArgsSchema(Schema):
         "description": "The id of a stored game this log corrects: the new log is stored "
                        "and that game withdrawn in one transaction (who, when and 'reason' "
                        "recorded); nothing changes if either cannot be done"})
-    reason = fields.String(validate=[Length(1, MAX_REASON_LENGTH), _plain], metadata={
-        "pattern": NOT_BLANK_PATTERN,
+    reason = fields.String(validate=_plain, metadata={
+        "pattern": NOT_BLANK_PATTERN, "maxLength": MAX_REASON_LENGTH,
         "description": "With 'replaces': why the game is withdrawn (nothing without it)"})
     relocate = fields.Boolean(load_default=False, metadata={
         "description": "With 'replaces': the correction may name another variant, "
@@ -189,8 +216,8 @@ class UploadArgsSchema(Schema):
 
 
 class DeleteArgsSchema(Schema):
-    reason = fields.String(validate=[Length(1, MAX_REASON_LENGTH), _plain], metadata={
-        "pattern": NOT_BLANK_PATTERN,
+    reason = fields.String(validate=_plain, metadata={
+        "pattern": NOT_BLANK_PATTERN, "maxLength": MAX_REASON_LENGTH,
         "description": "Why the game is withdrawn (also accepted as a JSON body "
                        "{\"reason\": ...})"})
 

@@ -26,7 +26,9 @@ def schedule_line(entry: dict[str, Any]) -> str:
     """One scheduled table as the page's text area shows it (and its script reads it)."""
     line = ", ".join([str(entry["round"]), entry["table"], *entry["players"]])
     if entry.get("not_played") is not None:
-        line += f" | not played: {entry['not_played']}"
+        # One line a table: a reason stored before reasons were held to one line keeps
+        # its words, its line breaks made spaces, so that saving the form leaves it whole.
+        line += f" | not played: {' '.join(str(entry['not_played']).split())}"
     return line
 
 

@@ -244,7 +244,8 @@ def test_a_restore_onto_a_table_held_by_another_game_warns(client):
 
 
 @pytest.mark.parametrize("bad", ["a\u0000b", "   ", "a\u2028b", "x\u202ey", "\u2066y\u2069",
-                                 "line\u2029two"])
+                                 "line\u2029two", "\ufeff", "\u200b \u200b", "\u0301",
+                                 " " + "x" * 1001])
 def test_every_reason_of_the_desk_is_held_to_one_rule(client, bad):
     """A withdrawal (query or body), a replacement, a ruling, a keep and a restore refuse
     the same reasons: a control character, only white space, a line separator or a
@@ -353,3 +354,39 @@ def test_openapi_says_every_member_of_a_restoration_and_of_the_410(client):
     assert {"restorations", "replaced_by", "live_correction"} <= set(problem)
     assert set(gone) - {"instance"} <= set(problem), set(gone) - set(problem)
     assert [r["reason"] for r in gone["restorations"]] == ["back"]
+
+
+@pytest.mark.parametrize("query", ["reason=%FF", "reason=abc%FFdef", "reason=%C0%AF",
+                                   "reason=%ED%A0%80", "reason=a&reason=b"])
+def test_a_query_reason_that_is_not_one_text_is_refused_and_nothing_changes(client, query):
+    """A query's reason that is not valid UTF-8 once percent-decoded (read leniently, its
+    escapes would be stored as text) or is given twice is refused, as a body's is."""
+    gid = upload(client, at(valid(), "cup", 1, "A"), "valid", WITH_KEY)
+    problem = assert_problem(client.delete(f"{API}/games/{gid}?{query}", headers=WITH_KEY),
+                             400, "invalid-parameter")
+    assert "reason" in problem["errors"]
+    replaced = post_log(client, at(valid(id="fixed"), "cup", 1, "A"),
+                        f"?replaces={gid}&{query}", headers=WITH_KEY)
+    assert replaced.status_code == 400 and "reason" in replaced.get_json()["errors"]
+    assert client.put(f"{API}/games/{gid}/ruling", json={"ruling": "void", "reason": "r"},
+                      headers=WITH_KEY).status_code == 200
+    assert_problem(client.delete(f"{API}/games/{gid}/ruling?{query}", headers=WITH_KEY),
+                   400, "invalid-parameter")
+    assert client.get(f"{API}/games/{gid}", headers=WITH_KEY).status_code == 200
+    assert client.get(f"{API}/games/{gid}/ruling", headers=WITH_KEY).get_json()[
+        "ruling"]["reason"] == "r"
+
+
+def test_a_padded_reason_of_the_longest_length_is_taken_wherever_it_is_given(client):
+    longest = "x" * 1000
+    gid = upload(client, at(valid(), "cup", 1, "A"), "valid", WITH_KEY)
+    gone = client.delete(f"{API}/games/{gid}?reason=%20{longest}%20", headers=WITH_KEY)
+    assert gone.status_code == 200 and gone.get_json()["reason"] == longest
+    back = restore(client, gid, {"reason": f" {longest} "})
+    assert back.status_code == 200 and back.get_json()["reason"] == longest
+    fixed = post_log(client, at(valid(id="fixed"), "cup", 1, "A"),
+                     f"?replaces={gid}&reason=+{longest}+", headers=WITH_KEY)
+    assert fixed.status_code == 201, fixed.get_json()
+    [withdrawn] = client.get(f"{API}/tournaments/cup/withdrawn",
+                             headers=WITH_KEY).get_json()["withdrawn"]
+    assert withdrawn["reason"] == longest

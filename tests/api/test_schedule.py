@@ -128,7 +128,7 @@ def test_a_missing_table_is_settled_by_its_game_or_marked_not_played(client):
 
     # Marked not played, with the reason: settled.
     marked = [dict(entry) for entry in SCHEDULE]
-    marked[1]["not_played"] = "dan did not come"
+    marked[1]["not_played"] = "  dan did not come "  # stored stripped, as every reason
     body = put_settings(client, {"schedule": marked})
     assert body["schedule"][1] == {"round": 1, "table": "B", "players": ["cleo", "dan"],
                                    "not_played": "dan did not come"}
@@ -213,6 +213,18 @@ BAD = [
     ({"round": 1, "table": "A", "players": ["ana", "b" * 65]}, "schedule.0.players.1"),
     ({"round": 1, "table": "A", "players": ["ana", 7]}, "schedule.0.players.1"),
     ({"round": 1, "table": "A", "players": ["ana", "ben"], "not_played": ""},
+     "schedule.0.not_played"),
+    ({"round": 1, "table": "A", "players": ["ana", "ben"], "not_played": "   "},
+     "schedule.0.not_played"),
+    ({"round": 1, "table": "A", "players": ["ana", "ben"], "not_played": "a\nb"},
+     "schedule.0.not_played"),
+    ({"round": 1, "table": "A", "players": ["ana", "ben"], "not_played": "a\u202eb"},
+     "schedule.0.not_played"),
+    ({"round": 1, "table": "A", "players": ["ana", "ben"], "not_played": "\u00a0"},
+     "schedule.0.not_played"),
+    ({"round": 1, "table": "A", "players": ["ana", "ben"], "not_played": "\ufeff"},
+     "schedule.0.not_played"),
+    ({"round": 1, "table": "A", "players": ["ana", "ben"], "not_played": "x" * 1001},
      "schedule.0.not_played"),
     ({"round": 1, "table": "A", "players": ["ana", "ben"], "seat": 1}, "schedule.0.seat"),
 ]

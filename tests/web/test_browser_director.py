@@ -77,7 +77,7 @@ def test_a_directors_day_settled_from_the_pages(watched, server, tmp_path):
     keep.locator(f'button[value="{first}"]').click()
     answer = page.locator("#director-answer")
     sync_api.expect(answer).to_have_text(
-        f"Kept game {first[:12]}; withdrawn: {again[:12]} (reason: table A entered twice).")
+        f"Kept game {first[:12]}; withdrawn: {again[:12]} (reason: \u2068table A entered twice\u2069).")
     sync_api.expect(state).to_have_text("Provisional: 2 matters open")
     withdrawn = api(server, f"/tournaments/{TOURNAMENT}/withdrawn")["withdrawn"]
     assert [(w["id"], w["deleted_by"], w["reason"]) for w in withdrawn] == [
@@ -107,8 +107,8 @@ def test_a_directors_day_settled_from_the_pages(watched, server, tmp_path):
     page.fill("#director-ruling-reason", "discarded a card she did not hold")
     page.locator("#director-ruling-form button").click()
     sync_api.expect(answer).to_have_text(
-        f"Recorded on game {bad[:12]}: forfeit against ana (reason: discarded a card she did "
-        "not hold).")
+        f"Recorded on game {bad[:12]}: forfeit against ana (reason: \u2068discarded a card she did "
+        "not hold\u2069).")
     sync_api.expect(page.locator("#ruling")).to_contain_text(
         "Verdict: illegal; ruling: forfeit against ana (td,")
     shot(page, "director-game-1280")
@@ -123,7 +123,7 @@ def test_a_directors_day_settled_from_the_pages(watched, server, tmp_path):
     matter.locator("button").click()
     sync_api.expect(state).to_have_text("✔ Final")
     sync_api.expect(answer).to_have_text(
-        f"Recorded on game {wrong[:12]}: recomputed (reason: the claim was mistyped).")
+        f"Recorded on game {wrong[:12]}: recomputed (reason: \u2068the claim was mistyped\u2069).")
     assert api(server, f"/tournaments/{TOURNAMENT}")["final"] is True
     assert page.locator("#rulings li.ruling").count() == 2
 
@@ -173,6 +173,17 @@ def test_a_game_replaced_ruled_unruled_and_withdrawn_from_its_page(watched, serv
         "again.")
     watched.errors.clear()  # the browser logs the 403 itself
     assert api(server, "/tournaments/corrections/withdrawn")["withdrawn"] == []
+    # A reason too long for a query (1,000 characters of three bytes each, encoded): said
+    # before anything is sent, with the way to send it.
+    page.fill("#director-key", KEY)
+    page.fill("#replace-reason", "\u6f22" * 1000)
+    page.locator("#replace-form button").click()
+    sync_api.expect(answer).to_contain_text(
+        "Refused: the reason is too long to go with a correction (9041 bytes once encoded, "
+        "at most 7000)")
+    sync_api.expect(answer).to_contain_text("POST /api/v1/games/batch")
+    assert api(server, "/tournaments/corrections/withdrawn")["withdrawn"] == []
+    page.fill("#replace-reason", "deal 1 claim mistyped")
 
     page.fill("#director-key", KEY)
     page.locator("#replace-form button").click()
@@ -180,8 +191,8 @@ def test_a_game_replaced_ruled_unruled_and_withdrawn_from_its_page(watched, serv
     new = page.url.rsplit("/", 1)[1]
     assert new != old
     sync_api.expect(answer).to_have_text(
-        f"Game {old[:12]} is replaced by game {new[:12]} (valid; reason: deal 1 claim "
-        "mistyped).")
+        f"Game {old[:12]} is replaced by game {new[:12]} (valid; reason: \u2068deal 1 claim "
+        "mistyped\u2069).")
     [gone] = api(server, "/tournaments/corrections/withdrawn")["withdrawn"]
     assert (gone["id"], gone["replaced_by"], gone["reason"]) == (
         old, new, "deal 1 claim mistyped")
@@ -208,7 +219,7 @@ def test_a_game_replaced_ruled_unruled_and_withdrawn_from_its_page(watched, serv
     page.locator("#withdraw-form button").click()
     page.wait_for_url("**/tournaments/corrections")
     sync_api.expect(answer).to_have_text(
-        f"Game {new[:12]} is withdrawn (reason: the match was replayed); it no longer counts "
+        f"Game {new[:12]} is withdrawn (reason: \u2068the match was replayed\u2069); it no longer counts "
         "anywhere.")
     sync_api.expect(page.locator("#withdrawn li")).to_have_count(2)
     assert server.request("GET", f"/api/v1/games/{new}")[0] == 410
@@ -220,7 +231,7 @@ def test_a_game_replaced_ruled_unruled_and_withdrawn_from_its_page(watched, serv
     page.locator("#withdraw-form button").click()
     page.wait_for_url("**/tournaments/corrections")
     sync_api.expect(answer).to_have_text(
-        f"Game {last[:12]} is withdrawn (reason: entered in the wrong event); it no longer "
+        f"Game {last[:12]} is withdrawn (reason: \u2068entered in the wrong event\u2069); it no longer "
         "counts anywhere.")
     sync_api.expect(page.locator("#all-withdrawn")).to_contain_text(
         "Every game of this tournament was withdrawn (3 games)")
@@ -256,8 +267,8 @@ def test_keeping_a_copy_is_one_request_all_or_nothing(watched, server):
 
     keep.locator(f'button[value="{copies[1]}"]').click()
     sync_api.expect(answer).to_have_text(
-        f"Kept game {copies[1][:12]}; withdrawn: {copies[2][:12]} (reason: table 2 entered "
-        "three times).")
+        f"Kept game {copies[1][:12]}; withdrawn: {copies[2][:12]} (reason: \u2068table 2 entered "
+        "three times\u2069).")
     sync_api.expect(page.locator("#state-title")).to_have_text("✔ Final")
     withdrawn = api(server, "/tournaments/stale-keep/withdrawn")["withdrawn"]
     assert [(w["id"], w["deleted_by"]) for w in withdrawn] == [(copies[0], "td"),
@@ -343,7 +354,7 @@ def test_a_game_withdrawn_by_mistake_is_restored_from_its_page_and_from_the_list
     page.locator("#restore-form button").click()
     page.wait_for_url(f"**/games/{first}")
     sync_api.expect(answer).to_have_text(
-        f"Game {first[:12]} is restored (reason: withdrawn by mistake): it counts again.")
+        f"Game {first[:12]} is restored (reason: \u2068withdrawn by mistake\u2069): it counts again.")
     assert server.request("GET", f"/api/v1/games/{first}")[0] == 200
     assert asked == [f"Restore game {first[:12]}? It counts again in the standings, "
                      "statistics and ratings (its withdrawal stays on record)."]
@@ -356,7 +367,7 @@ def test_a_game_withdrawn_by_mistake_is_restored_from_its_page_and_from_the_list
     restore.locator('input[name="reason"]').fill("both copies were real games")
     restore.locator("button").click()
     sync_api.expect(answer).to_contain_text(
-        f"Game {second[:12]} is restored (reason: both copies were real games): it counts "
+        f"Game {second[:12]} is restored (reason: \u2068both copies were real games\u2069): it counts "
         f"again. Its round and table are re-entered: {first[:12]} holds it too")
     sync_api.expect(page.locator("#state-title")).to_contain_text("Provisional: 1 matter")
     assert api(server, "/tournaments/restored/withdrawn")["withdrawn"] == []

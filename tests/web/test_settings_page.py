@@ -128,3 +128,12 @@ def shows_the_schedule(client):
     assert '<option value="stands">' in game
     game = client.get(f"/games/{first}", headers=BROWSER).get_data(as_text=True)
     assert '<option value="void">' in game and '<option value="stands">' not in game
+
+
+def test_a_reason_stored_on_several_lines_stays_one_line_of_the_schedule():
+    """A table's not-played reason is one line of the text area, whatever was stored
+    before reasons were held to one line: saving the form again keeps it whole."""
+    from service.web.settings import schedule_line
+    entry = {"round": 2, "table": "B", "players": ["cleo", "dan"],
+             "not_played": "dan withdrew\n2, C, x, y"}
+    assert schedule_line(entry) == "2, B, cleo, dan | not played: dan withdrew 2, C, x, y"

@@ -87,6 +87,10 @@ async function call(method, path, body, type) {
 
 const game = (id) => `/games/${encodeURIComponent(id)}`;
 const short = (id) => id.slice(0, 12);
+// A reason in its own bidirectional isolate (first strong isolate ... pop), so that a
+// right-to-left reason leaves the sentence around it in order.
+const QUERY_ROOM = 7000;  // bytes of a correction's query: the request line's limit, less the path
+const isolated = (text) => `\u2068${text}\u2069`;
 
 /** Done: said again on the page loaded next (here, or at ``target``). */
 function done(text, target) {
@@ -104,7 +108,7 @@ const ACTIONS = {
     const r = await call("PUT", `${game(id)}/ruling`, JSON.stringify(body), "application/json");
     if (!r.ok) return problemText(r.body, r.status);
     const inForce = r.body.ruling;
-    done(`Recorded on game ${short(id)}: ${inForce.ruling}${inForce.against ? ` against ${inForce.against}` : ""} (reason: ${inForce.reason}).`);
+    done(`Recorded on game ${short(id)}: ${inForce.ruling}${inForce.against ? ` against ${inForce.against}` : ""} (reason: ${isolated(inForce.reason)}).`);
     return null;
   },
   async unrule(form) {
@@ -120,7 +124,7 @@ const ACTIONS = {
     const reason = form.elements.reason.value.trim();
     const r = await call("DELETE", game(id), JSON.stringify({ reason }), "application/json");
     if (!r.ok) return problemText(r.body, r.status);
-    const text = `Game ${short(id)} is withdrawn (reason: ${r.body.reason ?? reason}); it no longer counts anywhere.`;
+    const text = `Game ${short(id)} is withdrawn (reason: ${isolated(r.body.reason ?? reason)}); it no longer counts anywhere.`;
     const panel = document.getElementById("director");
     const back = panel?.dataset.tournament;
     // Back to its tournament (which stays readable when that was its last game).
@@ -135,10 +139,15 @@ const ACTIONS = {
     const reason = form.elements.reason.value.trim();
     const query = new URLSearchParams({ replaces: id, reason });
     if (form.elements.relocate?.checked) query.set("relocate", "true");
+    // A correction's reason rides in the query, and a request line holds about 8,000
+    // bytes: a long reason in a script of several bytes a character does not fit.
+    if (query.toString().length > QUERY_ROOM) {
+      return `the reason is too long to go with a correction (${query.toString().length} bytes once encoded, at most ${QUERY_ROOM}): shorten it, or send the correction as a line of a batch (POST /api/v1/games/batch), whose reason rides in the body`;
+    }
     const r = await call("POST", `/games?${query}`, await file.text(), "application/json");
     if (!r.ok) return problemText(r.body, r.status);
     const words = { valid: "valid", mismatch: "with wrong claims", illegal: "illegal", incomplete: "unfinished" };
-    done(`Game ${short(id)} is replaced by game ${short(r.body.id)} (${words[r.body.status] ?? r.body.status}; reason: ${reason}).`,
+    done(`Game ${short(id)} is replaced by game ${short(r.body.id)} (${words[r.body.status] ?? r.body.status}; reason: ${isolated(reason)}).`,
       `${PAGES}/games/${encodeURIComponent(r.body.id)}`);
     return null;
   },
@@ -147,7 +156,7 @@ const ACTIONS = {
     const reason = form.elements.reason.value.trim();
     const r = await call("POST", `${game(id)}/restore`, JSON.stringify({ reason }), "application/json");
     if (!r.ok) return `nothing changed: ${problemText(r.body, r.status)}`;
-    let text = `Game ${short(id)} is restored (reason: ${r.body.reason}): it counts again.`;
+    let text = `Game ${short(id)} is restored (reason: ${isolated(r.body.reason)}): it counts again.`;
     if (r.body.warning) {
       text += ` Its round and table are re-entered: ${r.body.at_table.map(short).join(", ")} ${r.body.at_table.length === 1 ? "holds" : "hold"} it too, and the table counts for nothing until one game is kept.`;
     }
@@ -165,7 +174,7 @@ const ACTIONS = {
     const r = await call("POST", path, JSON.stringify({ game: kept, reason }), "application/json");
     if (!r.ok) return `nothing was withdrawn: ${problemText(r.body, r.status)}`;
     const withdrawn = r.body.withdrawn.map((w) => short(w.id));
-    done(`Kept game ${short(kept)}; withdrawn: ${withdrawn.join(", ") || "none"} (reason: ${reason}).`);
+    done(`Kept game ${short(kept)}; withdrawn: ${withdrawn.join(", ") || "none"} (reason: ${isolated(reason)}).`);
     return null;
   },
 };
