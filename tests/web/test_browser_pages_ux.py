@@ -227,8 +227,8 @@ def test_keep_asks_first_and_the_answer_gets_the_focus(watched, server):
     dialogs.accept = True
     keep.locator(f'button[value="{copies[0]}"]').click()
     sync_api.expect(answer).to_have_text(
-        f"Kept game {copies[0][:12]}; withdrawn: {copies[1][:12]} (reason: table A entered "
-        "twice).")
+        f"Kept game {copies[0][:12]}; withdrawn: {copies[1][:12]} (reason: \u2068table A entered "
+        "twice\u2069).")
     sync_api.expect(state).to_have_text("✔ Final")
     assert answer.get_attribute("role") == "status"
     sync_api.expect(answer).to_be_focused()
@@ -325,7 +325,7 @@ def test_the_game_panels_destructive_actions_ask_first_and_no_answer_lingers(
     page.locator("#withdraw-form button").click()
     page.wait_for_url("**/tournaments/ux-desk")
     sync_api.expect(answer).to_have_text(
-        f"Game {new[:12]} is withdrawn (reason: the match was replayed); it no longer counts "
+        f"Game {new[:12]} is withdrawn (reason: \u2068the match was replayed\u2069); it no longer counts "
         "anywhere.")
     sync_api.expect(answer).to_be_focused()
     assert server.request("GET", f"/api/v1/games/{new}")[0] == 410
