@@ -373,7 +373,6 @@ def _reason_body() -> str | None:
                       f"{{\"reason\": \"...\"}} ({REASON_RULE})",
                       errors={"reason": [REASON_RULE]})
     return cleaned
-    return reason
 
 
 @blp.route("/<game_id:game_id>/log", methods=["GET"])

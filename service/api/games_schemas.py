@@ -41,10 +41,9 @@ MAX_REASON_LENGTH = 1000
 # The characters a reason may not hold: control characters (C0, DEL, C1), the line and
 # paragraph separators (a reason is one line) and the bidirectional embeddings, overrides
 # and isolates (they would reorder the text shown around the reason on a page or in a
-# listing).  The same in the API's document; the second form also needs a character
+# listing).  The same in the API's document, where the pattern also needs a character
 # that is not white space (a reason is stripped first).
 _REFUSED = "\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069"
-PLAIN_PATTERN = f"^[^{_REFUSED}]*$"
 NOT_BLANK_PATTERN = f"^[^{_REFUSED}]*[^\\s{_REFUSED}][^{_REFUSED}]*$"
 _REFUSED_CHARACTERS = re.compile(f"[{_REFUSED}]")
 REASON_RULE = (f"a string of 1 to {MAX_REASON_LENGTH} characters once stripped, with a "
@@ -60,10 +59,11 @@ def plain_reason(text: str) -> bool:
 
 
 def _visible(ch: str) -> bool:
-    """A character that shows: not white space, not a format character (a zero-width
-    space, a byte order mark...), not a mark that only combines with another."""
-    return unicodedata.category(ch)[0] not in "ZC" and unicodedata.category(ch) not in (
-        "Mn", "Me") and not ch.isspace()
+    """A character that shows: not a separator (white space), not a control or format
+    character (a zero-width space, a byte order mark...), not a mark that only combines
+    with another."""
+    category = unicodedata.category(ch)
+    return category[0] not in "ZC" and category not in ("Mn", "Me")
 
 
 def director_reason(value: object) -> str | None:

@@ -104,15 +104,17 @@ let editedWhileSending = false;
 let refusal = "";
 
 function markChanged() {
-  if (state === "sending") editedWhileSending = true;
-  else if (state === "saved") {
+  if (state === "sending") {
+    editedWhileSending = true;
+  } else if (state === "saved") {
+    state = "idle";
     result.className = "";
     result.textContent = "Changed since it was saved: not saved yet.";
   } else if (state === "refused") {
+    state = "idle";
     result.className = "error stale";
     result.textContent = `Changed since it was refused: not sent yet. The refusal was:\n${refusal}`;
-  } else return;
-  if (state !== "sending") state = "idle";
+  }
 }
 
 form.addEventListener("input", (event) => {
